@@ -1,0 +1,135 @@
+# shapedb — one entry point.
+#
+#   make          build bin/shapedb
+#   make run      install what is missing, build, open the tour
+#   make test     install what is missing, build, run every TAP suite with prove
+#   make check    the same suite under AddressSanitizer + UBSan (build/san)
+#   make bench    benchmarks (numbers, never pass/fail)
+#
+# Everything a fresh Debian 12 machine lacks is installed by `make deps`
+# (apt-get when root; otherwise the exact command is printed and we stop).
+
+DEBS      = gcc make pkg-config perl liblua5.4-dev libreadline-dev \
+            libcmocka-dev libjansson-dev
+TEST_DEBS = tmux
+
+# BUILD holds objects and binaries; `make check` uses a second tree so the
+# sanitized and plain builds never mix.
+BUILD   ?= build/plain
+BIN     ?= bin
+SAN     ?=
+
+CC      ?= cc
+CSTD     = -std=c11 -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=700
+WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+OPT     ?= -O2 -g
+ifneq ($(SAN),)
+OPT      = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+           -fno-sanitize-recover=undefined
+endif
+# pkg-config is only asked once deps are present (the rules below depend on
+# the deps stamp); `?=`-style lazy evaluation keeps `make deps` usable first.
+LUA_CFLAGS  = $(shell pkg-config --cflags-only-I lua5.4)
+LUA_LIBS    = $(shell pkg-config --libs lua5.4)
+RL_LIBS     = $(shell pkg-config --libs readline 2>/dev/null || echo -lreadline)
+JSON_CFLAGS = $(shell pkg-config --cflags jansson)
+JSON_LIBS   = $(shell pkg-config --libs jansson)
+CMOCKA_LIBS = $(shell pkg-config --libs cmocka)
+
+CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) -Icore -Ilua -Irepl -I$(BUILD)/gen $(CFLAGS)
+LDFLAGS_ALL = $(OPT) $(LDFLAGS)
+
+CORE_SRC = $(sort $(wildcard core/*.c))
+LUA_SRC  = $(sort $(wildcard lua/*.c))
+REPL_SRC = $(sort $(wildcard repl/*.c))
+LUA_LIB  = $(sort $(wildcard lua/*.lua))
+UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
+
+CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
+LUA_OBJ  = $(LUA_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/prelude.o
+REPL_OBJ = $(REPL_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+SHAPEDB  = $(BIN)/shapedb
+STAMP    = build/.deps-ok
+
+.PHONY: all deps run test check bench clean unit
+all: $(SHAPEDB)
+
+# --- dependencies -----------------------------------------------------------
+deps: $(STAMP)
+$(STAMP): Makefile
+	@missing=""; for p in $(DEBS) $(TEST_DEBS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' \
+	    || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "deps: installing$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends $$missing) >/dev/null \
+	      || { echo "deps: apt-get install failed:$$missing" >&2; exit 1; }; \
+	  else \
+	    echo "deps: missing Debian packages. Run:" >&2; \
+	    echo "  sudo apt-get install -y$$missing" >&2; exit 1; \
+	  fi; \
+	fi
+	@mkdir -p $(@D) && touch $@
+
+# --- build -----------------------------------------------------------------
+$(BUILD)/core/%.o: core/%.c | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/lua/%.o: lua/%.c | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) $(JSON_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/repl/%.o: repl/%.c | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) -MMD -MP -c $< -o $@
+
+# The Lua-side library is compiled into the binary, so bin/shapedb works
+# from any directory.
+$(BUILD)/gen/prelude.c: $(LUA_LIB) scripts/embed.sh
+	@mkdir -p $(@D)
+	sh scripts/embed.sh $(LUA_LIB) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/prelude.o: $(BUILD)/gen/prelude.c
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/libcore.a: $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(SHAPEDB): $(REPL_OBJ) $(LUA_OBJ) $(BUILD)/libcore.a
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LUA_LIBS) $(RL_LIBS) $(JSON_LIBS) -lm
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcore.a | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lm
+
+unit: $(UNIT_BIN)
+
+# --- run, test, check --------------------------------------------------------
+run: $(SHAPEDB)
+	$(SHAPEDB) scripts/tour.lua
+
+# One harness: prove runs C unit binaries and Lua scenario files alike
+# through tests/tap-exec (which picks the runner by file type).
+TEST_FILES = $(UNIT_BIN) $(sort $(wildcard tests/lua/*.lua))
+test: $(SHAPEDB) $(UNIT_BIN)
+	SHAPEDB=$(abspath $(SHAPEDB)) prove --exec $(abspath tests/tap-exec) $(TEST_FILES)
+
+check:
+	$(MAKE) --no-print-directory BUILD=build/san BIN=build/san/bin SAN=1 test
+
+bench: $(SHAPEDB)
+	@if [ -f scripts/bench.lua ]; then $(SHAPEDB) scripts/bench.lua; \
+	 else echo "no benchmarks yet"; fi
+
+clean:
+	rm -rf build bin
+
+-include $(wildcard $(BUILD)/*/*.d)

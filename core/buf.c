@@ -1,0 +1,74 @@
+/*
+** buf.c — growable text buffer (see buf.h).
+*/
+#include "buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool reserve(sdb_buf *b, size_t extra) {
+  if (b->failed) return false;
+  if (b->len + extra + 1 <= b->cap) return true;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < b->len + extra + 1) {
+    if (cap > ((size_t)-1) / 2) { b->failed = true; return false; }
+    cap *= 2;
+  }
+  char *p = realloc(b->data, cap);
+  if (!p) { b->failed = true; return false; }
+  b->data = p;
+  b->cap = cap;
+  return true;
+}
+
+void sdb_buf_putn(sdb_buf *b, const char *s, size_t n) {
+  if (!reserve(b, n)) return;
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+}
+
+void sdb_buf_putc(sdb_buf *b, char c) { sdb_buf_putn(b, &c, 1); }
+void sdb_buf_puts(sdb_buf *b, const char *s) { sdb_buf_putn(b, s, strlen(s)); }
+
+void sdb_buf_vprintf(sdb_buf *b, const char *fmt, va_list ap) {
+  va_list aq;
+  va_copy(aq, ap);
+  int n = vsnprintf(NULL, 0, fmt, aq);
+  va_end(aq);
+  if (n < 0 || !reserve(b, (size_t)n)) return;
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  b->len += (size_t)n;
+}
+
+void sdb_buf_printf(sdb_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sdb_buf_vprintf(b, fmt, ap);
+  va_end(ap);
+}
+
+const char *sdb_buf_cstr(sdb_buf *b) { return b->data ? b->data : ""; }
+
+char *sdb_buf_take(sdb_buf *b) {
+  char *s = b->data;
+  if (!s && !b->failed) s = calloc(1, 1);
+  if (b->failed) { free(s); s = NULL; }
+  b->data = NULL;
+  b->len = b->cap = 0;
+  b->failed = false;
+  return s;
+}
+
+void sdb_buf_clear(sdb_buf *b) {
+  b->len = 0;
+  if (b->data) b->data[0] = '\0';
+}
+
+void sdb_buf_free(sdb_buf *b) {
+  free(b->data);
+  b->data = NULL;
+  b->len = b->cap = 0;
+  b->failed = false;
+}

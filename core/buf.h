@@ -1,0 +1,34 @@
+/*
+** buf.h — a growable byte buffer for building text (printers, error
+** messages, saved traces). Owns its memory; sdb_buf_free releases it and
+** leaves an empty buffer. On OOM the buffer is marked failed and further
+** appends are ignored, so callers check once, at the end.
+*/
+#ifndef SDB_BUF_H
+#define SDB_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+typedef struct sdb_buf {
+  char *data;     /* NUL-terminated when len > 0 or after sdb_buf_cstr */
+  size_t len;
+  size_t cap;
+  bool failed;    /* an allocation failed; contents are truncated */
+} sdb_buf;
+
+#define SDB_BUF_INIT {NULL, 0, 0, false}
+
+void sdb_buf_putc(sdb_buf *b, char c);
+void sdb_buf_puts(sdb_buf *b, const char *s);
+void sdb_buf_putn(sdb_buf *b, const char *s, size_t n);
+void sdb_buf_printf(sdb_buf *b, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+void sdb_buf_vprintf(sdb_buf *b, const char *fmt, va_list ap);
+const char *sdb_buf_cstr(sdb_buf *b);   /* "" for an empty buffer */
+char *sdb_buf_take(sdb_buf *b);         /* hand the string to the caller */
+void sdb_buf_clear(sdb_buf *b);         /* len = 0, keep memory */
+void sdb_buf_free(sdb_buf *b);
+
+#endif

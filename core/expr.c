@@ -1,0 +1,1677 @@
+/*
+** expr.c — hash-consed symbolic expressions (see expr.h).
+**
+** Canonical form, in the spirit of sympy's automatic simplification (so the
+** strings match what PyTorch users read), restricted to integers:
+**   Add   constant + sum of coefficient*monomial, like terms collected,
+**         terms in sympy's printing order (lex on exponents, descending)
+**   Mul   integer coefficient * sorted factors; repeated factors become Pow;
+**         a number times a sum distributes (2*(x + 1) -> 2*x + 2)
+**   FloorDiv  x//1 = x; divisible terms pulled out ((4*x + y)//4 ->
+**         x + (y//4)); common factors cancelled; (x//a)//b = x//(a*b)
+**   Mod   Mod(x, 1) = 0; divisible terms dropped; common factors pulled out
+**   Max/Min  flattened, constants folded, duplicates and dominated args
+**         (differing by a constant) dropped
+**   Eq/Ne/Lt/Le  decided when the sides differ by a constant; Eq/Ne sides
+**         ordered; Gt/Ge become Lt/Le with the sides swapped
+**   And/Or/Not  flattened, folded, deduplicated, x & ~x = False
+*/
+#include "expr.h"
+#include "buf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------
+** Errors
+** ---------------------------------------------------------------------- */
+
+static char expr_errmsg[256];
+
+const char *sdb_expr_error(void) { return expr_errmsg; }
+
+void sdb_expr_set_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(expr_errmsg, sizeof expr_errmsg, fmt, ap);
+  va_end(ap);
+}
+
+static const sdb_expr *fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(expr_errmsg, sizeof expr_errmsg, fmt, ap);
+  va_end(ap);
+  return NULL;
+}
+
+/* ------------------------------------------------------------------------
+** Checked int64 arithmetic. Overflow is an error, never UB.
+** ---------------------------------------------------------------------- */
+
+static bool add_ov(int64_t a, int64_t b, int64_t *r) {
+  return __builtin_add_overflow(a, b, r);
+}
+static bool mul_ov(int64_t a, int64_t b, int64_t *r) {
+  return __builtin_mul_overflow(a, b, r);
+}
+
+/* Python semantics: floor division and modulo with the divisor's sign.
+** Caller guarantees b != 0 and !(a == INT64_MIN && b == -1). */
+static int64_t py_floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+static int64_t py_mod(int64_t a, int64_t b) {
+  if (b == -1) return 0;
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+static int64_t gcd64(int64_t a, int64_t b) {
+  uint64_t x = a < 0 ? -(uint64_t)a : (uint64_t)a;
+  uint64_t y = b < 0 ? -(uint64_t)b : (uint64_t)b;
+  while (y) { uint64_t t = x % y; x = y; y = t; }
+  return x > (uint64_t)INT64_MAX ? 0 : (int64_t)x;  /* 0: gcd is 2^63 */
+}
+
+/* ------------------------------------------------------------------------
+** The intern table: open addressing over node pointers.
+** ---------------------------------------------------------------------- */
+
+static const sdb_expr **table;
+static size_t table_cap, table_len;
+static uint32_t next_id;
+
+static uint32_t hash_mix(uint32_t h, uint64_t v) {
+  h ^= (uint32_t)v + 0x9e3779b9u + (h << 6) + (h >> 2);
+  h ^= (uint32_t)(v >> 32) + 0x9e3779b9u + (h << 6) + (h >> 2);
+  return h;
+}
+
+static uint32_t hash_node(uint8_t kind, int64_t ival, const char *name,
+                          const sdb_expr *const *args, size_t n) {
+  uint32_t h = 2166136261u ^ kind;
+  h = hash_mix(h, (uint64_t)ival);
+  if (name)
+    for (const char *p = name; *p; p++) h = (h ^ (uint8_t)*p) * 16777619u;
+  for (size_t i = 0; i < n; i++) h = hash_mix(h, args[i]->id);
+  return h ? h : 1;
+}
+
+static bool node_matches(const sdb_expr *e, uint32_t hash, uint8_t kind,
+                         int64_t ival, const char *name,
+                         const sdb_expr *const *args, size_t n) {
+  if (e->hash != hash || e->kind != kind || e->ival != ival || e->nargs != n)
+    return false;
+  if (name && strcmp(name, e->name) != 0) return false;
+  for (size_t i = 0; i < n; i++)
+    if (e->args[i] != args[i]) return false;
+  return true;
+}
+
+static bool table_grow(void) {
+  size_t cap = table_cap ? table_cap * 2 : 1024;
+  const sdb_expr **t = calloc(cap, sizeof *t);
+  if (!t) return false;
+  for (size_t i = 0; i < table_cap; i++) {
+    const sdb_expr *e = table[i];
+    if (!e) continue;
+    size_t j = e->hash & (cap - 1);
+    while (t[j]) j = (j + 1) & (cap - 1);
+    t[j] = e;
+  }
+  free(table);
+  table = t;
+  table_cap = cap;
+  return true;
+}
+
+/* Find or create the node. `args` must already be canonical. */
+static const sdb_expr *intern(uint8_t kind, int64_t ival, const char *name,
+                              const sdb_expr *const *args, size_t n) {
+  uint32_t h = hash_node(kind, ival, name, args, n);
+  if (table_len * 2 >= table_cap && !table_grow())
+    return fail("out of memory");
+  size_t j = h & (table_cap - 1);
+  for (; table[j]; j = (j + 1) & (table_cap - 1))
+    if (node_matches(table[j], h, kind, ival, name, args, n)) return table[j];
+  unsigned depth = 1;
+  for (size_t i = 0; i < n; i++)
+    if (args[i]->depth + 1u > depth) depth = args[i]->depth + 1u;
+  if (depth > SDB_MAX_DEPTH)
+    return fail("expression nested too deeply (limit %d)", SDB_MAX_DEPTH);
+  size_t namelen = name ? strlen(name) + 1 : 0;
+  sdb_expr *e = malloc(sizeof *e + n * sizeof e->args[0] + namelen);
+  if (!e) return fail("out of memory");
+  e->kind = kind;
+  e->depth = (uint16_t)depth;
+  e->nargs = (uint32_t)n;
+  e->hash = h;
+  e->id = next_id++;
+  e->ival = ival;
+  e->name = NULL;
+  for (size_t i = 0; i < n; i++) e->args[i] = args[i];
+  if (name) {
+    char *dst = (char *)&e->args[n];
+    memcpy(dst, name, namelen);
+    e->name = dst;
+  }
+  table[j] = e;
+  table_len++;
+  return e;
+}
+
+void sdb_expr_reset(void) {
+  for (size_t i = 0; i < table_cap; i++) free((void *)table[i]);
+  free(table);
+  table = NULL;
+  table_cap = table_len = 0;
+  next_id = 0;
+}
+
+size_t sdb_expr_count(void) { return table_len; }
+
+/* ------------------------------------------------------------------------
+** Small growable arrays for builders (stack first, heap when large).
+** ---------------------------------------------------------------------- */
+
+typedef struct { int64_t coef; const sdb_expr *e; } term;
+
+typedef struct {
+  term *v;
+  size_t n, cap;
+  term small[16];
+} termvec;
+
+static void tv_init(termvec *t) { t->v = t->small; t->n = 0; t->cap = 16; }
+static void tv_free(termvec *t) { if (t->v != t->small) free(t->v); }
+static bool tv_push(termvec *t, int64_t coef, const sdb_expr *e) {
+  if (t->n == t->cap) {
+    size_t cap = t->cap * 2;
+    term *v = t->v == t->small ? malloc(cap * sizeof *v)
+                               : realloc(t->v, cap * sizeof *v);
+    if (!v) return false;
+    if (t->v == t->small) memcpy(v, t->small, sizeof t->small);
+    t->v = v;
+    t->cap = cap;
+  }
+  t->v[t->n].coef = coef;
+  t->v[t->n].e = e;
+  t->n++;
+  return true;
+}
+
+typedef struct {
+  const sdb_expr **v;
+  size_t n, cap;
+  const sdb_expr *small[16];
+} exprvec;
+
+static void ev_init(exprvec *t) { t->v = t->small; t->n = 0; t->cap = 16; }
+static void ev_free(exprvec *t) { if (t->v != t->small) free(t->v); }
+static bool ev_push(exprvec *t, const sdb_expr *e) {
+  if (t->n == t->cap) {
+    size_t cap = t->cap * 2;
+    const sdb_expr **v = t->v == t->small ? malloc(cap * sizeof *v)
+                                          : realloc(t->v, cap * sizeof *v);
+    if (!v) return false;
+    if (t->v == t->small) memcpy(v, t->small, sizeof t->small);
+    t->v = v;
+    t->cap = cap;
+  }
+  t->v[t->n++] = e;
+  return true;
+}
+
+/* ------------------------------------------------------------------------
+** Leaves and queries
+** ---------------------------------------------------------------------- */
+
+const sdb_expr *sdb_int(int64_t v) { return intern(SDB_INT, v, NULL, NULL, 0); }
+const sdb_expr *sdb_true(void) { return intern(SDB_TRUE, 0, NULL, NULL, 0); }
+const sdb_expr *sdb_false(void) { return intern(SDB_FALSE, 0, NULL, NULL, 0); }
+const sdb_expr *sdb_bool(bool b) { return b ? sdb_true() : sdb_false(); }
+
+const sdb_expr *sdb_sym(const char *name) {
+  if (!name || !*name) return fail("empty symbol name");
+  return intern(SDB_SYM, 0, name, NULL, 0);
+}
+
+bool sdb_is_bool(const sdb_expr *e) {
+  switch (e->kind) {
+    case SDB_TRUE: case SDB_FALSE: case SDB_EQ: case SDB_NE: case SDB_LT:
+    case SDB_LE: case SDB_AND: case SDB_OR: case SDB_NOT: return true;
+    default: return false;
+  }
+}
+
+bool sdb_is_const(const sdb_expr *e) {
+  return e->kind == SDB_INT || e->kind == SDB_TRUE || e->kind == SDB_FALSE;
+}
+
+static const char *const kind_names[SDB_KIND_COUNT] = {
+  "Integer", "Symbol", "True", "False", "Add", "Mul", "Pow", "FloorDiv",
+  "Mod", "Max", "Min", "Eq", "Ne", "Lt", "Le", "And", "Or", "Not",
+};
+
+const char *sdb_kind_name(sdb_kind k) {
+  return k < SDB_KIND_COUNT ? kind_names[k] : "?";
+}
+
+int64_t sdb_expr_coeff(const sdb_expr *e, const sdb_expr **rest) {
+  if (e->kind == SDB_INT) { *rest = sdb_int(1); return e->ival; }
+  if (e->kind == SDB_MUL && e->ival != 1) {
+    *rest = e->nargs == 1 ? e->args[0]
+                          : intern(SDB_MUL, 1, NULL, e->args, e->nargs);
+    return e->ival;
+  }
+  *rest = e;
+  return 1;
+}
+
+/* ------------------------------------------------------------------------
+** Ordering: sympy's sort_key, so Mul factors, Max args and Add terms come
+** out in the order sympy prints them.
+** ---------------------------------------------------------------------- */
+
+/* Lt/Le with a constant left side were built from Gt/Ge; they print (and
+** sort, as sympy's StrictGreaterThan/GreaterThan would) flipped. */
+static bool rel_flipped(const sdb_expr *e) {
+  return (e->kind == SDB_LT || e->kind == SDB_LE) &&
+         e->args[0]->kind == SDB_INT && e->args[1]->kind != SDB_INT;
+}
+
+/* sympy class_key: (major, minor, class name). */
+static void class_key(const sdb_expr *e, int *major, int *minor,
+                      const char **name) {
+  *minor = 0;
+  switch (e->kind) {
+    case SDB_INT: *major = 1; *name = "Number"; break;
+    case SDB_SYM: *major = 2; *name = "Symbol"; break;
+    case SDB_TRUE: *major = 2; *name = "BooleanTrue"; break;
+    case SDB_FALSE: *major = 2; *name = "BooleanFalse"; break;
+    case SDB_MUL: *major = 3; *name = "Mul"; break;
+    case SDB_ADD: *major = 3; *minor = 1; *name = "Add"; break;
+    case SDB_POW: *major = 3; *minor = 2; *name = "Pow"; break;
+    case SDB_FLOORDIV: *major = 4; *minor = 10000; *name = "FloorDiv"; break;
+    case SDB_MOD: *major = 4; *minor = 10000; *name = "Mod"; break;
+    case SDB_MAX: *major = 5; *name = "Max"; break;
+    case SDB_MIN: *major = 5; *name = "Min"; break;
+    case SDB_EQ: *major = 5; *name = "Equality"; break;
+    case SDB_NE: *major = 5; *name = "Unequality"; break;
+    case SDB_LT:
+      *major = 5;
+      *name = rel_flipped(e) ? "StrictGreaterThan" : "StrictLessThan";
+      break;
+    case SDB_LE:
+      *major = 5;
+      *name = rel_flipped(e) ? "GreaterThan" : "LessThan";
+      break;
+    case SDB_AND: *major = 5; *name = "And"; break;
+    case SDB_OR: *major = 5; *name = "Or"; break;
+    default: *major = 5; *name = "Not"; break;
+  }
+}
+
+/* sympy's args as sort_key sees them: Add terms then its constant, Mul
+** factors (coefficient split off by the caller). */
+static size_t key_nargs(const sdb_expr *e) {
+  if (e->kind == SDB_ADD) return e->nargs + (e->ival != 0);
+  if (e->kind == SDB_MUL) return e->nargs + (e->ival != 1);
+  return e->nargs;
+}
+static const sdb_expr *key_arg(const sdb_expr *e, size_t i) {
+  if (rel_flipped(e)) return e->args[1 - i];
+  if (e->kind == SDB_ADD && i == e->nargs) return sdb_int(e->ival);
+  if (e->kind == SDB_MUL && e->ival != 1) {
+    if (i == 0) return sdb_int(e->ival);
+    return e->args[i - 1];
+  }
+  return e->args[i];
+}
+
+static int cmp_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
+
+/* Compare two bases (no coefficient, no exponent): class, then args. */
+static int cmp_base(const sdb_expr *a, const sdb_expr *b) {
+  if (a == b) return 0;
+  int ma, na, mb, nb;
+  const char *sa, *sb;
+  class_key(a, &ma, &na, &sa);
+  class_key(b, &mb, &nb, &sb);
+  if (ma != mb) return ma < mb ? -1 : 1;
+  if (na != nb) return na < nb ? -1 : 1;
+  int c = strcmp(sa, sb);
+  if (c) return c < 0 ? -1 : 1;
+  if (a->kind == SDB_INT) return cmp_i64(a->ival, b->ival);
+  if (a->kind == SDB_SYM) {
+    c = strcmp(a->name, b->name);
+    return (c > 0) - (c < 0);
+  }
+  size_t la = key_nargs(a), lb = key_nargs(b);
+  if (la != lb) return la < lb ? -1 : 1;
+  for (size_t i = 0; i < la; i++) {
+    c = sdb_expr_cmp(key_arg(a, i), key_arg(b, i));
+    if (c) return c;
+  }
+  return cmp_i64(a->id, b->id);  /* distinct nodes, same key: stable */
+}
+
+static const sdb_expr *base_of(const sdb_expr *e, int64_t *exp) {
+  if (e->kind == SDB_POW) { *exp = e->ival; return e->args[0]; }
+  *exp = 1;
+  return e;
+}
+
+int sdb_expr_cmp(const sdb_expr *a, const sdb_expr *b) {
+  if (a == b) return 0;
+  const sdb_expr *ra, *rb;
+  int64_t ca = sdb_expr_coeff(a, &ra), cb = sdb_expr_coeff(b, &rb);
+  int64_t ea, eb;
+  const sdb_expr *ba = base_of(ra, &ea), *bb = base_of(rb, &eb);
+  int c = cmp_base(ba, bb);
+  if (c) return c;
+  if (ea != eb) return ea < eb ? -1 : 1;
+  return cmp_i64(ca, cb);
+}
+
+/* Order of terms in a printed sum: descending lex order of the exponent
+** vectors over the sorted generators; the constant (no generators) last. */
+static size_t term_gens(const sdb_expr *mono, const sdb_expr **gens,
+                        int64_t *exps) {
+  if (mono->kind == SDB_INT) return 0;
+  if (mono->kind == SDB_MUL) {
+    for (size_t i = 0; i < mono->nargs; i++)
+      gens[i] = base_of(mono->args[i], &exps[i]);
+    return mono->nargs;
+  }
+  gens[0] = base_of(mono, &exps[0]);
+  return 1;
+}
+
+static int add_order(const term *x, const term *y) {
+  const sdb_expr *ga_s[8], *gb_s[8];
+  int64_t ea_s[8], eb_s[8];
+  size_t cap_a = x->e->kind == SDB_MUL ? x->e->nargs : 1;
+  size_t cap_b = y->e->kind == SDB_MUL ? y->e->nargs : 1;
+  const sdb_expr **ga = cap_a <= 8 ? ga_s : malloc(cap_a * sizeof *ga);
+  const sdb_expr **gb = cap_b <= 8 ? gb_s : malloc(cap_b * sizeof *gb);
+  int64_t *ea = cap_a <= 8 ? ea_s : malloc(cap_a * sizeof *ea);
+  int64_t *eb = cap_b <= 8 ? eb_s : malloc(cap_b * sizeof *eb);
+  int r = 0;
+  if (!ga || !gb || !ea || !eb) { r = cmp_i64(x->e->id, y->e->id); goto out; }
+  size_t na = term_gens(x->e, ga, ea), nb = term_gens(y->e, gb, eb);
+  size_t i = 0, j = 0;
+  while (i < na && j < nb) {
+    int c = cmp_base(ga[i], gb[j]);
+    if (c < 0) { r = -1; goto out; }   /* only x has this generator */
+    if (c > 0) { r = 1; goto out; }
+    if (ea[i] != eb[j]) { r = ea[i] > eb[j] ? -1 : 1; goto out; }
+    i++, j++;
+  }
+  if (i < na) r = -1;
+  else if (j < nb) r = 1;
+  else r = cmp_i64(x->coef, y->coef);
+out:
+  if (ga != ga_s) free(ga);
+  if (gb != gb_s) free(gb);
+  if (ea != ea_s) free(ea);
+  if (eb != eb_s) free(eb);
+  return r;
+}
+
+/* Size of the tree as sympy counts it (coefficients and exponents are
+** nodes of their own). */
+static size_t sympy_nodes(const sdb_expr *e) {
+  size_t n = 1;
+  for (size_t i = 0; i < e->nargs; i++) n += sympy_nodes(e->args[i]);
+  if (e->kind == SDB_ADD && e->ival != 0) n++;
+  if (e->kind == SDB_MUL && e->ival != 1) n++;
+  if (e->kind == SDB_POW) n++;
+  return n;
+}
+
+/* sympy's ordered(): smaller trees first, then sort_key. And/Or use it. */
+static int ordered_qsort_cmp(const void *a, const void *b) {
+  const sdb_expr *x = *(const sdb_expr *const *)a, *y = *(const sdb_expr *const *)b;
+  size_t nx = sympy_nodes(x), ny = sympy_nodes(y);
+  if (nx != ny) return nx < ny ? -1 : 1;
+  return sdb_expr_cmp(x, y);
+}
+
+static int term_qsort_print(const void *a, const void *b) {
+  return add_order(a, b);
+}
+static int term_qsort_ptr(const void *a, const void *b) {
+  const term *x = a, *y = b;
+  return cmp_i64(x->e->id, y->e->id);
+}
+static int expr_qsort_cmp(const void *a, const void *b) {
+  return sdb_expr_cmp(*(const sdb_expr *const *)a, *(const sdb_expr *const *)b);
+}
+
+/* ------------------------------------------------------------------------
+** Add and Mul
+** ---------------------------------------------------------------------- */
+
+static bool is_int_valued(const sdb_expr *e) { return !sdb_is_bool(e); }
+
+static const sdb_expr *need_int(const sdb_expr *e, const char *op) {
+  if (!is_int_valued(e)) return fail("%s expects integer expressions", op);
+  return e;
+}
+
+/* Append e's terms (coefficient, monomial) and constant to (tv, c). */
+static bool collect_terms(const sdb_expr *e, int64_t scale, termvec *tv,
+                          int64_t *c) {
+  int64_t k;
+  if (e->kind == SDB_INT) {
+    if (mul_ov(e->ival, scale, &k) || add_ov(*c, k, c))
+      return fail("integer overflow in addition"), false;
+    return true;
+  }
+  if (e->kind == SDB_ADD) {
+    if (mul_ov(e->ival, scale, &k) || add_ov(*c, k, c))
+      return fail("integer overflow in addition"), false;
+    for (size_t i = 0; i < e->nargs; i++)
+      if (!collect_terms(e->args[i], scale, tv, c)) return false;
+    return true;
+  }
+  const sdb_expr *rest;
+  int64_t coef = sdb_expr_coeff(e, &rest);
+  if (mul_ov(coef, scale, &k)) return fail("integer overflow in multiplication"), false;
+  if (!tv_push(tv, k, rest)) return fail("out of memory"), false;
+  return true;
+}
+
+static const sdb_expr *make_term(int64_t coef, const sdb_expr *mono) {
+  if (coef == 1) return mono;
+  if (mono->kind == SDB_MUL)
+    return intern(SDB_MUL, coef, NULL, mono->args, mono->nargs);
+  return intern(SDB_MUL, coef, NULL, &mono, 1);
+}
+
+/* Build the canonical sum of collected terms plus constant c. */
+static const sdb_expr *finish_sum(termvec *tv, int64_t c) {
+  qsort(tv->v, tv->n, sizeof *tv->v, term_qsort_ptr);
+  size_t w = 0;
+  for (size_t i = 0; i < tv->n; i++) {
+    if (w && tv->v[w - 1].e == tv->v[i].e) {
+      if (add_ov(tv->v[w - 1].coef, tv->v[i].coef, &tv->v[w - 1].coef))
+        return fail("integer overflow in addition");
+    } else {
+      tv->v[w++] = tv->v[i];
+    }
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < w; i++)
+    if (tv->v[i].coef != 0) tv->v[n++] = tv->v[i];
+  if (n == 0) return sdb_int(c);
+  qsort(tv->v, n, sizeof *tv->v, term_qsort_print);
+  if (n == 1 && c == 0) return make_term(tv->v[0].coef, tv->v[0].e);
+  exprvec args;
+  ev_init(&args);
+  const sdb_expr *r = NULL;
+  for (size_t i = 0; i < n; i++) {
+    const sdb_expr *t = make_term(tv->v[i].coef, tv->v[i].e);
+    if (!t || !ev_push(&args, t)) { if (t) fail("out of memory"); goto out; }
+  }
+  r = intern(SDB_ADD, c, NULL, args.v, args.n);
+out:
+  ev_free(&args);
+  return r;
+}
+
+const sdb_expr *sdb_add_n(const sdb_expr *const *terms, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (!terms[i]) return NULL;
+    if (!need_int(terms[i], "Add")) return NULL;
+  }
+  termvec tv;
+  tv_init(&tv);
+  int64_t c = 0;
+  const sdb_expr *r = NULL;
+  for (size_t i = 0; i < n; i++)
+    if (!collect_terms(terms[i], 1, &tv, &c)) goto out;
+  r = finish_sum(&tv, c);
+out:
+  tv_free(&tv);
+  return r;
+}
+
+const sdb_expr *sdb_add(const sdb_expr *a, const sdb_expr *b) {
+  const sdb_expr *v[2] = {a, b};
+  return sdb_add_n(v, 2);
+}
+
+/* a*k + b for a sum a and integer k (used by sub and distribution). */
+static const sdb_expr *scaled_sum(const sdb_expr *a, int64_t k,
+                                  const sdb_expr *b) {
+  termvec tv;
+  tv_init(&tv);
+  int64_t c = 0;
+  const sdb_expr *r = NULL;
+  if (!collect_terms(a, k, &tv, &c)) goto out;
+  if (b && !collect_terms(b, 1, &tv, &c)) goto out;
+  r = finish_sum(&tv, c);
+out:
+  tv_free(&tv);
+  return r;
+}
+
+const sdb_expr *sdb_neg(const sdb_expr *a) {
+  if (!a || !need_int(a, "Neg")) return NULL;
+  return scaled_sum(a, -1, NULL);
+}
+
+const sdb_expr *sdb_sub(const sdb_expr *a, const sdb_expr *b) {
+  if (!a || !b) return NULL;
+  if (!need_int(a, "Sub") || !need_int(b, "Sub")) return NULL;
+  return scaled_sum(b, -1, a);
+}
+
+const sdb_expr *sdb_mul_n(const sdb_expr *const *factors, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (!factors[i]) return NULL;
+    if (!need_int(factors[i], "Mul")) return NULL;
+  }
+  int64_t coef = 1;
+  termvec be;   /* (exponent, base) pairs */
+  tv_init(&be);
+  exprvec out;
+  ev_init(&out);
+  const sdb_expr *r = NULL;
+  for (size_t i = 0; i < n; i++) {
+    const sdb_expr *f = factors[i];
+    if (f->kind == SDB_INT) {
+      if (mul_ov(coef, f->ival, &coef)) { fail("integer overflow in multiplication"); goto done; }
+    } else if (f->kind == SDB_MUL) {
+      if (mul_ov(coef, f->ival, &coef)) { fail("integer overflow in multiplication"); goto done; }
+      for (size_t j = 0; j < f->nargs; j++) {
+        int64_t e;
+        const sdb_expr *b = base_of(f->args[j], &e);
+        if (!tv_push(&be, e, b)) { fail("out of memory"); goto done; }
+      }
+    } else {
+      int64_t e;
+      const sdb_expr *b = base_of(f, &e);
+      if (!tv_push(&be, e, b)) { fail("out of memory"); goto done; }
+    }
+  }
+  if (coef == 0) { r = sdb_int(0); goto done; }
+  qsort(be.v, be.n, sizeof *be.v, term_qsort_ptr);
+  for (size_t i = 0; i < be.n; i++) {
+    int64_t e = be.v[i].coef;
+    const sdb_expr *b = be.v[i].e;
+    while (i + 1 < be.n && be.v[i + 1].e == b) {
+      if (add_ov(e, be.v[i + 1].coef, &e)) { fail("integer overflow in exponent"); goto done; }
+      i++;
+    }
+    const sdb_expr *f = e == 1 ? b : intern(SDB_POW, e, NULL, &b, 1);
+    if (!f) goto done;
+    if (!ev_push(&out, f)) { fail("out of memory"); goto done; }
+  }
+  if (out.n == 0) { r = sdb_int(coef); goto done; }
+  if (out.n == 1 && out.v[0]->kind == SDB_ADD && coef != 1) {
+    r = scaled_sum(out.v[0], coef, NULL);   /* 2*(x + 1) -> 2*x + 2 */
+    goto done;
+  }
+  qsort(out.v, out.n, sizeof *out.v, expr_qsort_cmp);
+  if (out.n == 1 && coef == 1) { r = out.v[0]; goto done; }
+  r = intern(SDB_MUL, coef, NULL, out.v, out.n);
+done:
+  tv_free(&be);
+  ev_free(&out);
+  return r;
+}
+
+const sdb_expr *sdb_mul(const sdb_expr *a, const sdb_expr *b) {
+  const sdb_expr *v[2] = {a, b};
+  return sdb_mul_n(v, 2);
+}
+
+const sdb_expr *sdb_pow(const sdb_expr *base, int64_t exp) {
+  if (!base || !need_int(base, "Pow")) return NULL;
+  if (exp < 0) return fail("negative exponent %lld", (long long)exp);
+  if (exp == 0) return sdb_int(1);
+  if (base->kind == SDB_INT) {
+    int64_t r = 1;
+    for (int64_t i = 0; i < exp; i++) {
+      if (mul_ov(r, base->ival, &r)) return fail("integer overflow in power");
+      if (r == 0 || r == 1) break;
+      if (r == -1) { r = (exp % 2) ? -1 : 1; break; }
+    }
+    return sdb_int(r);
+  }
+  if (exp > 64) return fail("exponent %lld too large", (long long)exp);
+  const sdb_expr *f[64];
+  for (int64_t i = 0; i < exp; i++) f[i] = base;
+  return sdb_mul_n(f, (size_t)exp);
+}
+
+/* ------------------------------------------------------------------------
+** FloorDiv and Mod
+** ---------------------------------------------------------------------- */
+
+/* Content: gcd of all coefficients and the constant (0 for zero). */
+static int64_t content_of(const termvec *tv, int64_t c) {
+  int64_t g = c;
+  for (size_t i = 0; i < tv->n; i++) g = gcd64(g, tv->v[i].coef);
+  return g;
+}
+
+/* Sum of coef/k * mono over tv (each coef divisible by k), plus c/k. */
+static const sdb_expr *divided_sum(const termvec *tv, int64_t c, int64_t k) {
+  termvec q;
+  tv_init(&q);
+  const sdb_expr *r = NULL;
+  for (size_t i = 0; i < tv->n; i++)
+    if (!tv_push(&q, tv->v[i].coef / k, tv->v[i].e)) { fail("out of memory"); goto out; }
+  r = finish_sum(&q, c / k);
+out:
+  tv_free(&q);
+  return r;
+}
+
+/* Split e's terms into those divisible by k (div) and the rest (rem). */
+static bool split_divisible(const sdb_expr *e, int64_t k, termvec *div,
+                            int64_t *cdiv, termvec *rem, int64_t *crem) {
+  termvec all;
+  tv_init(&all);
+  int64_t c = 0;
+  bool ok = collect_terms(e, 1, &all, &c);
+  for (size_t i = 0; ok && i < all.n; i++) {
+    termvec *dst = all.v[i].coef % k == 0 ? div : rem;
+    if (!tv_push(dst, all.v[i].coef, all.v[i].e)) ok = false, fail("out of memory");
+  }
+  if (c % k == 0) *cdiv = c, *crem = 0;
+  else *cdiv = 0, *crem = c;
+  tv_free(&all);
+  return ok;
+}
+
+const sdb_expr *sdb_floordiv(const sdb_expr *a, const sdb_expr *b) {
+  if (!a || !b) return NULL;
+  if (!need_int(a, "FloorDiv") || !need_int(b, "FloorDiv")) return NULL;
+  if (b->kind == SDB_INT && b->ival == 0) return fail("division by zero");
+  if (a->kind == SDB_INT && b->kind == SDB_INT) {
+    if (a->ival == INT64_MIN && b->ival == -1)
+      return fail("integer overflow in floor division");
+    return sdb_int(py_floordiv(a->ival, b->ival));
+  }
+  if (b->kind == SDB_INT && b->ival == 1) return a;
+  if (a->kind == SDB_INT && a->ival == 0) return a;
+  if (a == b) return sdb_int(1);
+  if (b->kind != SDB_INT || b->ival < 0)
+    return intern(SDB_FLOORDIV, 0, NULL, (const sdb_expr *[]){a, b}, 2);
+  int64_t k = b->ival;
+  /* (x//a)//b = x//(a*b) for positive integer a, b */
+  if (a->kind == SDB_FLOORDIV && a->args[1]->kind == SDB_INT &&
+      a->args[1]->ival > 0) {
+    int64_t kk;
+    if (!mul_ov(a->args[1]->ival, k, &kk))
+      return sdb_floordiv(a->args[0], sdb_int(kk));
+  }
+  termvec div, rem;
+  tv_init(&div);
+  tv_init(&rem);
+  int64_t cdiv, crem;
+  const sdb_expr *r = NULL;
+  if (!split_divisible(a, k, &div, &cdiv, &rem, &crem)) goto out;
+  /* (D + R)//k = D/k + R//k when k divides every coefficient of D */
+  const sdb_expr *q = divided_sum(&div, cdiv, k);
+  if (!q) goto out;
+  if (rem.n == 0) { r = sdb_add(q, sdb_int(py_floordiv(crem, k))); goto out; }
+  /* R//k = (R/g)//(k/g) for g = gcd(content(R), k) */
+  int64_t g = gcd64(content_of(&rem, crem), k);
+  if (g < 1) g = 1;
+  const sdb_expr *rr = divided_sum(&rem, crem, g);
+  if (!rr) goto out;
+  const sdb_expr *kk = sdb_int(k / g);
+  const sdb_expr *fd = k / g == 1 ? rr
+                     : intern(SDB_FLOORDIV, 0, NULL, (const sdb_expr *[]){rr, kk}, 2);
+  r = sdb_add(q, fd);
+out:
+  tv_free(&div);
+  tv_free(&rem);
+  return r;
+}
+
+const sdb_expr *sdb_mod(const sdb_expr *a, const sdb_expr *b) {
+  if (!a || !b) return NULL;
+  if (!need_int(a, "Mod") || !need_int(b, "Mod")) return NULL;
+  if (b->kind == SDB_INT && b->ival == 0) return fail("division by zero in Mod");
+  if (a->kind == SDB_INT && b->kind == SDB_INT)
+    return sdb_int(py_mod(a->ival, b->ival));
+  if (b->kind == SDB_INT && (b->ival == 1 || b->ival == -1)) return sdb_int(0);
+  if (a->kind == SDB_INT && a->ival == 0) return a;
+  if (a == b) return sdb_int(0);
+  if (b->kind != SDB_INT || b->ival < 0)
+    return intern(SDB_MOD, 0, NULL, (const sdb_expr *[]){a, b}, 2);
+  int64_t k = b->ival;
+  /* Mod(Mod(x, k), k) = Mod(x, k) */
+  if (a->kind == SDB_MOD && a->args[1] == b) return a;
+  termvec div, rem;
+  tv_init(&div);
+  tv_init(&rem);
+  int64_t cdiv, crem;
+  const sdb_expr *r = NULL;
+  if (!split_divisible(a, k, &div, &cdiv, &rem, &crem)) goto out;
+  /* Mod(D + R, k) = Mod(R, k) when k divides D's coefficients */
+  if (rem.n == 0) { r = sdb_int(py_mod(crem, k)); goto out; }
+  crem = py_mod(crem, k);
+  /* Mod(g*R', g*k') = g*Mod(R', k') */
+  int64_t g = gcd64(content_of(&rem, crem), k);
+  if (g < 1) g = 1;
+  const sdb_expr *rr = divided_sum(&rem, crem, g);
+  if (!rr) goto out;
+  const sdb_expr *m = intern(SDB_MOD, 0, NULL,
+                             (const sdb_expr *[]){rr, sdb_int(k / g)}, 2);
+  r = g == 1 ? m : sdb_mul(sdb_int(g), m);
+out:
+  tv_free(&div);
+  tv_free(&rem);
+  return r;
+}
+
+/* ------------------------------------------------------------------------
+** Max and Min
+** ---------------------------------------------------------------------- */
+
+static const sdb_expr *minmax_n(sdb_kind kind, const sdb_expr *const *in,
+                                size_t n) {
+  const char *nm = kind == SDB_MAX ? "Max" : "Min";
+  if (n == 0) return fail("%s needs at least one argument", nm);
+  for (size_t i = 0; i < n; i++) {
+    if (!in[i]) return NULL;
+    if (!need_int(in[i], nm)) return NULL;
+  }
+  exprvec v;
+  ev_init(&v);
+  const sdb_expr *r = NULL;
+  bool have_const = false;
+  int64_t best = 0;
+  for (size_t i = 0; i < n; i++) {
+    const sdb_expr *x = in[i];
+    size_t m = x->kind == kind ? x->nargs : 1;
+    for (size_t j = 0; j < m; j++) {
+      const sdb_expr *y = x->kind == kind ? x->args[j] : x;
+      if (y->kind == SDB_INT) {
+        if (!have_const || (kind == SDB_MAX ? y->ival > best : y->ival < best))
+          best = y->ival;
+        have_const = true;
+      } else if (!ev_push(&v, y)) {
+        fail("out of memory");
+        goto out;
+      }
+    }
+  }
+  if (have_const && !ev_push(&v, sdb_int(best))) { fail("out of memory"); goto out; }
+  /* Drop duplicates and arguments dominated by another that differs from it
+  ** by a constant (Max(x, x + 1) = x + 1). */
+  for (size_t i = 0; i < v.n; i++) {
+    if (!v.v[i]) continue;
+    for (size_t j = i + 1; j < v.n && v.v[i]; j++) {
+      if (!v.v[j]) continue;
+      const sdb_expr *d = sdb_sub(v.v[i], v.v[j]);
+      if (!d) goto out;
+      if (d->kind != SDB_INT) continue;
+      bool keep_i = kind == SDB_MAX ? d->ival >= 0 : d->ival <= 0;
+      if (keep_i) v.v[j] = NULL;
+      else v.v[i] = NULL;
+    }
+  }
+  size_t w = 0;
+  for (size_t i = 0; i < v.n; i++)
+    if (v.v[i]) v.v[w++] = v.v[i];
+  v.n = w;
+  if (v.n == 1) { r = v.v[0]; goto out; }
+  qsort(v.v, v.n, sizeof *v.v, expr_qsort_cmp);
+  r = intern((uint8_t)kind, 0, NULL, v.v, v.n);
+out:
+  ev_free(&v);
+  return r;
+}
+
+const sdb_expr *sdb_max_n(const sdb_expr *const *a, size_t n) { return minmax_n(SDB_MAX, a, n); }
+const sdb_expr *sdb_min_n(const sdb_expr *const *a, size_t n) { return minmax_n(SDB_MIN, a, n); }
+const sdb_expr *sdb_max(const sdb_expr *a, const sdb_expr *b) {
+  return minmax_n(SDB_MAX, (const sdb_expr *[]){a, b}, 2);
+}
+const sdb_expr *sdb_min(const sdb_expr *a, const sdb_expr *b) {
+  return minmax_n(SDB_MIN, (const sdb_expr *[]){a, b}, 2);
+}
+
+/* ------------------------------------------------------------------------
+** Relations
+** ---------------------------------------------------------------------- */
+
+static const sdb_expr *equality(sdb_kind kind, const sdb_expr *a,
+                                const sdb_expr *b) {
+  if (!a || !b) return NULL;
+  bool eq = kind == SDB_EQ;
+  if (sdb_is_bool(a) || sdb_is_bool(b)) {
+    if (!sdb_is_bool(a) || !sdb_is_bool(b))
+      return fail("%s compares a boolean with an integer", eq ? "Eq" : "Ne");
+    if (a == b) return sdb_bool(eq);
+    if (b->kind == SDB_TRUE || b->kind == SDB_FALSE) {
+      const sdb_expr *t = a; a = b; b = t;
+    }
+    if (a->kind == SDB_TRUE) return eq ? b : sdb_not(b);
+    if (a->kind == SDB_FALSE) return eq ? sdb_not(b) : b;
+  } else {
+    const sdb_expr *d = sdb_sub(a, b);
+    if (!d) return NULL;
+    if (d->kind == SDB_INT) return sdb_bool((d->ival == 0) == eq);
+    if (a->kind == SDB_INT) { const sdb_expr *t = a; a = b; b = t; }
+  }
+  if (a->kind != SDB_INT && b->kind != SDB_INT && sdb_expr_cmp(a, b) > 0) {
+    const sdb_expr *t = a; a = b; b = t;
+  }
+  return intern((uint8_t)kind, 0, NULL, (const sdb_expr *[]){a, b}, 2);
+}
+
+const sdb_expr *sdb_eq(const sdb_expr *a, const sdb_expr *b) { return equality(SDB_EQ, a, b); }
+const sdb_expr *sdb_ne(const sdb_expr *a, const sdb_expr *b) { return equality(SDB_NE, a, b); }
+
+static const sdb_expr *inequality(sdb_kind kind, const sdb_expr *a,
+                                  const sdb_expr *b) {
+  if (!a || !b) return NULL;
+  const char *nm = kind == SDB_LT ? "Lt" : "Le";
+  if (!need_int(a, nm) || !need_int(b, nm)) return NULL;
+  const sdb_expr *d = sdb_sub(a, b);
+  if (!d) return NULL;
+  if (d->kind == SDB_INT)
+    return sdb_bool(kind == SDB_LT ? d->ival < 0 : d->ival <= 0);
+  return intern((uint8_t)kind, 0, NULL, (const sdb_expr *[]){a, b}, 2);
+}
+
+const sdb_expr *sdb_lt(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LT, a, b); }
+const sdb_expr *sdb_le(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LE, a, b); }
+const sdb_expr *sdb_gt(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LT, b, a); }
+const sdb_expr *sdb_ge(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LE, b, a); }
+
+/* ------------------------------------------------------------------------
+** Logic
+** ---------------------------------------------------------------------- */
+
+const sdb_expr *sdb_not(const sdb_expr *a) {
+  if (!a) return NULL;
+  if (!sdb_is_bool(a)) return fail("Not expects a boolean expression");
+  switch (a->kind) {
+    case SDB_TRUE: return sdb_false();
+    case SDB_FALSE: return sdb_true();
+    case SDB_NOT: return a->args[0];
+    case SDB_EQ: return sdb_ne(a->args[0], a->args[1]);
+    case SDB_NE: return sdb_eq(a->args[0], a->args[1]);
+    case SDB_LT: return sdb_le(a->args[1], a->args[0]);
+    case SDB_LE: return sdb_lt(a->args[1], a->args[0]);
+    default: return intern(SDB_NOT, 0, NULL, &a, 1);
+  }
+}
+
+static const sdb_expr *logic_n(sdb_kind kind, const sdb_expr *const *in,
+                               size_t n) {
+  const char *nm = kind == SDB_AND ? "And" : "Or";
+  uint8_t identity = kind == SDB_AND ? SDB_TRUE : SDB_FALSE;
+  uint8_t absorb = kind == SDB_AND ? SDB_FALSE : SDB_TRUE;
+  for (size_t i = 0; i < n; i++) {
+    if (!in[i]) return NULL;
+    if (!sdb_is_bool(in[i])) return fail("%s expects boolean expressions", nm);
+  }
+  exprvec v;
+  ev_init(&v);
+  const sdb_expr *r = NULL;
+  for (size_t i = 0; i < n; i++) {
+    const sdb_expr *x = in[i];
+    size_t m = x->kind == kind ? x->nargs : 1;
+    for (size_t j = 0; j < m; j++) {
+      const sdb_expr *y = x->kind == kind ? x->args[j] : x;
+      if (y->kind == absorb) { r = y; goto out; }
+      if (y->kind == identity) continue;
+      if (!ev_push(&v, y)) { fail("out of memory"); goto out; }
+    }
+  }
+  qsort(v.v, v.n, sizeof *v.v, ordered_qsort_cmp);
+  size_t w = 0;
+  for (size_t i = 0; i < v.n; i++)
+    if (!w || v.v[w - 1] != v.v[i]) v.v[w++] = v.v[i];
+  v.n = w;
+  for (size_t i = 0; i < v.n; i++) {   /* x & ~x = False, x | ~x = True */
+    const sdb_expr *nx = sdb_not(v.v[i]);
+    if (!nx) goto out;
+    for (size_t j = 0; j < v.n; j++)
+      if (v.v[j] == nx) { r = intern(absorb, 0, NULL, NULL, 0); goto out; }
+  }
+  if (v.n == 0) r = intern(identity, 0, NULL, NULL, 0);
+  else if (v.n == 1) r = v.v[0];
+  else r = intern((uint8_t)kind, 0, NULL, v.v, v.n);
+out:
+  ev_free(&v);
+  return r;
+}
+
+const sdb_expr *sdb_and_n(const sdb_expr *const *a, size_t n) { return logic_n(SDB_AND, a, n); }
+const sdb_expr *sdb_or_n(const sdb_expr *const *a, size_t n) { return logic_n(SDB_OR, a, n); }
+const sdb_expr *sdb_and(const sdb_expr *a, const sdb_expr *b) {
+  return logic_n(SDB_AND, (const sdb_expr *[]){a, b}, 2);
+}
+const sdb_expr *sdb_or(const sdb_expr *a, const sdb_expr *b) {
+  return logic_n(SDB_OR, (const sdb_expr *[]){a, b}, 2);
+}
+
+/* ------------------------------------------------------------------------
+** Rebuild, substitution, free symbols
+** ---------------------------------------------------------------------- */
+
+const sdb_expr *sdb_rebuild(sdb_kind kind, int64_t ival,
+                            const sdb_expr *const *args, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!args[i]) return NULL;
+  switch (kind) {
+    case SDB_INT: return sdb_int(ival);
+    case SDB_TRUE: return sdb_true();
+    case SDB_FALSE: return sdb_false();
+    case SDB_ADD: {
+      const sdb_expr *s = sdb_add_n(args, n);
+      return ival ? sdb_add(s, sdb_int(ival)) : s;
+    }
+    case SDB_MUL: {
+      const sdb_expr *p = sdb_mul_n(args, n);
+      return ival != 1 ? sdb_mul(sdb_int(ival), p) : p;
+    }
+    case SDB_POW: return sdb_pow(args[0], ival);
+    case SDB_FLOORDIV: return sdb_floordiv(args[0], args[1]);
+    case SDB_MOD: return sdb_mod(args[0], args[1]);
+    case SDB_MAX: return sdb_max_n(args, n);
+    case SDB_MIN: return sdb_min_n(args, n);
+    case SDB_EQ: return sdb_eq(args[0], args[1]);
+    case SDB_NE: return sdb_ne(args[0], args[1]);
+    case SDB_LT: return sdb_lt(args[0], args[1]);
+    case SDB_LE: return sdb_le(args[0], args[1]);
+    case SDB_AND: return sdb_and_n(args, n);
+    case SDB_OR: return sdb_or_n(args, n);
+    case SDB_NOT: return sdb_not(args[0]);
+    default: return fail("cannot rebuild a %s", sdb_kind_name(kind));
+  }
+}
+
+/* A pointer->pointer memo so shared subexpressions are visited once. */
+typedef struct {
+  const sdb_expr **keys;
+  const sdb_expr **vals;
+  size_t cap, len;
+} memo;
+
+static bool memo_get(const memo *m, const sdb_expr *k, const sdb_expr **v) {
+  if (!m->cap) return false;
+  for (size_t j = k->id & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
+    if (m->keys[j] == k) { *v = m->vals[j]; return true; }
+  return false;
+}
+
+static bool memo_put(memo *m, const sdb_expr *k, const sdb_expr *v) {
+  if (m->len * 2 >= m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    const sdb_expr **nk = calloc(cap, sizeof *nk), **nv = calloc(cap, sizeof *nv);
+    if (!nk || !nv) { free(nk); free(nv); return false; }
+    for (size_t i = 0; i < m->cap; i++) {
+      if (!m->keys[i]) continue;
+      size_t j = m->keys[i]->id & (cap - 1);
+      while (nk[j]) j = (j + 1) & (cap - 1);
+      nk[j] = m->keys[i];
+      nv[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = nk;
+    m->vals = nv;
+    m->cap = cap;
+  }
+  size_t j = k->id & (m->cap - 1);
+  while (m->keys[j]) j = (j + 1) & (m->cap - 1);
+  m->keys[j] = k;
+  m->vals[j] = v;
+  m->len++;
+  return true;
+}
+
+static void memo_free(memo *m) { free(m->keys); free(m->vals); }
+
+typedef struct {
+  const sdb_expr *const *syms;
+  const sdb_expr *const *vals;
+  size_t n;
+  memo seen;
+} subs_ctx;
+
+static const sdb_expr *subs_rec(subs_ctx *c, const sdb_expr *e) {
+  if (e->kind == SDB_SYM) {
+    for (size_t i = 0; i < c->n; i++)
+      if (c->syms[i] == e) return c->vals[i];
+    return e;
+  }
+  if (e->nargs == 0) return e;
+  const sdb_expr *r;
+  if (memo_get(&c->seen, e, &r)) return r;
+  const sdb_expr *small[8];
+  const sdb_expr **args = e->nargs <= 8 ? small : malloc(e->nargs * sizeof *args);
+  if (!args) return fail("out of memory");
+  bool changed = false;
+  r = NULL;
+  for (size_t i = 0; i < e->nargs; i++) {
+    args[i] = subs_rec(c, e->args[i]);
+    if (!args[i]) goto out;
+    changed |= args[i] != e->args[i];
+  }
+  r = changed ? sdb_rebuild((sdb_kind)e->kind, e->ival, args, e->nargs) : e;
+  if (r && !memo_put(&c->seen, e, r)) r = fail("out of memory");
+out:
+  if (args != small) free(args);
+  return r;
+}
+
+const sdb_expr *sdb_subs(const sdb_expr *e, const sdb_expr *const *syms,
+                         const sdb_expr *const *vals, size_t n) {
+  if (!e) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (!syms[i] || !vals[i]) return NULL;
+    if (syms[i]->kind != SDB_SYM) return fail("subs: %s is not a symbol", sdb_kind_name(syms[i]->kind));
+  }
+  subs_ctx c = {syms, vals, n, {0}};
+  const sdb_expr *r = subs_rec(&c, e);
+  memo_free(&c.seen);
+  return r;
+}
+
+static bool collect_syms(const sdb_expr *e, memo *seen, exprvec *out) {
+  const sdb_expr *dummy;
+  if (e->kind == SDB_SYM) {
+    if (memo_get(seen, e, &dummy)) return true;
+    return memo_put(seen, e, e) && ev_push(out, e);
+  }
+  if (e->nargs == 0 || memo_get(seen, e, &dummy)) return true;
+  for (size_t i = 0; i < e->nargs; i++)
+    if (!collect_syms(e->args[i], seen, out)) return false;
+  return memo_put(seen, e, e);
+}
+
+long sdb_free_symbols(const sdb_expr *e, const sdb_expr ***out) {
+  *out = NULL;
+  if (e->kind != SDB_SYM && e->nargs == 0) return 0;
+  memo seen = {0};
+  exprvec v;
+  ev_init(&v);
+  long n = -1;
+  if (collect_syms(e, &seen, &v)) {
+    qsort(v.v, v.n, sizeof *v.v, expr_qsort_cmp);
+    n = (long)v.n;
+    if (n) {
+      *out = malloc(v.n * sizeof **out);
+      if (*out) memcpy(*out, v.v, v.n * sizeof **out);
+      else n = -1;
+    }
+  }
+  memo_free(&seen);
+  ev_free(&v);
+  return n;
+}
+
+bool sdb_has_symbol(const sdb_expr *e, const sdb_expr *sym) {
+  if (e == sym) return true;
+  for (size_t i = 0; i < e->nargs; i++)
+    if (sdb_has_symbol(e->args[i], sym)) return true;
+  return false;
+}
+
+bool sdb_has_symbol_prefix(const sdb_expr *e, const char *prefix) {
+  if (e->kind == SDB_SYM) return strncmp(e->name, prefix, strlen(prefix)) == 0;
+  for (size_t i = 0; i < e->nargs; i++)
+    if (sdb_has_symbol_prefix(e->args[i], prefix)) return true;
+  return false;
+}
+
+/* ------------------------------------------------------------------------
+** Evaluation
+** ---------------------------------------------------------------------- */
+
+typedef struct {
+  sdb_lookup_fn lookup;
+  void *ud;
+  char *err;
+  size_t errlen;
+} eval_ctx;
+
+static int eval_fail(eval_ctx *c, const char *fmt, ...) {
+  if (c->err && c->errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, c->errlen, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+static int eval_rec(eval_ctx *c, const sdb_expr *e, int64_t *out) {
+  int64_t x, y;
+  switch (e->kind) {
+    case SDB_INT: *out = e->ival; return 0;
+    case SDB_TRUE: *out = 1; return 0;
+    case SDB_FALSE: *out = 0; return 0;
+    case SDB_SYM:
+      if (c->lookup && c->lookup(c->ud, e, out) == 0) return 0;
+      return eval_fail(c, "no value for symbol %s", e->name);
+    case SDB_ADD:
+      x = e->ival;
+      for (size_t i = 0; i < e->nargs; i++) {
+        if (eval_rec(c, e->args[i], &y)) return -1;
+        if (add_ov(x, y, &x)) return eval_fail(c, "integer overflow in evaluation");
+      }
+      *out = x;
+      return 0;
+    case SDB_MUL:
+      x = e->ival;
+      for (size_t i = 0; i < e->nargs; i++) {
+        if (eval_rec(c, e->args[i], &y)) return -1;
+        if (mul_ov(x, y, &x)) return eval_fail(c, "integer overflow in evaluation");
+      }
+      *out = x;
+      return 0;
+    case SDB_POW:
+      if (eval_rec(c, e->args[0], &y)) return -1;
+      x = 1;
+      for (int64_t i = 0; i < e->ival; i++)
+        if (mul_ov(x, y, &x)) return eval_fail(c, "integer overflow in evaluation");
+      *out = x;
+      return 0;
+    case SDB_FLOORDIV: case SDB_MOD:
+      if (eval_rec(c, e->args[0], &x) || eval_rec(c, e->args[1], &y)) return -1;
+      if (y == 0) return eval_fail(c, "division by zero");
+      if (e->kind == SDB_FLOORDIV) {
+        if (x == INT64_MIN && y == -1) return eval_fail(c, "integer overflow in evaluation");
+        *out = py_floordiv(x, y);
+      } else {
+        *out = py_mod(x, y);
+      }
+      return 0;
+    case SDB_MAX: case SDB_MIN:
+      for (size_t i = 0; i < e->nargs; i++) {
+        if (eval_rec(c, e->args[i], &y)) return -1;
+        if (i == 0 || (e->kind == SDB_MAX ? y > x : y < x)) x = y;
+      }
+      *out = x;
+      return 0;
+    case SDB_EQ: case SDB_NE: case SDB_LT: case SDB_LE:
+      if (eval_rec(c, e->args[0], &x) || eval_rec(c, e->args[1], &y)) return -1;
+      *out = e->kind == SDB_EQ ? x == y : e->kind == SDB_NE ? x != y
+           : e->kind == SDB_LT ? x < y : x <= y;
+      return 0;
+    case SDB_AND: case SDB_OR:
+      for (size_t i = 0; i < e->nargs; i++) {
+        if (eval_rec(c, e->args[i], &y)) return -1;
+        if (e->kind == SDB_AND && !y) { *out = 0; return 0; }
+        if (e->kind == SDB_OR && y) { *out = 1; return 0; }
+      }
+      *out = e->kind == SDB_AND;
+      return 0;
+    case SDB_NOT:
+      if (eval_rec(c, e->args[0], &y)) return -1;
+      *out = !y;
+      return 0;
+    default:
+      return eval_fail(c, "cannot evaluate %s", sdb_kind_name((sdb_kind)e->kind));
+  }
+}
+
+int sdb_eval(const sdb_expr *e, sdb_lookup_fn lookup, void *ud, int64_t *out,
+             char *err, size_t errlen) {
+  eval_ctx c = {lookup, ud, err, errlen};
+  return eval_rec(&c, e, out);
+}
+
+/* ------------------------------------------------------------------------
+** Printing in sympy's spelling
+** ---------------------------------------------------------------------- */
+
+/* sympy precedence values */
+enum { P_OR = 20, P_AND = 30, P_REL = 35, P_ADD = 40, P_MUL = 50,
+       P_NOT = 100, P_POW = 60, P_ATOM = 1000 };
+
+static int precedence(const sdb_expr *e) {
+  switch (e->kind) {
+    case SDB_INT: return e->ival < 0 ? P_ADD : P_ATOM;
+    case SDB_ADD: return P_ADD;
+    case SDB_MUL: return e->ival < 0 ? P_ADD : P_MUL;
+    case SDB_POW: return P_POW;
+    case SDB_LT: case SDB_LE: return P_REL;
+    case SDB_AND: return P_AND;
+    case SDB_OR: return P_OR;
+    case SDB_NOT: return P_NOT;
+    case SDB_MOD: return P_MUL;   /* sympy: Mod binds like Mul */
+    default: return P_ATOM;
+  }
+}
+
+static void print_rec(sdb_buf *b, const sdb_expr *e);
+
+/* sympy's parenthesize with strict=False: parens when prec(e) <= level */
+static void print_paren(sdb_buf *b, const sdb_expr *e, int level) {
+  if (precedence(e) <= level) {
+    sdb_buf_putc(b, '(');
+    print_rec(b, e);
+    sdb_buf_putc(b, ')');
+  } else {
+    print_rec(b, e);
+  }
+}
+
+static void print_args(sdb_buf *b, const char *fn, const sdb_expr *const *a,
+                       size_t n) {
+  sdb_buf_puts(b, fn);
+  sdb_buf_putc(b, '(');
+  for (size_t i = 0; i < n; i++) {
+    if (i) sdb_buf_puts(b, ", ");
+    print_rec(b, a[i]);
+  }
+  sdb_buf_putc(b, ')');
+}
+
+/* A product without its sign: |coef| * factors. */
+static void print_mul_mag(sdb_buf *b, uint64_t mag, const sdb_expr *const *f,
+                          size_t n) {
+  if (mag != 1) sdb_buf_printf(b, "%llu*", (unsigned long long)mag);
+  for (size_t i = 0; i < n; i++) {
+    if (i) sdb_buf_putc(b, '*');
+    print_paren(b, f[i], P_MUL);
+  }
+}
+
+static uint64_t mag64(int64_t v) { return v < 0 ? -(uint64_t)v : (uint64_t)v; }
+
+static void print_rec(sdb_buf *b, const sdb_expr *e) {
+  switch (e->kind) {
+    case SDB_INT: sdb_buf_printf(b, "%lld", (long long)e->ival); break;
+    case SDB_SYM: sdb_buf_puts(b, e->name); break;
+    case SDB_TRUE: sdb_buf_puts(b, "True"); break;
+    case SDB_FALSE: sdb_buf_puts(b, "False"); break;
+    case SDB_ADD:
+      /* sympy's special case: a positive number plus (negative number *
+      ** one factor) prints number first: `5 - u0`, `1 - 2*u0`. */
+      if (e->nargs == 1 && e->ival > 0 && e->args[0]->kind == SDB_MUL &&
+          e->args[0]->ival < 0 && e->args[0]->nargs == 1) {
+        sdb_buf_printf(b, "%lld - ", (long long)e->ival);
+        print_mul_mag(b, mag64(e->args[0]->ival), e->args[0]->args, 1);
+        break;
+      }
+      for (size_t i = 0; i < e->nargs; i++) {
+        const sdb_expr *t = e->args[i];
+        bool neg = t->kind == SDB_MUL && t->ival < 0;
+        if (i == 0) {
+          print_rec(b, t);
+        } else if (neg) {
+          sdb_buf_puts(b, " - ");
+          print_mul_mag(b, mag64(t->ival), t->args, t->nargs);
+        } else {
+          sdb_buf_puts(b, " + ");
+          print_rec(b, t);
+        }
+      }
+      if (e->ival > 0) sdb_buf_printf(b, " + %lld", (long long)e->ival);
+      else if (e->ival < 0)
+        sdb_buf_printf(b, " - %llu", (unsigned long long)mag64(e->ival));
+      break;
+    case SDB_MUL:
+      if (e->ival < 0) sdb_buf_putc(b, '-');
+      print_mul_mag(b, mag64(e->ival), e->args, e->nargs);
+      break;
+    case SDB_POW:
+      print_paren(b, e->args[0], P_POW);
+      sdb_buf_printf(b, "**%lld", (long long)e->ival);
+      break;
+    case SDB_FLOORDIV:
+      /* PyTorch FloorDiv._sympystr: parenthesize at Atom - 0.5 */
+      sdb_buf_putc(b, '(');
+      print_paren(b, e->args[0], P_ATOM - 1);
+      sdb_buf_puts(b, "//");
+      print_paren(b, e->args[1], P_ATOM - 1);
+      sdb_buf_putc(b, ')');
+      break;
+    case SDB_MOD: print_args(b, "Mod", e->args, 2); break;
+    case SDB_MAX: print_args(b, "Max", e->args, e->nargs); break;
+    case SDB_MIN: print_args(b, "Min", e->args, e->nargs); break;
+    case SDB_EQ: print_args(b, "Eq", e->args, 2); break;
+    case SDB_NE: print_args(b, "Ne", e->args, 2); break;
+    case SDB_LT: case SDB_LE: {
+      /* Gt/Ge were stored swapped; a constant on the left reads better
+      ** (and as PyTorch writes it) flipped: Lt(2, u0) prints `u0 > 2`. */
+      bool flip = e->args[0]->kind == SDB_INT && e->args[1]->kind != SDB_INT;
+      const sdb_expr *l = flip ? e->args[1] : e->args[0];
+      const sdb_expr *r = flip ? e->args[0] : e->args[1];
+      const char *op = e->kind == SDB_LT ? (flip ? " > " : " < ")
+                                         : (flip ? " >= " : " <= ");
+      print_paren(b, l, P_REL);
+      sdb_buf_puts(b, op);
+      print_paren(b, r, P_REL);
+      break;
+    }
+    case SDB_AND: case SDB_OR:
+      /* infix relations and nested And/Or get parentheses; Eq/Ne print as
+      ** calls and need none: `Eq(u0, 1) & (s0 < 5)` */
+      for (size_t i = 0; i < e->nargs; i++) {
+        if (i) sdb_buf_puts(b, e->kind == SDB_AND ? " & " : " | ");
+        print_paren(b, e->args[i], P_REL);
+      }
+      break;
+    case SDB_NOT:
+      sdb_buf_putc(b, '~');
+      print_paren(b, e->args[0], P_ATOM - 1);
+      break;
+    default: sdb_buf_puts(b, "?"); break;
+  }
+}
+
+char *sdb_expr_str(const sdb_expr *e) {
+  sdb_buf b = SDB_BUF_INIT;
+  print_rec(&b, e);
+  return sdb_buf_take(&b);
+}
+
+size_t sdb_expr_print(const sdb_expr *e, char *buf, size_t cap) {
+  sdb_buf b = SDB_BUF_INIT;
+  print_rec(&b, e);
+  size_t n = b.len;
+  if (cap) {
+    size_t m = n < cap - 1 ? n : cap - 1;
+    if (m) memcpy(buf, b.data, m);
+    buf[m] = '\0';
+  }
+  sdb_buf_free(&b);
+  return n;
+}
+
+/* ------------------------------------------------------------------------
+** Parsing sympy's spelling (recursive descent, depth-limited)
+** ---------------------------------------------------------------------- */
+
+#define PARSE_MAX_NEST 256
+
+typedef struct {
+  const char *src;
+  size_t pos;
+  int nest;
+  char *err;
+  size_t errlen;
+  bool failed;
+} parser;
+
+static const sdb_expr *perr(parser *p, size_t col, const char *fmt, ...) {
+  if (!p->failed && p->err && p->errlen) {
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(p->err, p->errlen, "column %zu: %s", col + 1, msg);
+  }
+  p->failed = true;
+  return NULL;
+}
+
+/* A builder failed (overflow, division by zero...): report at the column. */
+static const sdb_expr *pcheck(parser *p, size_t col, const sdb_expr *e) {
+  if (!e && !p->failed) perr(p, col, "%s", sdb_expr_error());
+  return e;
+}
+
+static void skip_ws(parser *p) {
+  while (p->src[p->pos] == ' ' || p->src[p->pos] == '\t' ||
+         p->src[p->pos] == '\n' || p->src[p->pos] == '\r')
+    p->pos++;
+}
+
+static bool accept(parser *p, const char *tok) {
+  skip_ws(p);
+  size_t n = strlen(tok);
+  if (strncmp(p->src + p->pos, tok, n) != 0) return false;
+  /* "<" must not eat "<=", "*" must not eat "**", "/" needs "//" ... */
+  char next = p->src[p->pos + n];
+  if ((!strcmp(tok, "<") || !strcmp(tok, ">")) && next == '=') return false;
+  if (!strcmp(tok, "*") && next == '*') return false;
+  p->pos += n;
+  return true;
+}
+
+static const char *describe_here(parser *p) {
+  skip_ws(p);
+  return p->src[p->pos] ? p->src + p->pos : "end of input";
+}
+
+static const sdb_expr *parse_or(parser *p);
+
+static bool is_ident_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static bool is_ident(char c) {
+  return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+typedef struct { const char *name; int kind; int minargs, maxargs; } fn_entry;
+enum { F_GT = 100, F_GE, F_PYMOD, F_SUB };
+static const fn_entry functions[] = {
+  {"Eq", SDB_EQ, 2, 2},   {"Ne", SDB_NE, 2, 2},   {"Lt", SDB_LT, 2, 2},
+  {"Le", SDB_LE, 2, 2},   {"Gt", F_GT, 2, 2},     {"Ge", F_GE, 2, 2},
+  {"Mod", SDB_MOD, 2, 2}, {"PythonMod", SDB_MOD, 2, 2},
+  {"FloorDiv", SDB_FLOORDIV, 2, 2},
+  {"Max", SDB_MAX, 1, 64}, {"Min", SDB_MIN, 1, 64},
+  {"And", SDB_AND, 1, 64}, {"Or", SDB_OR, 1, 64}, {"Not", SDB_NOT, 1, 1},
+};
+
+static const sdb_expr *parse_call(parser *p, const fn_entry *f, size_t col) {
+  const sdb_expr *args[64];
+  size_t n = 0;
+  if (!accept(p, ")")) {
+    do {
+      if (n == 64) return perr(p, p->pos, "too many arguments to %s", f->name);
+      args[n] = parse_or(p);
+      if (!args[n++]) return NULL;
+    } while (accept(p, ","));
+    if (!accept(p, ")"))
+      return perr(p, p->pos, "expected ',' or ')' in %s(...), found '%.10s'",
+                  f->name, describe_here(p));
+  }
+  if ((int)n < f->minargs || (int)n > f->maxargs)
+    return perr(p, col, "%s takes %d%s argument%s, got %zu", f->name,
+                f->minargs, f->maxargs > f->minargs ? " or more" : "",
+                f->minargs == 1 ? "" : "s", n);
+  const sdb_expr *r;
+  switch (f->kind) {
+    case F_GT: r = sdb_gt(args[0], args[1]); break;
+    case F_GE: r = sdb_ge(args[0], args[1]); break;
+    default: r = sdb_rebuild((sdb_kind)f->kind, 0, args, n);
+  }
+  return pcheck(p, col, r);
+}
+
+static const sdb_expr *parse_atom(parser *p) {
+  skip_ws(p);
+  size_t col = p->pos;
+  char c = p->src[p->pos];
+  if (c == '(') {
+    p->pos++;
+    if (++p->nest > PARSE_MAX_NEST)
+      return perr(p, col, "expression nested too deeply (limit %d)", PARSE_MAX_NEST);
+    const sdb_expr *e = parse_or(p);
+    p->nest--;
+    if (!e) return NULL;
+    if (!accept(p, ")"))
+      return perr(p, p->pos, "expected ')' to close '(' at column %zu, found '%.10s'",
+                  col + 1, describe_here(p));
+    return e;
+  }
+  if (c >= '0' && c <= '9') {
+    int64_t v = 0;
+    while (p->src[p->pos] >= '0' && p->src[p->pos] <= '9') {
+      if (mul_ov(v, 10, &v) || add_ov(v, p->src[p->pos] - '0', &v))
+        return perr(p, col, "integer literal does not fit in int64");
+      p->pos++;
+    }
+    if (is_ident(p->src[p->pos]))
+      return perr(p, p->pos, "unexpected '%c' after number", p->src[p->pos]);
+    return pcheck(p, col, sdb_int(v));
+  }
+  if (is_ident_start(c)) {
+    size_t start = p->pos;
+    while (is_ident(p->src[p->pos])) p->pos++;
+    size_t len = p->pos - start;
+    char name[128];
+    if (len >= sizeof name) return perr(p, col, "name too long");
+    memcpy(name, p->src + start, len);
+    name[len] = '\0';
+    if (!strcmp(name, "True")) return sdb_true();
+    if (!strcmp(name, "False")) return sdb_false();
+    skip_ws(p);
+    if (p->src[p->pos] == '(') {
+      p->pos++;
+      for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
+        if (strcmp(functions[i].name, name) == 0) {
+          if (++p->nest > PARSE_MAX_NEST)
+            return perr(p, col, "expression nested too deeply (limit %d)", PARSE_MAX_NEST);
+          const sdb_expr *r = parse_call(p, &functions[i], col);
+          p->nest--;
+          return r;
+        }
+      }
+      return perr(p, col, "unknown function '%s'", name);
+    }
+    return pcheck(p, col, sdb_sym(name));
+  }
+  if (!c) return perr(p, col, "unexpected end of input");
+  return perr(p, col, "unexpected '%c'", c);
+}
+
+static const sdb_expr *parse_unary(parser *p);
+
+static const sdb_expr *parse_power(parser *p) {
+  const sdb_expr *base = parse_atom(p);
+  if (!base) return NULL;
+  skip_ws(p);
+  size_t col = p->pos;
+  if (!accept(p, "**")) return base;
+  const sdb_expr *ex = parse_unary(p);
+  if (!ex) return NULL;
+  if (ex->kind != SDB_INT || ex->ival < 0)
+    return perr(p, col, "exponent must be a non-negative integer");
+  return pcheck(p, col, sdb_pow(base, ex->ival));
+}
+
+static const sdb_expr *parse_unary(parser *p) {
+  skip_ws(p);
+  size_t col = p->pos;
+  if (accept(p, "-")) {
+    if (++p->nest > PARSE_MAX_NEST)
+      return perr(p, col, "expression nested too deeply (limit %d)", PARSE_MAX_NEST);
+    const sdb_expr *e = parse_unary(p);
+    p->nest--;
+    return e ? pcheck(p, col, sdb_neg(e)) : NULL;
+  }
+  if (accept(p, "+")) return parse_unary(p);
+  return parse_power(p);
+}
+
+static const sdb_expr *parse_term(parser *p) {
+  const sdb_expr *e = parse_unary(p);
+  while (e) {
+    skip_ws(p);
+    size_t col = p->pos;
+    if (accept(p, "//")) e = pcheck(p, col, sdb_floordiv(e, parse_unary(p)));
+    else if (accept(p, "*")) e = pcheck(p, col, sdb_mul(e, parse_unary(p)));
+    else if (accept(p, "%")) e = pcheck(p, col, sdb_mod(e, parse_unary(p)));
+    else if (p->src[p->pos] == '/')
+      return perr(p, col, "true division '/' is not supported; use '//'");
+    else break;
+  }
+  return e;
+}
+
+static const sdb_expr *parse_arith(parser *p) {
+  const sdb_expr *e = parse_term(p);
+  while (e) {
+    skip_ws(p);
+    size_t col = p->pos;
+    if (accept(p, "+")) e = pcheck(p, col, sdb_add(e, parse_term(p)));
+    else if (accept(p, "-")) e = pcheck(p, col, sdb_sub(e, parse_term(p)));
+    else break;
+  }
+  return e;
+}
+
+static const sdb_expr *parse_rel(parser *p) {
+  const sdb_expr *a = parse_arith(p);
+  if (!a) return NULL;
+  skip_ws(p);
+  size_t col = p->pos;
+  const sdb_expr *(*op)(const sdb_expr *, const sdb_expr *) = NULL;
+  if (accept(p, "<=")) op = sdb_le;
+  else if (accept(p, ">=")) op = sdb_ge;
+  else if (accept(p, "<")) op = sdb_lt;
+  else if (accept(p, ">")) op = sdb_gt;
+  else if (accept(p, "==")) op = sdb_eq;
+  else if (accept(p, "!=")) op = sdb_ne;
+  if (!op) return a;
+  const sdb_expr *b = parse_arith(p);
+  if (!b) return NULL;
+  return pcheck(p, col, op(a, b));
+}
+
+static const sdb_expr *parse_not(parser *p) {
+  skip_ws(p);
+  size_t col = p->pos;
+  if (accept(p, "~")) {
+    if (++p->nest > PARSE_MAX_NEST)
+      return perr(p, col, "expression nested too deeply (limit %d)", PARSE_MAX_NEST);
+    const sdb_expr *e = parse_not(p);
+    p->nest--;
+    return e ? pcheck(p, col, sdb_not(e)) : NULL;
+  }
+  return parse_rel(p);
+}
+
+static const sdb_expr *parse_and(parser *p) {
+  const sdb_expr *e = parse_not(p);
+  while (e) {
+    skip_ws(p);
+    size_t col = p->pos;
+    if (!accept(p, "&")) break;
+    e = pcheck(p, col, sdb_and(e, parse_not(p)));
+  }
+  return e;
+}
+
+static const sdb_expr *parse_or(parser *p) {
+  const sdb_expr *e = parse_and(p);
+  while (e) {
+    skip_ws(p);
+    size_t col = p->pos;
+    if (!accept(p, "|")) break;
+    e = pcheck(p, col, sdb_or(e, parse_and(p)));
+  }
+  return e;
+}
+
+const sdb_expr *sdb_parse(const char *text, char *err, size_t errlen) {
+  parser p = {text, 0, 0, err, errlen, false};
+  if (err && errlen) err[0] = '\0';
+  const sdb_expr *e = parse_or(&p);
+  if (!e) {
+    if (!p.failed) perr(&p, p.pos, "%s", sdb_expr_error());
+    return NULL;
+  }
+  skip_ws(&p);
+  if (text[p.pos])
+    return perr(&p, p.pos, "unexpected '%.10s'", text + p.pos);
+  return e;
+}

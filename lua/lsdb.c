@@ -1,0 +1,35 @@
+/*
+** lsdb.c — luaopen_shapedb: builds the `shapedb` module table from every
+** binding file, then runs the embedded Lua-side library on top of it.
+*/
+#include "lsdb.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct lsdb_embedded { const char *name; const char *text; };
+extern const struct lsdb_embedded lsdb_embedded[];
+
+/* Embedded library files run in name order; each receives the module
+** table as its first argument (`local shapedb = ...`). */
+int lsdb_load_prelude(lua_State *L) {
+  int mod = lua_gettop(L);
+  for (const struct lsdb_embedded *f = lsdb_embedded; f->name; f++) {
+    char chunk[64];
+    snprintf(chunk, sizeof chunk, "=[shapedb %s.lua]", f->name);
+    if (luaL_loadbuffer(L, f->text, strlen(f->text), chunk) != LUA_OK)
+      return lua_error(L);
+    lua_pushvalue(L, mod);
+    lua_call(L, 1, 0);
+  }
+  return 0;
+}
+
+int luaopen_shapedb(lua_State *L) {
+  lua_newtable(L);
+  lua_pushliteral(L, "0.1.0");
+  lua_setfield(L, -2, "version");
+  lsdb_open_expr(L);
+  lsdb_load_prelude(L);
+  return 1;
+}

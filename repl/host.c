@@ -1,0 +1,92 @@
+/*
+** host.c — the embedded Lua state (see host.h). Modelled on lua.c:
+** errors carry a traceback made inside the message handler, where the
+** stack still exists.
+*/
+#include "host.h"
+#include "lsdb.h"
+
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *repl_progname = "shapedb";
+
+static int msghandler(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (msg == NULL) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+      return 1;
+    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+int repl_host_pcall(lua_State *L, int nargs, int nresults) {
+  int base = lua_gettop(L) - nargs;
+  lua_pushcfunction(L, msghandler);
+  lua_insert(L, base);
+  int status = lua_pcall(L, nargs, nresults, base);
+  lua_remove(L, base);
+  return status;
+}
+
+void repl_host_report(lua_State *L, int status) {
+  if (status == LUA_OK) return;
+  const char *msg = lua_tostring(L, -1);
+  fprintf(stderr, "%s: %s\n", repl_progname, msg ? msg : "(error)");
+  fflush(stderr);
+  lua_pop(L, 1);
+}
+
+static int open_all(lua_State *L) {
+  luaL_openlibs(L);
+  luaL_requiref(L, "shapedb", luaopen_shapedb, 1);
+  lua_pop(L, 1);
+  return 0;
+}
+
+lua_State *repl_host_new(void) {
+  lua_State *L = luaL_newstate();
+  if (!L) return NULL;
+  lua_pushcfunction(L, open_all);
+  int status = repl_host_pcall(L, 0, 0);
+  if (status != LUA_OK) {
+    repl_host_report(L, status);
+    lua_close(L);
+    return NULL;
+  }
+  return L;
+}
+
+void repl_host_free(lua_State *L) {
+  if (L) lua_close(L);
+}
+
+int repl_host_dostring(lua_State *L, const char *chunk, const char *name) {
+  int status = luaL_loadbuffer(L, chunk, strlen(chunk), name);
+  if (status == LUA_OK) status = repl_host_pcall(L, 0, 0);
+  repl_host_report(L, status);
+  return status;
+}
+
+int repl_host_dofile(lua_State *L, const char *path, char **argv, int argc) {
+  if (argv) {
+    lua_createtable(L, argc, 1);
+    for (int i = 0; i < argc; i++) {
+      lua_pushstring(L, argv[i]);
+      lua_rawseti(L, -2, i);
+    }
+    lua_setglobal(L, "arg");
+  }
+  int status = luaL_loadfile(L, path);
+  if (status == LUA_OK) {
+    int n = 0;
+    for (int i = 1; i < argc; i++, n++) lua_pushstring(L, argv[i]);
+    status = repl_host_pcall(L, n, 0);
+  }
+  repl_host_report(L, status);
+  return status;
+}
