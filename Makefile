@@ -77,38 +77,53 @@ $(STAMP): Makefile
 	@mkdir -p $(@D) && touch $@
 
 # --- build -----------------------------------------------------------------
+# `make V=1` shows the full compiler lines.
+ifeq ($(V),1)
+Q =
+say = @true
+else
+Q = @
+say = @printf '  %-6s %s\n'
+endif
+
 $(BUILD)/core/%.o: core/%.c | $(STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	$(say) CC $<
+	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
 $(BUILD)/lua/%.o: lua/%.c | $(STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) $(JSON_CFLAGS) -MMD -MP -c $< -o $@
+	$(say) CC $<
+	$(Q)$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) $(JSON_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/repl/%.o: repl/%.c | $(STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) -MMD -MP -c $< -o $@
+	$(say) CC $<
+	$(Q)$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) -MMD -MP -c $< -o $@
 
 # The Lua-side library is compiled into the binary, so bin/shapedb works
 # from any directory.
 $(BUILD)/gen/prelude.c: $(LUA_LIB) scripts/embed.sh
 	@mkdir -p $(@D)
-	sh scripts/embed.sh $(LUA_LIB) > $@.tmp && mv $@.tmp $@
+	$(say) EMBED "$(LUA_LIB)"
+	$(Q)sh scripts/embed.sh $(LUA_LIB) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/prelude.o: $(BUILD)/gen/prelude.c
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(BUILD)/libcore.a: $(CORE_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(SHAPEDB): $(REPL_OBJ) $(LUA_OBJ) $(BUILD)/libcore.a
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LUA_LIBS) $(RL_LIBS) $(JSON_LIBS) -lm
+	$(say) LINK $@
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LUA_LIBS) $(RL_LIBS) $(JSON_LIBS) -lm
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcore.a | $(STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lm
+	$(say) TEST $<
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lm
 
 unit: $(UNIT_BIN)
 

@@ -133,6 +133,12 @@ static bool table_grow(void) {
 /* Find or create the node. `args` must already be canonical. */
 static const sdb_expr *intern(uint8_t kind, int64_t ival, const char *name,
                               const sdb_expr *const *args, size_t n) {
+  /* Integers stay strictly inside int64 so that negation never overflows
+  ** and INT64_MIN / INT64_MAX can mean -int_oo / int_oo in ranges.h. */
+  if ((kind == SDB_INT || kind == SDB_ADD || kind == SDB_MUL) &&
+      (ival == INT64_MIN || ival == INT64_MAX))
+    return fail("integer overflow: %s is outside the supported range",
+                ival < 0 ? "-2**63" : "2**63-1");
   uint32_t h = hash_node(kind, ival, name, args, n);
   if (table_len * 2 >= table_cap && !table_grow())
     return fail("out of memory");
@@ -574,6 +580,8 @@ const sdb_expr *sdb_sub(const sdb_expr *a, const sdb_expr *b) {
   return scaled_sum(b, -1, a);
 }
 
+static const sdb_expr *divided_sum(const termvec *tv, int64_t c, int64_t k);
+
 const sdb_expr *sdb_mul_n(const sdb_expr *const *factors, size_t n) {
   for (size_t i = 0; i < n; i++) {
     if (!factors[i]) return NULL;
@@ -603,6 +611,27 @@ const sdb_expr *sdb_mul_n(const sdb_expr *const *factors, size_t n) {
     }
   }
   if (coef == 0) { r = sdb_int(0); goto done; }
+  /* A sum inside a product is made primitive: its content and sign move
+  ** to the coefficient ((2*x + 2)*y -> 2*y*(x + 1), (1 - x)*y -> -y*(x - 1)),
+  ** so every way of building a product reaches the same expression. */
+  for (size_t i = 0; i < be.n; i++) {
+    const sdb_expr *b = be.v[i].e, *rest;
+    if (b->kind != SDB_ADD) continue;
+    int64_t g = b->ival;
+    for (size_t j = 0; j < b->nargs; j++) g = gcd64(g, sdb_expr_coeff(b->args[j], &rest));
+    if (g <= 0) continue;   /* gcd 2^63 cannot be pulled out */
+    if (sdb_expr_coeff(b->args[0], &rest) < 0) g = -g;
+    if (g == 1) continue;
+    termvec t;
+    tv_init(&t);
+    int64_t c = 0;
+    bool ok = collect_terms(b, 1, &t, &c);
+    be.v[i].e = ok ? divided_sum(&t, c, g) : NULL;
+    tv_free(&t);
+    if (!be.v[i].e) goto done;
+    for (int64_t k = 0; k < be.v[i].coef; k++)
+      if (mul_ov(coef, g, &coef)) { fail("integer overflow in multiplication"); goto done; }
+  }
   qsort(be.v, be.n, sizeof *be.v, term_qsort_ptr);
   for (size_t i = 0; i < be.n; i++) {
     int64_t e = be.v[i].coef;
@@ -732,8 +761,14 @@ const sdb_expr *sdb_floordiv(const sdb_expr *a, const sdb_expr *b) {
   const sdb_expr *rr = divided_sum(&rem, crem, g);
   if (!rr) goto out;
   const sdb_expr *kk = sdb_int(k / g);
-  const sdb_expr *fd = k / g == 1 ? rr
-                     : intern(SDB_FLOORDIV, 0, NULL, (const sdb_expr *[]){rr, kk}, 2);
+  /* g > 1 recurses with a smaller k; a nested FloorDiv recurses to merge
+  ** the divisors. Both make progress, so this terminates. */
+  int64_t merged;
+  bool nested = rr->kind == SDB_FLOORDIV && rr->args[1]->kind == SDB_INT &&
+                rr->args[1]->ival > 0 && !mul_ov(rr->args[1]->ival, k / g, &merged);
+  const sdb_expr *fd = g == 1 && !nested
+                     ? intern(SDB_FLOORDIV, 0, NULL, (const sdb_expr *[]){rr, kk}, 2)
+                     : sdb_floordiv(rr, kk);
   r = sdb_add(q, fd);
 out:
   tv_free(&div);
@@ -769,8 +804,9 @@ const sdb_expr *sdb_mod(const sdb_expr *a, const sdb_expr *b) {
   if (g < 1) g = 1;
   const sdb_expr *rr = divided_sum(&rem, crem, g);
   if (!rr) goto out;
-  const sdb_expr *m = intern(SDB_MOD, 0, NULL,
-                             (const sdb_expr *[]){rr, sdb_int(k / g)}, 2);
+  const sdb_expr *m = g > 1 ? sdb_mod(rr, sdb_int(k / g))
+                    : rr->kind == SDB_MOD && rr->args[1] == b ? rr
+                    : intern(SDB_MOD, 0, NULL, (const sdb_expr *[]){rr, b}, 2);
   r = g == 1 ? m : sdb_mul(sdb_int(g), m);
 out:
   tv_free(&div);

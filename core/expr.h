@@ -10,6 +10,9 @@
 ** integer coefficients, folded constants, the identities listed in expr.c),
 ** so the same value built two ways is usually the same pointer.
 **
+** Integers are int64 values strictly between INT64_MIN and INT64_MAX (those
+** two mean -int_oo and int_oo in ranges.h); anything else is overflow.
+**
 ** Errors: a builder returns NULL on int64 overflow, division by zero, a kind
 ** mismatch (arithmetic on a boolean) or nesting deeper than SDB_MAX_DEPTH;
 ** sdb_expr_error() says why. A builder given a NULL argument returns NULL
