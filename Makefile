@@ -4,6 +4,7 @@
 #   make run      install what is missing, build, open the tour
 #   make test     install what is missing, build, run every TAP suite with prove
 #   make check    the same suite under AddressSanitizer + UBSan (build/san)
+#   make valgrind the same suite under valgrind memcheck
 #   make bench    benchmarks (numbers, never pass/fail)
 #
 # Everything a fresh Debian 12 machine lacks is installed by `make deps`
@@ -11,7 +12,7 @@
 
 DEBS      = gcc make pkg-config perl liblua5.4-dev libreadline-dev \
             libcmocka-dev libjansson-dev
-TEST_DEBS = tmux
+TEST_DEBS = tmux valgrind
 
 # BUILD holds objects and binaries; `make check` uses a second tree so the
 # sanitized and plain builds never mix.
@@ -53,7 +54,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SHAPEDB  = $(BIN)/shapedb
 STAMP    = build/.deps-ok
 
-.PHONY: all deps run test check bench clean unit
+.PHONY: all deps run test check valgrind bench clean unit
 all: $(SHAPEDB)
 
 # --- dependencies -----------------------------------------------------------
@@ -139,6 +140,9 @@ test: $(SHAPEDB) $(UNIT_BIN)
 
 check:
 	$(MAKE) --no-print-directory BUILD=build/san BIN=build/san/bin SAN=1 test
+
+valgrind: $(SHAPEDB) $(UNIT_BIN)
+	SHAPEDB_VALGRIND=1 SHAPEDB=$(abspath $(SHAPEDB)) prove --exec $(abspath tests/tap-exec) $(TEST_FILES)
 
 bench: $(SHAPEDB)
 	@if [ -f scripts/bench.lua ]; then $(SHAPEDB) scripts/bench.lua; \
