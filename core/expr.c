@@ -1430,6 +1430,148 @@ size_t sdb_expr_print(const sdb_expr *e, char *buf, size_t cap) {
 }
 
 /* ------------------------------------------------------------------------
+** PyTorch's PythonPrinter (torch/utils/_sympy/printers.py): stringify the
+** sympy args joined by an operator, parenthesizing an arg whose precedence
+** is <= the operator's. Guards in source form are printed this way.
+** ---------------------------------------------------------------------- */
+
+typedef struct { sdb_buf *b; sdb_symname_fn name_of; void *ud; } pyctx;
+
+static int py_prec(const sdb_expr *e) {
+  switch (e->kind) {
+    case SDB_INT: return e->ival < 0 ? P_ADD : P_ATOM;
+    case SDB_ADD: return P_ADD;
+    case SDB_MUL: return e->ival < 0 ? P_ADD : P_MUL;
+    case SDB_POW: return P_MUL;        /* printed as x*x */
+    case SDB_FLOORDIV: return P_REL;   /* FloorDiv.precedence = 35 */
+    case SDB_MOD: return P_MUL;
+    case SDB_EQ: case SDB_NE: case SDB_LT: case SDB_LE: return P_REL;
+    case SDB_AND: return P_AND;
+    case SDB_OR: return P_OR;
+    case SDB_NOT: return P_NOT;
+    default: return P_ATOM;
+  }
+}
+
+static void py_rec(pyctx *c, const sdb_expr *e);
+
+static void py_item(pyctx *c, const sdb_expr *e, int level) {
+  if (py_prec(e) <= level) {
+    sdb_buf_putc(c->b, '(');
+    py_rec(c, e);
+    sdb_buf_putc(c->b, ')');
+  } else {
+    py_rec(c, e);
+  }
+}
+
+/* Atom - 0.5: anything but an atom gets parentheses */
+static void py_atomic(pyctx *c, const sdb_expr *e) {
+  bool atom = (e->kind == SDB_INT && e->ival >= 0) || e->kind == SDB_SYM ||
+              e->kind == SDB_MAX || e->kind == SDB_MIN;
+  if (!atom) sdb_buf_putc(c->b, '(');
+  py_rec(c, e);
+  if (!atom) sdb_buf_putc(c->b, ')');
+}
+
+static int expr_qsort_cmp2(const void *a, const void *b) {
+  return sdb_expr_cmp(*(const sdb_expr *const *)a, *(const sdb_expr *const *)b);
+}
+
+static void py_rec(pyctx *c, const sdb_expr *e) {
+  sdb_buf *b = c->b;
+  switch (e->kind) {
+    case SDB_INT: sdb_buf_printf(b, "%lld", (long long)e->ival); break;
+    case SDB_TRUE: sdb_buf_puts(b, "True"); break;
+    case SDB_FALSE: sdb_buf_puts(b, "False"); break;
+    case SDB_SYM: {
+      const char *n = c->name_of ? c->name_of(c->ud, e) : NULL;
+      sdb_buf_puts(b, n ? n : e->name);
+      break;
+    }
+    case SDB_ADD: {
+      /* sympy keeps the number first in Add.args, then terms by sort key */
+      bool first = true;
+      if (e->ival) { sdb_buf_printf(b, "%lld", (long long)e->ival); first = false; }
+      const sdb_expr **t = malloc(e->nargs * sizeof *t);
+      if (!t) { b->failed = true; break; }
+      memcpy(t, e->args, e->nargs * sizeof *t);
+      qsort(t, e->nargs, sizeof *t, expr_qsort_cmp2);
+      for (size_t i = 0; i < e->nargs; i++) {
+        if (!first) sdb_buf_puts(b, " + ");
+        py_item(c, t[i], P_ADD);
+        first = false;
+      }
+      free(t);
+      break;
+    }
+    case SDB_MUL: {
+      bool first = true;
+      if (e->ival != 1) { py_item(c, sdb_int(e->ival), P_MUL); first = false; }
+      for (size_t i = 0; i < e->nargs; i++) {
+        if (!first) sdb_buf_putc(b, '*');
+        py_item(c, e->args[i], P_MUL);
+        first = false;
+      }
+      break;
+    }
+    case SDB_POW:
+      for (int64_t i = 0; i < e->ival; i++) {
+        if (i) sdb_buf_putc(b, '*');
+        py_item(c, e->args[0], P_MUL);
+      }
+      break;
+    case SDB_FLOORDIV:
+      py_atomic(c, e->args[0]);
+      sdb_buf_puts(b, " // ");
+      py_atomic(c, e->args[1]);
+      break;
+    case SDB_MOD:
+      py_atomic(c, e->args[0]);
+      sdb_buf_puts(b, " % ");
+      py_atomic(c, e->args[1]);
+      break;
+    case SDB_MAX: case SDB_MIN:
+      sdb_buf_puts(b, e->kind == SDB_MAX ? "max(" : "min(");
+      for (size_t i = 0; i < e->nargs; i++) {
+        if (i) sdb_buf_puts(b, ", ");
+        py_rec(c, e->args[i]);
+      }
+      sdb_buf_putc(b, ')');
+      break;
+    case SDB_EQ: case SDB_NE: case SDB_LT: case SDB_LE: {
+      bool flip = rel_flipped(e);
+      const char *op = e->kind == SDB_EQ ? " == " : e->kind == SDB_NE ? " != "
+                     : e->kind == SDB_LT ? (flip ? " > " : " < ")
+                     : (flip ? " >= " : " <= ");
+      py_item(c, e->args[flip ? 1 : 0], P_REL);
+      sdb_buf_puts(b, op);
+      py_item(c, e->args[flip ? 0 : 1], P_REL);
+      break;
+    }
+    case SDB_AND: case SDB_OR:
+      for (size_t i = 0; i < e->nargs; i++) {
+        if (i) sdb_buf_puts(b, e->kind == SDB_AND ? " and " : " or ");
+        py_item(c, e->args[i], py_prec(e));
+      }
+      break;
+    case SDB_NOT:
+      sdb_buf_puts(b, "not (");
+      py_rec(c, e->args[0]);
+      sdb_buf_putc(b, ')');
+      break;
+    default: sdb_buf_puts(b, "?"); break;
+  }
+}
+
+char *sdb_expr_str_py(const sdb_expr *e, sdb_symname_fn name_of, void *ud) {
+  sdb_buf b = SDB_BUF_INIT;
+  pyctx c = {&b, name_of, ud};
+  py_rec(&c, e);
+  return sdb_buf_take(&b);
+}
+
+/* ------------------------------------------------------------------------
 ** Parsing sympy's spelling (recursive descent, depth-limited)
 ** ---------------------------------------------------------------------- */
 

@@ -148,6 +148,13 @@ char *sdb_expr_str(const sdb_expr *e);
 /* Append to a caller buffer; returns the length the full text needs. */
 size_t sdb_expr_print(const sdb_expr *e, char *buf, size_t cap);
 
+/* PyTorch's PythonPrinter, used for guards in source form: sympy's argument
+** order, `a == b`, `x // 2`, `x % 4`, `max(a, b)`, ` and `, `not (...)`;
+** each symbol printed by name_of (e.g. as its source `L['x'].size()[0]`),
+** or by its name when name_of is NULL or returns NULL. Malloc'ed. */
+typedef const char *(*sdb_symname_fn)(void *ud, const sdb_expr *sym);
+char *sdb_expr_str_py(const sdb_expr *e, sdb_symname_fn name_of, void *ud);
+
 /* Parse sympy spelling. NULL on error, with the message (naming the
 ** column, 1-based) in err. */
 const sdb_expr *sdb_parse(const char *text, char *err, size_t errlen);

@@ -4,6 +4,8 @@
 */
 #include "lsdb.h"
 
+#include "intern.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -25,11 +27,34 @@ int lsdb_load_prelude(lua_State *L) {
   return 0;
 }
 
+bool lsdb_locate(void *ud, sdb_loc *out) {
+  lua_State *L = ud;
+  lua_Debug ar;
+  for (int level = 0; L && lua_getstack(L, level, &ar); level++) {
+    if (!lua_getinfo(L, "Sln", &ar)) continue;
+    if (ar.source[0] != '@' || ar.currentline <= 0) continue;   /* C or embedded */
+    out->file = sdb_intern(ar.source + 1);
+    out->line = ar.currentline;
+    if (ar.name) out->func = sdb_intern(ar.name);
+    else if (*ar.what == 'm') out->func = sdb_intern("main chunk");
+    else out->func = sdb_internf("function <%s:%d>", ar.short_src, ar.linedefined);
+    return true;
+  }
+  return false;
+}
+
+int lsdb_raise(lua_State *L, sdb_err *err) {
+  lua_pushfstring(L, "%s: %s", err->kind ? err->kind : "Error", err->msg ? err->msg : "?");
+  sdb_err_clear(err);
+  return lua_error(L);
+}
+
 int luaopen_shapedb(lua_State *L) {
   lua_newtable(L);
   lua_pushliteral(L, "0.1.0");
   lua_setfield(L, -2, "version");
   lsdb_open_expr(L);
+  lsdb_open_shape_env(L);
   lsdb_load_prelude(L);
   return 1;
 }

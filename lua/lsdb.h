@@ -11,7 +11,9 @@
 #include <lua.h>
 #include <lauxlib.h>
 
+#include "err.h"
 #include "expr.h"
+#include "source.h"
 
 int luaopen_shapedb(lua_State *L);
 
@@ -29,5 +31,21 @@ const sdb_expr *lsdb_check_expr(lua_State *L, int idx);
 const sdb_expr *lsdb_to_expr(lua_State *L, int idx);   /* NULL if not one */
 /* Raise the builder's error if e is NULL; return e otherwise. */
 const sdb_expr *lsdb_checked(lua_State *L, const sdb_expr *e);
+
+/* --- lsdb.c ------------------------------------------------------------ */
+/* The innermost frame of user code on L's stack (a Lua file, not the
+** embedded library): an sdb_locate_fn whose ud is a lua_State*. */
+#include "event.h"
+bool lsdb_locate(void *L, sdb_loc *out);
+/* Raise err as a Lua error ("Kind: message") and clear it. */
+int lsdb_raise(lua_State *L, sdb_err *err);
+
+/* --- lsdb_shape_env.c ------------------------------------------------------ */
+#define LSDB_SHAPE_ENV "shapedb.ShapeEnv"
+#define LSDB_SOURCE "shapedb.Source"
+#define LSDB_SYMCTX "shapedb.SymbolicContext"
+void lsdb_open_shape_env(lua_State *L);
+const sdb_source *lsdb_check_source(lua_State *L, int idx);
+void lsdb_push_source(lua_State *L, const sdb_source *s);
 
 #endif

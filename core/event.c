@@ -1,0 +1,339 @@
+/*
+** event.c — the event stream (see event.h): an append-only array of event
+** records plus the emission context and the sinks that watch it.
+*/
+#include "event.h"
+#include "buf.h"
+#include "intern.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const phase_names[SDB_PHASE_COUNT] = {
+  "none", "trace", "cond", "aot", "lower", "guards",
+};
+
+const char *sdb_phase_name(sdb_phase p) {
+  return (unsigned)p < SDB_PHASE_COUNT ? phase_names[p] : "?";
+}
+
+int sdb_phase_from_name(const char *name) {
+  for (int i = 0; i < SDB_PHASE_COUNT; i++)
+    if (!strcmp(phase_names[i], name)) return i;
+  return -1;
+}
+
+static const char *const event_names[SDB_EV_COUNT] = {
+  "phase_start", "phase_end", "fake_mode_created", "epoch_bumped",
+  "create_symbol", "create_unbacked_symbol", "symbolic_shape_specialization",
+  "pending_changed", "guard_added", "replacement_added", "runtime_assert_added",
+  "range_refined", "size_like", "renamed", "node_placed", "unbacked_bindings",
+  "memo_hit", "tracer_push", "tracer_pop", "graph_input_created",
+  "symbol_bound", "cond_output_symbol", "hop_check", "autograd",
+  "refakified", "buffer_lowered", "binding_check", "guards_installed",
+  "guard_check", "recompile", "error", "note",
+};
+
+const char *sdb_event_name(sdb_event_kind k) {
+  return (unsigned)k < SDB_EV_COUNT ? event_names[k] : "?";
+}
+
+int sdb_event_from_name(const char *name) {
+  for (int i = 0; i < SDB_EV_COUNT; i++)
+    if (!strcmp(event_names[i], name)) return i;
+  return -1;
+}
+
+#define MAX_OPS 32
+#define MAX_SINKS 8
+
+typedef struct { sdb_sink_fn fn; void *ud; } sink;
+
+struct sdb_events {
+  sdb_event *ev;
+  size_t len, cap;
+  sdb_phase phase;
+  sdb_locate_fn locate;
+  void *locate_ud;
+  const char *ops[MAX_OPS];
+  int nops;
+  const char *tracer;
+  int depth;
+  sink sinks[MAX_SINKS];
+};
+
+sdb_events *sdb_events_new(void) {
+  sdb_events *s = calloc(1, sizeof *s);
+  if (s) s->tracer = sdb_intern("trace");
+  return s;
+}
+
+static void free_event(sdb_event *e) {
+  free(e->syms);
+  free(e->texts);
+}
+
+void sdb_events_free(sdb_events *s) {
+  if (!s) return;
+  for (size_t i = 0; i < s->len; i++) free_event(&s->ev[i]);
+  free(s->ev);
+  free(s);
+}
+
+void sdb_events_set_phase(sdb_events *s, sdb_phase p) { if (s) s->phase = p; }
+sdb_phase sdb_events_phase(const sdb_events *s) { return s ? s->phase : SDB_PHASE_NONE; }
+
+void sdb_events_set_locator(sdb_events *s, sdb_locate_fn fn, void *ud) {
+  if (!s) return;
+  s->locate = fn;
+  s->locate_ud = ud;
+}
+
+bool sdb_events_locate(sdb_events *s, sdb_loc *out) {
+  out->file = out->func = NULL;
+  out->line = 0;
+  return s && s->locate && s->locate(s->locate_ud, out);
+}
+
+void sdb_events_push_op(sdb_events *s, const char *op) {
+  if (!s) return;
+  if (s->nops < MAX_OPS) s->ops[s->nops] = sdb_intern(op);
+  s->nops++;
+}
+
+void sdb_events_pop_op(sdb_events *s) {
+  if (s && s->nops > 0) s->nops--;
+}
+
+const char *sdb_events_op(const sdb_events *s) {
+  if (!s || s->nops == 0) return NULL;
+  return s->ops[(s->nops > MAX_OPS ? MAX_OPS : s->nops) - 1];
+}
+
+void sdb_events_set_tracer(sdb_events *s, const char *path, int depth) {
+  if (!s) return;
+  s->tracer = sdb_intern(path);
+  s->depth = depth;
+}
+
+static long append(sdb_events *s, const sdb_event *in) {
+  if (s->len == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 256;
+    sdb_event *ev = realloc(s->ev, cap * sizeof *ev);
+    if (!ev) return -1;
+    s->ev = ev;
+    s->cap = cap;
+  }
+  sdb_event *e = &s->ev[s->len];
+  *e = *in;
+  e->seq = (uint32_t)s->len;
+  e->syms = NULL;
+  e->texts = NULL;
+  if (in->nsyms) {
+    e->syms = malloc(in->nsyms * sizeof *e->syms);
+    if (!e->syms) return -1;
+    memcpy(e->syms, in->syms, in->nsyms * sizeof *e->syms);
+    if (in->texts) {
+      e->texts = malloc(in->nsyms * sizeof *e->texts);
+      if (!e->texts) { free(e->syms); return -1; }
+      for (uint32_t i = 0; i < in->nsyms; i++) e->texts[i] = sdb_intern(in->texts[i]);
+    }
+  }
+  e->text = sdb_intern(in->text);
+  e->detail = sdb_intern(in->detail);
+  s->len++;
+  for (int i = 0; i < MAX_SINKS; i++)
+    if (s->sinks[i].fn) s->sinks[i].fn(s->sinks[i].ud, e);
+  return (long)e->seq;
+}
+
+long sdb_emit(sdb_events *s, const sdb_event *ev) {
+  if (!s) return 0;
+  sdb_event e = *ev;
+  e.phase = (uint8_t)s->phase;
+  e.op = sdb_events_op(s);
+  e.tracer = s->tracer;
+  e.depth = s->depth;
+  sdb_loc loc;
+  if (sdb_events_locate(s, &loc)) {
+    e.file = loc.file;
+    e.line = loc.line;
+    e.func = loc.func;
+  } else {
+    e.file = e.func = NULL;
+    e.line = 0;
+  }
+  return append(s, &e);
+}
+
+long sdb_emit_raw(sdb_events *s, const sdb_event *ev) {
+  if (!s) return 0;
+  return append(s, ev);
+}
+
+size_t sdb_events_count(const sdb_events *s) { return s ? s->len : 0; }
+
+const sdb_event *sdb_events_at(const sdb_events *s, size_t i) {
+  return s && i < s->len ? &s->ev[i] : NULL;
+}
+
+int sdb_events_add_sink(sdb_events *s, sdb_sink_fn fn, void *ud) {
+  if (!s) return -1;
+  for (int i = 0; i < MAX_SINKS; i++) {
+    if (!s->sinks[i].fn) {
+      s->sinks[i].fn = fn;
+      s->sinks[i].ud = ud;
+      return i;
+    }
+  }
+  return -1;
+}
+
+void sdb_events_remove_sink(sdb_events *s, int id) {
+  if (s && id >= 0 && id < MAX_SINKS) s->sinks[id].fn = NULL;
+}
+
+/* --- formatting ----------------------------------------------------------- */
+
+static void put_expr(sdb_buf *b, const sdb_expr *e) {
+  if (!e) { sdb_buf_puts(b, "?"); return; }
+  char *s = sdb_expr_str(e);
+  sdb_buf_puts(b, s ? s : "?");
+  free(s);
+}
+
+static void put_range(sdb_buf *b, sdb_range r) {
+  char buf[SDB_RANGE_STRLEN];
+  sdb_buf_puts(b, sdb_range_str(r, buf, sizeof buf));
+}
+
+static void put_symset(sdb_buf *b, const sdb_event *ev) {
+  sdb_buf_putc(b, '{');
+  for (uint32_t i = 0; i < ev->nsyms; i++) {
+    if (i) sdb_buf_puts(b, ", ");
+    put_expr(b, ev->syms[i]);
+  }
+  sdb_buf_putc(b, '}');
+}
+
+static void summary(sdb_buf *b, const sdb_event *ev) {
+  sdb_buf_puts(b, sdb_event_name((sdb_event_kind)ev->kind));
+  switch (ev->kind) {
+    case SDB_EV_PHASE_START: case SDB_EV_PHASE_END:
+      sdb_buf_printf(b, " %s", sdb_phase_name((sdb_phase)ev->phase));
+      if (ev->text) sdb_buf_printf(b, " (%s)", ev->text);
+      break;
+    case SDB_EV_FAKE_MODE_CREATED:
+      sdb_buf_printf(b, " #%lld", (long long)ev->value);
+      if (ev->text) sdb_buf_printf(b, " (%s)", ev->text);
+      break;
+    case SDB_EV_EPOCH_BUMPED:
+      sdb_buf_printf(b, " epoch=%lld", (long long)ev->value);
+      break;
+    case SDB_EV_CREATE_SYMBOL:
+      sdb_buf_putc(b, ' ');
+      put_expr(b, ev->sym);
+      sdb_buf_printf(b, " = %lld for %s ", (long long)ev->value, ev->text ? ev->text : "?");
+      put_range(b, ev->range);
+      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      break;
+    case SDB_EV_CREATE_UNBACKED:
+      sdb_buf_putc(b, ' ');
+      put_expr(b, ev->sym);
+      sdb_buf_putc(b, ' ');
+      put_range(b, ev->range);
+      if (ev->text && strcmp(ev->text, "int")) sdb_buf_printf(b, " (%s)", ev->text);
+      break;
+    case SDB_EV_SPECIALIZATION:
+      sdb_buf_printf(b, " %s = ", ev->text ? ev->text : "?");
+      put_expr(b, ev->expr);
+      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      break;
+    case SDB_EV_PENDING_CHANGED:
+      sdb_buf_putc(b, ' ');
+      put_symset(b, ev);
+      break;
+    case SDB_EV_GUARD_ADDED:
+      sdb_buf_putc(b, ' ');
+      put_expr(b, ev->expr);
+      break;
+    case SDB_EV_REPLACEMENT_ADDED:
+      sdb_buf_putc(b, ' ');
+      put_expr(b, ev->sym);
+      sdb_buf_puts(b, " -> ");
+      put_expr(b, ev->expr);
+      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      break;
+    case SDB_EV_RUNTIME_ASSERT:
+      sdb_buf_putc(b, ' ');
+      put_expr(b, ev->expr);
+      break;
+    case SDB_EV_RANGE_REFINED:
+      sdb_buf_putc(b, ' ');
+      put_expr(b, ev->sym);
+      sdb_buf_putc(b, ' ');
+      put_range(b, ev->range);
+      break;
+    case SDB_EV_SIZE_LIKE: case SDB_EV_MEMO_HIT: case SDB_EV_SYMBOL_BOUND:
+      sdb_buf_putc(b, ' ');
+      put_expr(b, ev->sym);
+      if (ev->text) sdb_buf_printf(b, " %s", ev->text);
+      break;
+    case SDB_EV_RENAMED:
+      sdb_buf_putc(b, ' ');
+      put_expr(b, ev->sym);
+      sdb_buf_puts(b, " -> ");
+      put_expr(b, ev->sym2);
+      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      break;
+    case SDB_EV_UNBACKED_BINDINGS:
+      if (ev->text) sdb_buf_printf(b, " %%%s", ev->text);
+      for (uint32_t i = 0; i < ev->nsyms; i++) {
+        sdb_buf_puts(b, i ? ", " : " ");
+        put_expr(b, ev->syms[i]);
+        sdb_buf_printf(b, ": %s", ev->texts && ev->texts[i] ? ev->texts[i] : "");
+      }
+      break;
+    case SDB_EV_COND_OUTPUT_SYMBOL:
+      sdb_buf_putc(b, ' ');
+      put_expr(b, ev->sym);
+      sdb_buf_putc(b, ' ');
+      put_range(b, ev->range);
+      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      break;
+    case SDB_EV_HOP_CHECK: case SDB_EV_BINDING_CHECK: case SDB_EV_GUARD_CHECK:
+      sdb_buf_puts(b, ev->flags ? " ok" : " FAILED");
+      if (ev->text) sdb_buf_printf(b, " %s", ev->text);
+      if (ev->detail) sdb_buf_printf(b, ": %s", ev->detail);
+      break;
+    case SDB_EV_BUFFER_LOWERED:
+      if (ev->text) sdb_buf_printf(b, " %s", ev->text);
+      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      if (ev->nsyms) { sdb_buf_puts(b, " defines "); put_symset(b, ev); }
+      break;
+    default:
+      if (ev->sym) { sdb_buf_putc(b, ' '); put_expr(b, ev->sym); }
+      if (ev->text) sdb_buf_printf(b, " %s", ev->text);
+      if (ev->detail) sdb_buf_printf(b, ": %s", ev->detail);
+      break;
+  }
+}
+
+char *sdb_event_summary(const sdb_event *ev) {
+  sdb_buf b = SDB_BUF_INIT;
+  summary(&b, ev);
+  return sdb_buf_take(&b);
+}
+
+char *sdb_event_format(const sdb_event *ev) {
+  sdb_buf b = SDB_BUF_INIT;
+  char loc[256] = "-";
+  if (ev->file) {
+    const char *base = strrchr(ev->file, '/');
+    snprintf(loc, sizeof loc, "%s:%d", base ? base + 1 : ev->file, ev->line);
+  }
+  sdb_buf_printf(&b, "%-6s %-16s ", sdb_phase_name((sdb_phase)ev->phase), loc);
+  summary(&b, ev);
+  return sdb_buf_take(&b);
+}

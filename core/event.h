@@ -1,0 +1,150 @@
+/*
+** event.h — the event stream. Every change of state in core/ is emitted as
+** one typed event, in order. The debugger, the recorder (saved traces) and
+** the printers consume the same stream; the state at step k is a fold of
+** events 0..k, so every event carries what a reader needs without the
+** program (symbols and expressions by value, texts interned).
+**
+** One generic record serves all kinds; each kind documents which fields it
+** uses (below). Kind names are stable: they are the names written to saved
+** traces and shown in the REPL, PyTorch's structured-log names where one
+** exists (create_symbol, create_unbacked_symbol, guard_added,
+** symbolic_shape_specialization).
+*/
+#ifndef SDB_EVENT_H
+#define SDB_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "expr.h"
+#include "ranges.h"
+
+typedef enum sdb_phase {
+  SDB_PHASE_NONE,
+  SDB_PHASE_TRACE,     /* Dynamo-like tracing of the Lua function */
+  SDB_PHASE_COND,      /* speculating a cond branch (nested in trace) */
+  SDB_PHASE_AOT,       /* aot-compile: fresh fake mode, retrace */
+  SDB_PHASE_LOWER,     /* buffers, rebinding, wrapper code */
+  SDB_PHASE_GUARDS,    /* install the guard set; later calls check it */
+  SDB_PHASE_COUNT
+} sdb_phase;
+
+const char *sdb_phase_name(sdb_phase p);     /* "trace", "aot", ... */
+int sdb_phase_from_name(const char *name);   /* -1 if unknown */
+
+/* Kinds. The comment lists the fields used besides the common ones. */
+typedef enum sdb_event_kind {
+  SDB_EV_PHASE_START,        /* text = phase detail */
+  SDB_EV_PHASE_END,
+  SDB_EV_FAKE_MODE_CREATED,  /* value = mode id, text = "fresh" or reason */
+  SDB_EV_EPOCH_BUMPED,       /* value = new epoch */
+  SDB_EV_CREATE_SYMBOL,      /* sym, value = hint, range, text = source */
+  SDB_EV_CREATE_UNBACKED,    /* sym, range, text = "int"|"bool"|"float" */
+  SDB_EV_SPECIALIZATION,     /* sym (or NULL), expr = value, text = source, detail = reason */
+  SDB_EV_PENDING_CHANGED,    /* syms = the pending list after the change */
+  SDB_EV_GUARD_ADDED,        /* expr = guard */
+  SDB_EV_REPLACEMENT_ADDED,  /* sym -> expr, detail = reason */
+  SDB_EV_RUNTIME_ASSERT,     /* expr, sym = key symbol (or NULL), detail = message */
+  SDB_EV_RANGE_REFINED,      /* sym, range = new range, detail = why */
+  SDB_EV_SIZE_LIKE,          /* sym marked size-like */
+  SDB_EV_RENAMED,            /* sym (orig) -> sym2 (new), detail = why */
+  SDB_EV_NODE_PLACED,        /* text = node name, detail = node line, value = node id */
+  SDB_EV_UNBACKED_BINDINGS,  /* text = node name, syms + texts = (symbol, key path) */
+  SDB_EV_MEMO_HIT,           /* sym, text = memo kind (nonzero/item/unique) */
+  SDB_EV_TRACER_PUSH,        /* text = tracer name, value = depth */
+  SDB_EV_TRACER_POP,         /* text = tracer name, value = depth */
+  SDB_EV_GRAPH_INPUT,        /* text = placeholder, detail = lifted from, sym if a symbol */
+  SDB_EV_SYMBOL_BOUND,       /* sym, text = proxy name in the tracer */
+  SDB_EV_COND_OUTPUT_SYMBOL, /* sym, range, detail = why */
+  SDB_EV_HOP_CHECK,          /* flags = passed?, detail = what was checked */
+  SDB_EV_AUTOGRAD,           /* flags = taken?, detail = why */
+  SDB_EV_REFAKIFIED,         /* text = source, detail = metadata */
+  SDB_EV_BUFFER_LOWERED,     /* text = buffer name, detail = kind, syms = defines */
+  SDB_EV_BINDING_CHECK,      /* flags = passed?, text = node, detail = message */
+  SDB_EV_GUARDS_INSTALLED,   /* value = number of guards, detail = guard text */
+  SDB_EV_GUARD_CHECK,        /* flags = hit?, detail = reasons */
+  SDB_EV_RECOMPILE,          /* detail = reasons */
+  SDB_EV_ERROR,              /* text = error kind, detail = message */
+  SDB_EV_NOTE,               /* detail = free text (graph listings, logs) */
+  SDB_EV_COUNT
+} sdb_event_kind;
+
+const char *sdb_event_name(sdb_event_kind k);     /* stable snake_case name */
+int sdb_event_from_name(const char *name);        /* -1 if unknown */
+
+typedef struct sdb_event {
+  uint32_t seq;             /* position in the stream, from 0 */
+  uint16_t kind;            /* sdb_event_kind */
+  uint8_t phase;            /* sdb_phase at emission */
+  uint8_t flags;            /* kind-specific */
+  int32_t depth;            /* tracer depth at emission (0 = top) */
+  const char *tracer;       /* tracer path, e.g. "trace > cond.true_branch" */
+  const char *file;         /* user Lua location (interned), or NULL */
+  int32_t line;
+  const char *func;         /* user function name, or NULL */
+  const char *op;           /* operator being run, or NULL */
+  const sdb_expr *sym;
+  const sdb_expr *sym2;
+  const sdb_expr *expr;
+  sdb_range range;
+  bool has_range;
+  int64_t value;
+  const char *text;         /* interned */
+  const char *detail;       /* interned */
+  const sdb_expr **syms;    /* owned by the stream */
+  const char **texts;       /* parallel to syms, may be NULL; owned */
+  uint32_t nsyms;
+} sdb_event;
+
+/* Where user code is: filled in by the front end (the Lua layer walks its
+** stack for the innermost frame of the user's program). */
+typedef struct sdb_loc {
+  const char *file;   /* interned */
+  int line;
+  const char *func;   /* interned, may be NULL */
+} sdb_loc;
+typedef bool (*sdb_locate_fn)(void *ud, sdb_loc *out);
+
+/* A consumer of events; called after the event is appended. */
+typedef void (*sdb_sink_fn)(void *ud, const sdb_event *ev);
+
+typedef struct sdb_events sdb_events;
+
+sdb_events *sdb_events_new(void);
+void sdb_events_free(sdb_events *s);
+
+/* Emission context, stamped on every event. */
+void sdb_events_set_phase(sdb_events *s, sdb_phase p);
+sdb_phase sdb_events_phase(const sdb_events *s);
+void sdb_events_set_locator(sdb_events *s, sdb_locate_fn fn, void *ud);
+bool sdb_events_locate(sdb_events *s, sdb_loc *out);
+/* The operator now running (a stack: ops call ops). */
+void sdb_events_push_op(sdb_events *s, const char *op);
+void sdb_events_pop_op(sdb_events *s);
+const char *sdb_events_op(const sdb_events *s);
+/* The tracer path and depth (maintained by core/tracer). */
+void sdb_events_set_tracer(sdb_events *s, const char *path, int depth);
+
+/* Append a copy of *ev (seq, phase, location, op and tracer are filled in;
+** syms/texts are copied), then call the sinks. Returns the new seq, or -1
+** on OOM. A NULL stream accepts and drops events. */
+long sdb_emit(sdb_events *s, const sdb_event *ev);
+/* Same, keeping the location already set in ev (replaying a saved trace). */
+long sdb_emit_raw(sdb_events *s, const sdb_event *ev);
+
+size_t sdb_events_count(const sdb_events *s);
+const sdb_event *sdb_events_at(const sdb_events *s, size_t i);
+
+int sdb_events_add_sink(sdb_events *s, sdb_sink_fn fn, void *ud);  /* id */
+void sdb_events_remove_sink(sdb_events *s, int id);
+
+/* One line describing an event, as the batch log and the REPL print it:
+** "trace  nonzero.lua:2  create_unbacked_symbol u0 [-int_oo, int_oo]".
+** Returns a malloc'ed string. */
+char *sdb_event_format(const sdb_event *ev);
+/* The same without phase and location columns. */
+char *sdb_event_summary(const sdb_event *ev);
+
+#endif

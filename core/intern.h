@@ -1,0 +1,16 @@
+/*
+** intern.h — interned strings. sdb_intern returns one stable pointer per
+** distinct string, valid until sdb_intern_reset(); event records, sources
+** and locations keep such pointers so they never own text.
+*/
+#ifndef SDB_INTERN_H
+#define SDB_INTERN_H
+
+#include <stddef.h>
+
+const char *sdb_intern(const char *s);              /* NULL -> NULL */
+const char *sdb_intern_n(const char *s, size_t n);
+const char *sdb_internf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void sdb_intern_reset(void);
+
+#endif

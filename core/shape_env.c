@@ -1,0 +1,1397 @@
+/*
+** shape_env.c — the ShapeEnv (see shape_env.h).
+**
+** The rules follow torch/fx/experimental/symbolic_shapes.py:
+**   create_symbol      duck sizing, 0/1 specialization, [2, int_oo] ranges
+**   evaluate           _maybe_evaluate_static, then hint + guard, else DDE
+**   check              guard_or_defer_runtime_assert
+**   maybe_guard_rel    _refine_ranges, trivial_solve, solve, divisibility
+**   set_replacement    ranges intersected, size-like propagated
+**   rename_unbacked_to re-applies the old replacement to the new symbol
+**   produce_guards     equalities, surviving guards, then ranges
+*/
+#include "shape_env.h"
+#include "buf.h"
+#include "intern.h"
+#include "map.h"
+#include "srcfile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A growable array of T: `arr`, `n`, `cap` fields named by prefix. */
+#define GROW(arr, n, cap)                                                    \
+  ((n) < (cap) ? true : grow_array((void **)&(arr), &(cap), sizeof *(arr)))
+
+static bool grow_array(void **arr, size_t *cap, size_t elem) {
+  size_t ncap = *cap ? *cap * 2 : 16;
+  void *p = realloc(*arr, ncap * elem);
+  if (!p) return false;
+  *arr = p;
+  *cap = ncap;
+  return true;
+}
+
+struct sdb_shape_env {
+  sdb_events *ev;
+  sdb_shape_env_opts opts;
+
+  sdb_map syms;                  /* sym -> sdb_symbol_info* (creation order) */
+  sdb_map val_to_var;            /* sdb_int(hint) -> sym, for duck sizing */
+  sdb_map repl;                  /* sym -> sdb_replacement* */
+  sdb_map divisible;             /* Mod(x, k) known to be 0 -> non-NULL */
+  sdb_map renamed;               /* orig sym -> new sym */
+
+  sdb_guard *guards; size_t nguards, capguards;
+  sdb_runtime_assert *asserts; size_t nasserts, capasserts;
+  sdb_specialization *specs; size_t nspecs, capspecs;
+  sdb_renaming *renames; size_t nrenames, caprenames;
+  sdb_tracked *tracked; size_t ntracked, captracked;
+  const sdb_expr **pending; size_t npending, cappending;
+  const sdb_expr **facts; size_t nfacts, capfacts;
+
+  sdb_map axioms;                /* simplified boolean -> True/False */
+  unsigned version;              /* bumps when replacements or ranges change */
+  unsigned axioms_version;
+  int ignore_fresh;
+  int next_s, next_u, next_zuf;
+};
+
+/* ------------------------------------------------------------------------
+** Lifetime, provenance, events
+** ---------------------------------------------------------------------- */
+
+sdb_shape_env_opts sdb_shape_env_default_opts(void) {
+  sdb_shape_env_opts o = {true, true};
+  return o;
+}
+
+sdb_shape_env *sdb_shape_env_new(sdb_events *events, const sdb_shape_env_opts *opts) {
+  sdb_shape_env *env = calloc(1, sizeof *env);
+  if (!env) return NULL;
+  env->ev = events;
+  env->opts = opts ? *opts : sdb_shape_env_default_opts();
+  env->axioms_version = (unsigned)-1;
+  return env;
+}
+
+void sdb_shape_env_free(sdb_shape_env *env) {
+  if (!env) return;
+  for (size_t i = 0; i < env->syms.len; i++) {
+    sdb_symbol_info *s = env->syms.vals[i];
+    free(s->sources);
+    free(s);
+  }
+  for (size_t i = 0; i < env->repl.len; i++) free(env->repl.vals[i]);
+  sdb_map_free(&env->syms);
+  sdb_map_free(&env->val_to_var);
+  sdb_map_free(&env->repl);
+  sdb_map_free(&env->divisible);
+  sdb_map_free(&env->renamed);
+  sdb_map_free(&env->axioms);
+  free(env->guards);
+  free(env->asserts);
+  free(env->specs);
+  free(env->renames);
+  free(env->tracked);
+  free(env->pending);
+  free(env->facts);
+  free(env);
+}
+
+sdb_events *sdb_shape_env_events(const sdb_shape_env *env) { return env->ev; }
+
+static sdb_prov prov_now(sdb_shape_env *env) {
+  sdb_prov p;
+  p.phase = sdb_events_phase(env->ev);
+  p.op = sdb_events_op(env->ev);
+  sdb_events_locate(env->ev, &p.loc);
+  p.seq = -1;
+  return p;
+}
+
+static long emit(sdb_shape_env *env, sdb_event *e) {
+  return env->ev ? sdb_emit(env->ev, e) : -1;
+}
+
+static char *estr(const sdb_expr *e) {
+  char *s = e ? sdb_expr_str(e) : NULL;
+  return s ? s : strdup("?");
+}
+
+/* ------------------------------------------------------------------------
+** Symbols
+** ---------------------------------------------------------------------- */
+
+static sdb_symbol_info *info_of(const sdb_shape_env *env, const sdb_expr *sym) {
+  return sym && sym->kind == SDB_SYM ? sdb_map_get(&env->syms, sym) : NULL;
+}
+
+const sdb_symbol_info *sdb_symbol(const sdb_shape_env *env, const sdb_expr *sym) {
+  return info_of(env, sym);
+}
+
+size_t sdb_symbol_count(const sdb_shape_env *env) { return env->syms.len; }
+
+const sdb_symbol_info *sdb_symbol_at(const sdb_shape_env *env, size_t i) {
+  return i < env->syms.len ? env->syms.vals[i] : NULL;
+}
+
+bool sdb_is_unbacked(const sdb_shape_env *env, const sdb_expr *sym) {
+  const sdb_symbol_info *s = info_of(env, sym);
+  return s ? s->unbacked : (sym->kind == SDB_SYM && !strncmp(sym->name, "u", 1));
+}
+
+sdb_range sdb_symbol_range(const sdb_shape_env *env, const sdb_expr *sym) {
+  const sdb_symbol_info *s = info_of(env, sym);
+  return s ? s->range : sdb_range_unknown();
+}
+
+bool sdb_has_unbacked(const sdb_shape_env *env, const sdb_expr *e) {
+  if (e->kind == SDB_SYM) {
+    const sdb_symbol_info *s = info_of(env, e);
+    return s ? !s->has_hint : true;
+  }
+  for (size_t i = 0; i < e->nargs; i++)
+    if (sdb_has_unbacked(env, e->args[i])) return true;
+  return false;
+}
+
+static sdb_symbol_info *new_symbol(sdb_shape_env *env, const sdb_expr *sym) {
+  sdb_symbol_info *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->sym = sym;
+  s->index = env->syms.len;
+  s->created = prov_now(env);
+  if (!sdb_map_put(&env->syms, sym, s)) { free(s); return NULL; }
+  return s;
+}
+
+static bool add_source(sdb_symbol_info *s, const sdb_source *src) {
+  for (size_t i = 0; i < s->nsources; i++)
+    if (s->sources[i] == src) return true;
+  const sdb_source **v = realloc(s->sources, (s->nsources + 1) * sizeof *v);
+  if (!v) return false;
+  v[s->nsources++] = src;
+  s->sources = v;
+  return true;
+}
+
+bool sdb_track(sdb_shape_env *env, const sdb_source *source, const sdb_expr *e) {
+  if (!source || !e) return false;
+  if (!GROW(env->tracked, env->ntracked, env->captracked)) return false;
+  env->tracked[env->ntracked].source = source;
+  env->tracked[env->ntracked].expr = e;
+  env->ntracked++;
+  return true;
+}
+
+static int oom(sdb_err *err) {
+  return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
+}
+
+static int record_specialization(sdb_shape_env *env, const sdb_source *src,
+                                 const sdb_expr *sym, int64_t value,
+                                 const char *reason) {
+  if (!GROW(env->specs, env->nspecs, env->capspecs)) return -1;
+  sdb_specialization *sp = &env->specs[env->nspecs++];
+  sp->source = src;
+  sp->value = value;
+  sp->reason = sdb_intern(reason);
+  sp->prov = prov_now(env);
+  sdb_event e = {0};
+  e.kind = SDB_EV_SPECIALIZATION;
+  e.sym = sym;
+  e.expr = sdb_int(value);
+  e.text = src ? src->name : NULL;
+  e.detail = reason;
+  sp->prov.seq = emit(env, &e);
+  return 0;
+}
+
+static void emit_pending(sdb_shape_env *env) {
+  sdb_event e = {0};
+  e.kind = SDB_EV_PENDING_CHANGED;
+  e.syms = env->pending;
+  e.nsyms = (uint32_t)env->npending;
+  emit(env, &e);
+}
+
+int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source,
+                      const sdb_dim_spec *spec, sdb_symctx *ctx,
+                      const sdb_expr **out, sdb_err *err) {
+  sdb_dim_spec d = spec ? *spec : sdb_symctx_dim(NULL, 0);
+  *out = NULL;
+  if (!source) return sdb_err_set(err, SDB_E_INVALID, "ValueError", "create_symbol needs a source");
+  const sdb_expr *cached = sdb_symctx_cached(ctx, env, source);
+  if (cached) {
+    *out = cached;
+    const sdb_symbol_info *ci = info_of(env, cached);
+    if (ci && ci->has_hint && ci->hint != hint)
+      return sdb_err_set(err, SDB_E_CONSTRAINT, "ConstraintViolationError",
+                         "%s is cached as %s with hint %lld, but the input has size %lld",
+                         source->name, cached->name, (long long)ci->hint, (long long)hint);
+    return sdb_track(env, source, cached) ? SDB_OK : oom(err);
+  }
+  const sdb_expr *r = NULL;
+  if (d.has_min && d.has_max && d.min == d.max) {
+    if (d.min != hint)
+      return sdb_err_set(err, SDB_E_CONSTRAINT, "ConstraintViolationError",
+                         "Static shape constraint of %lld does not match input size of %lld, for %s",
+                         (long long)d.min, (long long)hint, source->name);
+    d.dynamic = SDB_DIM_STATIC;
+  }
+  if (d.dynamic == SDB_DIM_UNBACKED) {
+    r = sdb_create_unbacked_symint(env);
+    if (!r) return oom(err);
+    int rc = sdb_mark_size_like(env, r, err);
+    if (rc) return rc;
+  } else if (d.dynamic == SDB_DIM_STATIC) {
+    r = sdb_int(hint);
+    if (!r || record_specialization(env, source, NULL, hint, "static")) return oom(err);
+  } else if (!d.unspecified && env->opts.specialize_zero_one && (hint == 0 || hint == 1)) {
+    r = sdb_int(hint);
+    if (!r || record_specialization(env, source, NULL, hint, "0/1 specialization")) return oom(err);
+  } else {
+    bool duck = env->opts.duck_shape && d.dynamic == SDB_DIM_DUCK && !d.unspecified &&
+                !d.has_min && !d.has_max;
+    const sdb_expr *key = sdb_int(hint);
+    if (!key) return sdb_err_expr(err);
+    const sdb_expr *hit = duck ? sdb_map_get(&env->val_to_var, key) : NULL;
+    if (hit) {
+      sdb_symbol_info *s = info_of(env, hit);
+      if (!add_source(s, source)) return oom(err);
+      r = hit;
+      sdb_event e = {0};
+      e.kind = SDB_EV_CREATE_SYMBOL;
+      e.flags = 1;
+      e.sym = hit;
+      e.value = hint;
+      e.range = s->range;
+      e.has_range = true;
+      e.text = source->name;
+      e.detail = "duck sized";
+      emit(env, &e);
+    } else {
+      sdb_range vr = d.unspecified ? sdb_range_unknown()
+                   : sdb_range_make(env->opts.specialize_zero_one ? 2 : 0, SDB_PINF);
+      if (d.has_min) vr.lo = vr.lo > d.min ? vr.lo : d.min;
+      if (d.has_max) vr.hi = vr.hi < d.max ? vr.hi : d.max;
+      if (!sdb_range_contains(vr, hint)) {
+        char lo[32], hi[32];
+        return sdb_err_set(err, SDB_E_CONSTRAINT, "ConstraintViolationError",
+                           "%lld not in range [%s, %s]", (long long)hint,
+                           sdb_bound_str(vr.lo, lo, sizeof lo), sdb_bound_str(vr.hi, hi, sizeof hi));
+      }
+      char name[32];
+      snprintf(name, sizeof name, "s%d", env->next_s++);
+      r = sdb_sym(name);
+      if (!r) return sdb_err_expr(err);
+      sdb_symbol_info *s = new_symbol(env, r);
+      if (!s || !add_source(s, source)) return oom(err);
+      s->has_hint = true;
+      s->hint = hint;
+      s->range = vr;
+      if (duck && !sdb_map_put(&env->val_to_var, key, (void *)r)) return oom(err);
+      sdb_event e = {0};
+      e.kind = SDB_EV_CREATE_SYMBOL;
+      e.sym = r;
+      e.value = hint;
+      e.range = vr;
+      e.has_range = true;
+      e.text = source->name;
+      s->created.seq = emit(env, &e);
+    }
+  }
+  if (!sdb_track(env, source, r) || !sdb_symctx_remember(ctx, env, source, r)) return oom(err);
+  *out = r;
+  return SDB_OK;
+}
+
+static const sdb_expr *create_unbacked(sdb_shape_env *env, const char *prefix,
+                                       int *counter, sdb_sym_type type,
+                                       sdb_range vr, const char *what) {
+  char name[32];
+  snprintf(name, sizeof name, "%s%d", prefix, (*counter)++);
+  const sdb_expr *sym = sdb_sym(name);
+  if (!sym) return NULL;
+  sdb_symbol_info *s = new_symbol(env, sym);
+  if (!s) return NULL;
+  s->unbacked = true;
+  s->type = type;
+  s->range = vr;
+  sdb_event e = {0};
+  e.kind = SDB_EV_CREATE_UNBACKED;
+  e.sym = sym;
+  e.range = vr;
+  e.has_range = true;
+  e.text = what;
+  s->created.seq = emit(env, &e);
+  if (env->ignore_fresh == 0) {
+    if (!GROW(env->pending, env->npending, env->cappending)) return NULL;
+    env->pending[env->npending++] = sym;
+    emit_pending(env);
+  }
+  return sym;
+}
+
+const sdb_expr *sdb_create_unbacked_symint(sdb_shape_env *env) {
+  return create_unbacked(env, "u", &env->next_u, SDB_SYM_INT, sdb_range_unknown(), "int");
+}
+
+const sdb_expr *sdb_create_unbacked_symbool(sdb_shape_env *env) {
+  const sdb_expr *u = create_unbacked(env, "u", &env->next_u, SDB_SYM_BOOL,
+                                      sdb_range_make(0, 1), "bool");
+  return u ? sdb_eq(u, sdb_int(1)) : NULL;
+}
+
+const sdb_expr *sdb_create_unbacked_symfloat(sdb_shape_env *env) {
+  return create_unbacked(env, "zuf", &env->next_zuf, SDB_SYM_FLOAT,
+                         sdb_range_unknown(), "float");
+}
+
+/* ------------------------------------------------------------------------
+** Pending fresh unbacked symbols
+** ---------------------------------------------------------------------- */
+
+size_t sdb_pending_count(const sdb_shape_env *env) { return env->npending; }
+
+const sdb_expr *sdb_pending_at(const sdb_shape_env *env, size_t i) {
+  return i < env->npending ? env->pending[i] : NULL;
+}
+
+bool sdb_is_pending(const sdb_shape_env *env, const sdb_expr *sym) {
+  for (size_t i = 0; i < env->npending; i++)
+    if (env->pending[i] == sym) return true;
+  return false;
+}
+
+void sdb_pending_clear(sdb_shape_env *env) {
+  if (env->npending == 0) return;
+  env->npending = 0;
+  emit_pending(env);
+}
+
+void sdb_pending_remove(sdb_shape_env *env, const sdb_expr *const *syms, size_t n) {
+  size_t w = 0;
+  for (size_t i = 0; i < env->npending; i++) {
+    bool drop = false;
+    for (size_t j = 0; j < n; j++) drop |= env->pending[i] == syms[j];
+    if (!drop) env->pending[w++] = env->pending[i];
+  }
+  if (w == env->npending) return;
+  env->npending = w;
+  emit_pending(env);
+}
+
+void sdb_ignore_fresh_push(sdb_shape_env *env) { env->ignore_fresh++; }
+void sdb_ignore_fresh_pop(sdb_shape_env *env) { if (env->ignore_fresh > 0) env->ignore_fresh--; }
+bool sdb_ignoring_fresh(const sdb_shape_env *env) { return env->ignore_fresh > 0; }
+
+/* ------------------------------------------------------------------------
+** Replacements and simplification
+** ---------------------------------------------------------------------- */
+
+static const sdb_expr *find(sdb_shape_env *env, const sdb_expr *sym);
+
+/* Replace every free symbol by its representative. */
+static const sdb_expr *replace(sdb_shape_env *env, const sdb_expr *e) {
+  if (!e || env->repl.len == 0 || sdb_is_const(e)) return e;
+  if (e->kind == SDB_SYM) return find(env, e);
+  const sdb_expr **fs;
+  long n = sdb_free_symbols(e, &fs);
+  if (n <= 0) return e;
+  const sdb_expr **vals = malloc((size_t)n * sizeof *vals);
+  if (!vals) { free(fs); return NULL; }
+  size_t m = 0;
+  for (long i = 0; i < n; i++) {
+    const sdb_expr *t = find(env, fs[i]);
+    if (t != fs[i]) { fs[m] = fs[i]; vals[m] = t; m++; }
+  }
+  const sdb_expr *r = m ? sdb_subs(e, fs, vals, m) : e;
+  free(fs);
+  free(vals);
+  return r;
+}
+
+/* The representative of sym, compressing the path as PyTorch's _find does. */
+static const sdb_expr *find(sdb_shape_env *env, const sdb_expr *sym) {
+  sdb_replacement *r = sdb_map_get(&env->repl, sym);
+  if (!r) return sym;
+  const sdb_expr *t = replace(env, r->target);
+  if (t && t != r->target) r->target = t;
+  return r->target;
+}
+
+const sdb_expr *sdb_replacement_of(const sdb_shape_env *env, const sdb_expr *sym) {
+  const sdb_replacement *r = sdb_map_get(&env->repl, sym);
+  return r ? r->target : NULL;
+}
+
+static bool range_fn(void *ud, const sdb_expr *sym, sdb_range *out) {
+  const sdb_symbol_info *s = info_of(ud, sym);
+  if (!s) return false;
+  *out = s->range;
+  return true;
+}
+
+static sdb_range bound_raw(sdb_shape_env *env, const sdb_expr *e) {
+  return sdb_bound(e, range_fn, env);
+}
+
+static bool range_within(sdb_range inner, sdb_range outer) {
+  return inner.lo >= outer.lo && inner.hi <= outer.hi;
+}
+
+/* Rewrites that need facts: Mod of a divisible, Mod/FloorDiv of an argument
+** already below the divisor, Max/Min of arguments ordered by their ranges. */
+static const sdb_expr *facts_rewrite(sdb_shape_env *env, const sdb_expr *e,
+                                     bool use_divisible) {
+  if (e->nargs == 0) return e;
+  const sdb_expr *small[8];
+  const sdb_expr **args = e->nargs <= 8 ? small : malloc(e->nargs * sizeof *args);
+  if (!args) return NULL;
+  bool changed = false;
+  const sdb_expr *r = NULL;
+  for (size_t i = 0; i < e->nargs; i++) {
+    args[i] = facts_rewrite(env, e->args[i], use_divisible);
+    if (!args[i]) goto out;
+    changed |= args[i] != e->args[i];
+  }
+  r = changed ? sdb_rebuild((sdb_kind)e->kind, e->ival, args, e->nargs) : e;
+  if (!r || r->nargs == 0) goto out;
+  if ((r->kind == SDB_MOD || r->kind == SDB_FLOORDIV) && r->args[1]->kind == SDB_INT &&
+      r->args[1]->ival > 0) {
+    if (use_divisible && r->kind == SDB_MOD && sdb_map_has(&env->divisible, r)) {
+      r = sdb_int(0);
+      goto out;
+    }
+    sdb_range a = bound_raw(env, r->args[0]);
+    if (a.lo >= 0 && a.hi < r->args[1]->ival)
+      r = r->kind == SDB_MOD ? r->args[0] : sdb_int(0);
+  } else if (r->kind == SDB_MAX || r->kind == SDB_MIN) {
+    const sdb_expr *keep[64];
+    size_t nk = 0;
+    bool dropped = false;
+    for (size_t i = 0; i < r->nargs && r->nargs <= 64; i++) {
+      bool dominated = false;
+      for (size_t j = 0; j < r->nargs && !dominated; j++) {
+        if (i == j) continue;
+        const sdb_expr *d = sdb_sub(r->args[j], r->args[i]);
+        if (!d) continue;
+        sdb_range dr = bound_raw(env, d);
+        /* arg j is always >= arg i (Max) or <= arg i (Min); ties keep the first */
+        if (r->kind == SDB_MAX ? (dr.lo > 0 || (dr.lo == 0 && j < i))
+                               : (dr.hi < 0 || (dr.hi == 0 && j < i)))
+          dominated = true;
+      }
+      if (dominated) dropped = true;
+      else keep[nk++] = r->args[i];
+    }
+    if (dropped && nk > 0) r = sdb_rebuild((sdb_kind)r->kind, 0, keep, nk);
+  }
+out:
+  if (args != small) free(args);
+  return r;
+}
+
+static bool needs_facts(const sdb_expr *e) {
+  if (e->kind == SDB_MOD || e->kind == SDB_FLOORDIV || e->kind == SDB_MAX || e->kind == SDB_MIN)
+    return true;
+  for (size_t i = 0; i < e->nargs; i++)
+    if (needs_facts(e->args[i])) return true;
+  return false;
+}
+
+/* Replacements, then rewrites by ranges and (when allowed) divisibility. */
+static const sdb_expr *simplify_with(sdb_shape_env *env, const sdb_expr *e,
+                                     bool use_divisible) {
+  if (!e) return NULL;
+  const sdb_expr *r = replace(env, e);
+  if (r && needs_facts(r)) r = facts_rewrite(env, r, use_divisible);
+  return r;
+}
+
+const sdb_expr *sdb_simplify(sdb_shape_env *env, const sdb_expr *e) {
+  return simplify_with(env, e, true);
+}
+
+sdb_range sdb_bound_in(sdb_shape_env *env, const sdb_expr *e) {
+  const sdb_expr *s = sdb_simplify(env, e);
+  return bound_raw(env, s ? s : e);
+}
+
+/* ------------------------------------------------------------------------
+** Facts (axioms): guards and runtime asserts, with their implications
+** ---------------------------------------------------------------------- */
+
+static void axiom(sdb_shape_env *env, const sdb_expr *k, bool v) {
+  if (k && !sdb_is_const(k)) sdb_map_put(&env->axioms, k, (void *)sdb_bool(v));
+}
+
+static void add_implications(sdb_shape_env *env, const sdb_expr *g) {
+  if (g->kind == SDB_AND) {
+    for (size_t i = 0; i < g->nargs; i++) add_implications(env, g->args[i]);
+    return;
+  }
+  axiom(env, g, true);
+  axiom(env, sdb_not(g), false);
+  if (g->kind == SDB_LT) {
+    const sdb_expr *a = g->args[0], *b = g->args[1];
+    axiom(env, sdb_le(a, b), true);
+    axiom(env, sdb_ne(a, b), true);
+    axiom(env, sdb_eq(a, b), false);
+    axiom(env, sdb_lt(b, a), false);
+  } else if (g->kind == SDB_EQ && !sdb_is_bool(g->args[0])) {
+    const sdb_expr *a = g->args[0], *b = g->args[1];
+    axiom(env, sdb_le(a, b), true);
+    axiom(env, sdb_le(b, a), true);
+    axiom(env, sdb_lt(a, b), false);
+    axiom(env, sdb_lt(b, a), false);
+  }
+}
+
+static void refresh_axioms(sdb_shape_env *env) {
+  if (env->axioms_version == env->version) return;
+  sdb_map_clear(&env->axioms);
+  for (size_t i = 0; i < env->nfacts; i++) {
+    const sdb_expr *g = sdb_simplify(env, env->facts[i]);
+    if (g) add_implications(env, g);
+  }
+  env->axioms_version = env->version;
+}
+
+static bool add_fact(sdb_shape_env *env, const sdb_expr *g) {
+  if (!GROW(env->facts, env->nfacts, env->capfacts)) return false;
+  env->facts[env->nfacts++] = g;
+  env->version++;
+  return true;
+}
+
+/* -1 unknown, 0 false, 1 true */
+static int static_bool(sdb_shape_env *env, const sdb_expr *e, bool use_axioms) {
+  switch (e->kind) {
+    case SDB_TRUE: return 1;
+    case SDB_FALSE: return 0;
+    case SDB_NOT: {
+      int v = static_bool(env, e->args[0], use_axioms);
+      return v < 0 ? -1 : !v;
+    }
+    case SDB_AND: case SDB_OR: {
+      bool unknown = false;
+      for (size_t i = 0; i < e->nargs; i++) {
+        int v = static_bool(env, e->args[i], use_axioms);
+        if (v < 0) unknown = true;
+        else if (e->kind == SDB_AND && v == 0) return 0;
+        else if (e->kind == SDB_OR && v == 1) return 1;
+      }
+      return unknown ? -1 : e->kind == SDB_AND;
+    }
+    default: break;
+  }
+  if (use_axioms) {
+    refresh_axioms(env);
+    const sdb_expr *v = sdb_map_get(&env->axioms, e);
+    if (v) return v->kind == SDB_TRUE;
+  }
+  sdb_range r = bound_raw(env, e);
+  if (r.lo == 1) return 1;
+  if (r.hi == 0) return 0;
+  return -1;
+}
+
+/* use_facts=false: only replacements and ranges, not the facts learned from
+** guards (axioms, divisibility) — so produce_guards keeps the guards that
+** those facts came from. */
+static const sdb_expr *evaluate_static(sdb_shape_env *env, const sdb_expr *e,
+                                       bool use_axioms) {
+  const sdb_expr *s = simplify_with(env, e, use_axioms);
+  if (!s) return NULL;
+  if (sdb_is_const(s)) return s;
+  if (sdb_is_bool(s)) {
+    int v = static_bool(env, s, use_axioms);
+    return v < 0 ? NULL : sdb_bool(v);
+  }
+  sdb_range r = bound_raw(env, s);
+  return sdb_range_is_singleton(r) ? sdb_int(r.lo) : NULL;
+}
+
+const sdb_expr *sdb_maybe_evaluate_static(sdb_shape_env *env, const sdb_expr *e) {
+  return evaluate_static(env, e, true);
+}
+
+bool sdb_statically_known_true(sdb_shape_env *env, const sdb_expr *e) {
+  const sdb_expr *v = sdb_maybe_evaluate_static(env, e);
+  return v && v->kind == SDB_TRUE;
+}
+
+/* ------------------------------------------------------------------------
+** Ranges and replacements
+** ---------------------------------------------------------------------- */
+
+static int set_replacement(sdb_shape_env *env, const sdb_expr *a,
+                           const sdb_expr *tgt, const char *reason);
+
+/* Narrow sym's range; emits range_refined. A singleton range becomes a
+** replacement (range_refined_to_singleton) unless `singleton_ok` is false. */
+static void update_range(sdb_shape_env *env, const sdb_expr *sym, sdb_range nr,
+                         const char *why, bool singleton_ok) {
+  sdb_symbol_info *s = info_of(env, sym);
+  if (!s) return;
+  nr = sdb_range_intersect(s->range, nr);
+  nr.is_bool = false;
+  if (sdb_range_is_empty(nr)) return;   /* contradiction: leave the facts to say so */
+  if (nr.lo == s->range.lo && nr.hi == s->range.hi) return;
+  s->range = nr;
+  env->version++;
+  sdb_event e = {0};
+  e.kind = SDB_EV_RANGE_REFINED;
+  e.sym = sym;
+  e.range = nr;
+  e.has_range = true;
+  e.detail = why;
+  emit(env, &e);
+  if (singleton_ok && sdb_range_is_singleton(nr) && !sdb_map_has(&env->repl, sym))
+    set_replacement(env, sym, sdb_int(nr.lo), "range_refined_to_singleton");
+}
+
+static int64_t floor_div64(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+static int64_t ceil_div64(int64_t a, int64_t b) { return -floor_div64(-a, b); }
+
+/* Is d = c*x + rest with x absent from rest? */
+static bool linear_in(const sdb_expr *d, const sdb_expr *x, int64_t *c,
+                      const sdb_expr **rest) {
+  const sdb_expr *mono;
+  if (d->kind == SDB_ADD) {
+    for (size_t i = 0; i < d->nargs; i++) {
+      int64_t k = sdb_expr_coeff(d->args[i], &mono);
+      if (mono != x) continue;
+      const sdb_expr *r = sdb_sub(d, d->args[i]);
+      if (!r || sdb_has_symbol(r, x)) return false;
+      *c = k;
+      *rest = r;
+      return true;
+    }
+    return false;
+  }
+  int64_t k = sdb_expr_coeff(d, &mono);
+  if (mono != x) return false;
+  *c = k;
+  *rest = sdb_int(0);
+  return true;
+}
+
+/* _refine_ranges: for rel(lhs, rhs) solve for each symbol that occurs
+** linearly and intersect its range with what the other side allows. */
+static void refine_ranges(sdb_shape_env *env, const sdb_expr *rel) {
+  if (rel->kind != SDB_LT && rel->kind != SDB_LE && rel->kind != SDB_EQ) return;
+  if (sdb_is_bool(rel->args[0])) return;
+  const sdb_expr *d = sdb_sub(rel->args[0], rel->args[1]);
+  if (!d) return;
+  const sdb_expr **fs;
+  long n = sdb_free_symbols(d, &fs);
+  if (n <= 0 || n > 5) { free(fs); return; }
+  char *why = estr(rel);
+  for (long i = 0; i < n; i++) {
+    int64_t c;
+    const sdb_expr *rest;
+    if (!linear_in(d, fs[i], &c, &rest) || c == 0) continue;
+    const sdb_expr *neg = sdb_neg(rest);
+    if (!neg) continue;
+    sdb_range R = bound_raw(env, neg);   /* c*x (rel) -rest, -rest in [A, B] */
+    int64_t A = R.lo, B = R.hi;
+    if (rel->kind == SDB_LT && B != SDB_PINF) B -= 1;
+    sdb_range nr = sdb_range_unknown();
+    if (B != SDB_PINF) {                 /* c*x <= B */
+      if (c > 0) nr.hi = floor_div64(B, c);
+      else nr.lo = ceil_div64(B, c);
+    }
+    if (rel->kind == SDB_EQ && A != SDB_NINF) {   /* c*x >= A */
+      if (c > 0) nr.lo = ceil_div64(A, c);
+      else nr.hi = floor_div64(A, c);
+    }
+    update_range(env, fs[i], nr, why, true);
+  }
+  free(why);
+  free(fs);
+}
+
+static int set_replacement(sdb_shape_env *env, const sdb_expr *a,
+                           const sdb_expr *tgt, const char *reason) {
+  sdb_replacement *cur = sdb_map_get(&env->repl, a);
+  if (cur && cur->target == tgt) return 0;
+  if (sdb_has_symbol(tgt, a)) return 0;
+  sdb_symbol_info *sa = info_of(env, a);
+  if (sa) {
+    sdb_range src = sa->range;
+    sdb_range tb = bound_raw(env, tgt);
+    sdb_symbol_info *sb = tgt->kind == SDB_SYM ? info_of(env, tgt) : NULL;
+    if (sb) update_range(env, tgt, src, reason, false);
+    update_range(env, a, tb, reason, false);
+    if (sb) {
+      if (sa->size_like && !sb->size_like) sdb_mark_size_like(env, tgt, NULL);
+      else if (sb->size_like && !sa->size_like) sdb_mark_size_like(env, a, NULL);
+    }
+    if (!range_within(bound_raw(env, tgt), src)) return 0;   /* skipped set_replacement */
+  }
+  sdb_prov p = prov_now(env);
+  if (tgt->kind == SDB_INT) {
+    const sdb_source *src0 = sa && sa->nsources ? sa->sources[0] : NULL;
+    if (record_specialization(env, src0, a, tgt->ival, reason)) return -1;
+  }
+  if (!cur) {
+    cur = calloc(1, sizeof *cur);
+    if (!cur || !sdb_map_put(&env->repl, a, cur)) { free(cur); return -1; }
+  }
+  cur->sym = a;
+  cur->target = tgt;
+  cur->reason = sdb_intern(reason);
+  cur->prov = p;
+  env->version++;
+  sdb_event e = {0};
+  e.kind = SDB_EV_REPLACEMENT_ADDED;
+  e.sym = a;
+  e.expr = tgt;
+  e.detail = reason;
+  cur->prov.seq = emit(env, &e);
+  return 0;
+}
+
+/* Symbols to try solving for, PyTorch's _smart_symbol_sort descending:
+** unbacked (no hint) first, then larger hint, then newer. */
+static int solve_order(const void *x, const void *y, void *envp) {
+  sdb_shape_env *env = envp;
+  const sdb_symbol_info *a = info_of(env, *(const sdb_expr *const *)x);
+  const sdb_symbol_info *b = info_of(env, *(const sdb_expr *const *)y);
+  int64_t ha = a && a->has_hint ? a->hint : INT64_MAX;
+  int64_t hb = b && b->has_hint ? b->hint : INT64_MAX;
+  if (ha != hb) return ha > hb ? -1 : 1;
+  size_t ia = a ? a->index : 0, ib = b ? b->index : 0;
+  return ia > ib ? -1 : ia < ib;
+}
+
+static void sort_solve(sdb_shape_env *env, const sdb_expr **v, long n) {
+  for (long i = 1; i < n; i++)   /* insertion sort: n <= 5 */
+    for (long j = i; j > 0 && solve_order(&v[j], &v[j - 1], env) < 0; j--) {
+      const sdb_expr *t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
+    }
+}
+
+/* _maybe_guard_rel: what a true relation teaches us. */
+static void maybe_guard_rel(sdb_shape_env *env, const sdb_expr *g) {
+  if (g->kind == SDB_AND) {
+    for (size_t i = 0; i < g->nargs; i++) maybe_guard_rel(env, g->args[i]);
+    return;
+  }
+  if (g->kind != SDB_EQ && g->kind != SDB_LT && g->kind != SDB_LE) return;
+  if (sdb_is_bool(g->args[0])) return;
+  refine_ranges(env, g);
+  if (g->kind != SDB_EQ) return;
+  const sdb_expr *lhs = g->args[0], *rhs = g->args[1];
+  /* Eq(Mod(p, q), 0): p is divisible by q */
+  if (lhs->kind == SDB_MOD && rhs->kind == SDB_INT && rhs->ival == 0) {
+    sdb_map_put(&env->divisible, lhs, (void *)lhs);
+    env->version++;
+    return;
+  }
+  /* trivial_solve: an unbacked symbol equal to something without unbacked
+  ** symbols is replaced by it */
+  for (int side = 0; side < 2; side++) {
+    const sdb_expr *x = side ? rhs : lhs, *t = side ? lhs : rhs;
+    if (x->kind == SDB_SYM && sdb_is_unbacked(env, x) && !sdb_has_unbacked(env, t)) {
+      const sdb_expr *tt = replace(env, t);
+      if (tt) set_replacement(env, x, tt, side ? "trivial_rhs" : "trivial_lhs");
+      return;
+    }
+  }
+  /* solve for the preferred symbol when it occurs linearly with a unit
+  ** coefficient; never into an expression with unbacked symbols */
+  const sdb_expr *d = sdb_sub(lhs, rhs);
+  if (!d) return;
+  const sdb_expr **fs;
+  long n = sdb_free_symbols(d, &fs);
+  if (n <= 0 || n > 5) { free(fs); return; }
+  sort_solve(env, fs, n);
+  int64_t c;
+  const sdb_expr *rest;
+  if (linear_in(d, fs[0], &c, &rest) && (c == 1 || c == -1)) {
+    const sdb_expr *sol = c == 1 ? sdb_neg(rest) : rest;   /* x = -rest/c */
+    if (sol && !sdb_has_unbacked(env, sol)) {
+      const sdb_expr *t = replace(env, sol);
+      if (t) set_replacement(env, fs[0], t, "solve");
+    }
+  }
+  free(fs);
+}
+
+/* ------------------------------------------------------------------------
+** Guards, data-dependent errors, checks
+** ---------------------------------------------------------------------- */
+
+static long record_guard(sdb_shape_env *env, const sdb_expr *g) {
+  if (!GROW(env->guards, env->nguards, env->capguards)) return -1;
+  sdb_guard *gd = &env->guards[env->nguards++];
+  gd->expr = g;
+  gd->prov = prov_now(env);
+  sdb_event e = {0};
+  e.kind = SDB_EV_GUARD_ADDED;
+  e.expr = g;
+  gd->prov.seq = emit(env, &e);
+  maybe_guard_rel(env, g);
+  add_fact(env, g);
+  return 0;
+}
+
+static const char *basename_of(const char *path) {
+  const char *b = path ? strrchr(path, '/') : NULL;
+  return b ? b + 1 : path;
+}
+
+static void put_loc(sdb_buf *b, const sdb_prov *p) {
+  if (p->loc.file) {
+    sdb_buf_printf(b, "%s:%d", basename_of(p->loc.file), p->loc.line);
+    if (p->loc.func) sdb_buf_printf(b, " in %s", p->loc.func);
+  } else {
+    sdb_buf_puts(b, "(no user location)");
+  }
+}
+
+/* PyTorch's SLoc: `<user code>  # file:line in func (framework loc)` */
+static void put_sloc(sdb_buf *b, const sdb_prov *p) {
+  const char *code = p->loc.file ? sdb_srcfile_line(p->loc.file, p->loc.line) : NULL;
+  if (code) sdb_buf_printf(b, "%s  # ", code);
+  put_loc(b, p);
+  sdb_buf_printf(b, " (%s phase", sdb_phase_name(p->phase));
+  if (p->op) sdb_buf_printf(b, ", in %s", p->op);
+  sdb_buf_putc(b, ')');
+}
+
+static int hint_lookup(void *ud, const sdb_expr *sym, int64_t *out) {
+  const sdb_symbol_info *s = info_of(ud, sym);
+  if (!s || !s->has_hint) return -1;
+  *out = s->hint;
+  return 0;
+}
+
+/* expr with backed symbols replaced by their hints (PyTorch's xreplace of
+** var_to_val), for the first half of the DDE message */
+static const sdb_expr *with_hints(sdb_shape_env *env, const sdb_expr *e) {
+  const sdb_expr **fs;
+  long n = sdb_free_symbols(e, &fs);
+  if (n <= 0) return e;
+  const sdb_expr **vals = malloc((size_t)n * sizeof *vals);
+  size_t m = 0;
+  for (long i = 0; vals && i < n; i++) {
+    const sdb_symbol_info *s = info_of(env, fs[i]);
+    if (s && s->has_hint) { fs[m] = fs[i]; vals[m] = sdb_int(s->hint); m++; }
+  }
+  const sdb_expr *r = vals && m ? sdb_subs(e, fs, vals, m) : e;
+  free(fs);
+  free(vals);
+  return r ? r : e;
+}
+
+static int data_dependent_error(sdb_shape_env *env, const sdb_expr *e,
+                                sdb_err *err) {
+  sdb_buf b = SDB_BUF_INIT;
+  char *hinted = estr(with_hints(env, e)), *unhinted = estr(e);
+  bool is_bool = sdb_is_bool(e);
+  sdb_buf_printf(&b, "%s %s (unhinted: %s).  (Size-like symbols: ",
+                 is_bool ? "Could not guard on data-dependent expression"
+                         : "Could not extract specialized integer from data-dependent expression",
+                 hinted, unhinted);
+  const sdb_expr **fs;
+  long n = sdb_free_symbols(e, &fs);
+  int nsize = 0;
+  for (long i = 0; i < n; i++) {
+    const sdb_symbol_info *s = info_of(env, fs[i]);
+    if (s && s->size_like) sdb_buf_printf(&b, "%s%s", nsize++ ? ", " : "", fs[i]->name);
+  }
+  sdb_buf_puts(&b, nsize ? ")\n\n" : "none)\n\n");
+  if (is_bool)
+    sdb_buf_puts(&b, "consider using data-dependent friendly APIs such as guard_or_false, "
+                     "guard_or_true and statically_known_true.\n");
+  sdb_prov here = prov_now(env);
+  sdb_buf_puts(&b, "Caused by: ");
+  put_sloc(&b, &here);
+  sdb_buf_putc(&b, '\n');
+  /* what non-strict export adds, and what people find most useful: where
+  ** each unbacked symbol came from */
+  bool header = false;
+  for (long i = 0; i < n; i++) {
+    const sdb_symbol_info *s = info_of(env, fs[i]);
+    if (!s || !s->unbacked) continue;
+    if (!header) sdb_buf_puts(&b, "\nUnbacked symbols in this expression:\n");
+    header = true;
+    char r[SDB_RANGE_STRLEN];
+    sdb_buf_printf(&b, "  %s %s, created by %s at ", fs[i]->name,
+                   sdb_range_str(s->range, r, sizeof r),
+                   s->created.op ? s->created.op : "create_unbacked_symint");
+    put_loc(&b, &s->created);
+    sdb_buf_printf(&b, " (%s phase)%s\n", sdb_phase_name(s->created.phase),
+                   s->size_like ? ", size-like" : "");
+  }
+  if (is_bool) {
+    const sdb_expr *ne = sdb_not(e);
+    char *nes = estr(ne);
+    sdb_buf_printf(&b, "\nTo fix the error, insert one of the following checks before this call:\n"
+                       "  1. torch._check(%s)\n  2. torch._check(%s)", unhinted, nes);
+    free(nes);
+  }
+  free(fs);
+  free(hinted);
+  free(unhinted);
+  int rc = sdb_err_take(err, SDB_E_DATA_DEPENDENT, "GuardOnDataDependentSymNode", sdb_buf_take(&b));
+  if (err) {
+    err->cond = e;
+    err->file = here.loc.file;
+    err->line = here.loc.line;
+  }
+  return rc;
+}
+
+int sdb_evaluate(sdb_shape_env *env, const sdb_expr *e, const sdb_expr **out,
+                 sdb_err *err) {
+  *out = NULL;
+  if (!e) return sdb_err_expr(err);
+  const sdb_expr *st = sdb_maybe_evaluate_static(env, e);
+  if (st) { *out = st; return SDB_OK; }
+  const sdb_expr *s = sdb_simplify(env, e);
+  if (!s) return sdb_err_expr(err);
+  if (sdb_has_unbacked(env, s)) return data_dependent_error(env, e, err);
+  /* the guard is the expression as taken, unless only simplification got
+  ** rid of its unbacked symbols (PyTorch keeps orig_expr likewise) */
+  if (!sdb_has_unbacked(env, e)) s = e;
+  int64_t v;
+  char msg[256];
+  if (sdb_eval(s, hint_lookup, env, &v, msg, sizeof msg)) {
+    char *es = estr(s);
+    int rc = sdb_err_set(err, SDB_E_INVALID, "RuntimeError", "cannot evaluate %s: %s", es, msg);
+    free(es);
+    return rc;
+  }
+  const sdb_expr *g;
+  if (sdb_is_bool(s)) {
+    *out = sdb_bool(v != 0);
+    g = v ? s : sdb_not(s);
+  } else {
+    *out = sdb_int(v);
+    g = sdb_eq(s, *out);
+  }
+  if (!g || !*out) return sdb_err_expr(err);
+  if (!sdb_is_const(g) && record_guard(env, g)) return oom(err);
+  return SDB_OK;
+}
+
+int sdb_guard_bool(sdb_shape_env *env, const sdb_expr *e, bool *out, sdb_err *err) {
+  if (!sdb_is_bool(e)) return sdb_err_set(err, SDB_E_INVALID, "TypeError", "expected a boolean expression");
+  const sdb_expr *r;
+  int rc = sdb_evaluate(env, e, &r, err);
+  if (rc == SDB_OK) *out = r->kind == SDB_TRUE;
+  return rc;
+}
+
+int sdb_guard_int(sdb_shape_env *env, const sdb_expr *e, int64_t *out, sdb_err *err) {
+  if (sdb_is_bool(e)) return sdb_err_set(err, SDB_E_INVALID, "TypeError", "expected an integer expression");
+  const sdb_expr *r;
+  int rc = sdb_evaluate(env, e, &r, err);
+  if (rc == SDB_OK) *out = r->ival;
+  return rc;
+}
+
+int sdb_size_hint(sdb_shape_env *env, const sdb_expr *e, int64_t *out, sdb_err *err) {
+  const sdb_expr *s = sdb_simplify(env, e);
+  if (!s) return sdb_err_expr(err);
+  const sdb_expr *st = sdb_maybe_evaluate_static(env, s);
+  if (st && st->kind == SDB_INT) { *out = st->ival; return SDB_OK; }
+  if (sdb_has_unbacked(env, s)) return data_dependent_error(env, e, err);
+  char msg[256];
+  if (sdb_eval(s, hint_lookup, env, out, msg, sizeof msg))
+    return sdb_err_set(err, SDB_E_INVALID, "RuntimeError", "%s", msg);
+  return SDB_OK;
+}
+
+static const char *const check_default_msg =
+  "Expected cond to be True, but got False. (Could this error message be "
+  "improved? If so, please report an enhancement request to PyTorch.)";
+
+static int check_failed(sdb_shape_env *env, const sdb_expr *e, const char *msg,
+                        sdb_err *err) {
+  char *s = estr(e);
+  sdb_prov here = prov_now(env);
+  sdb_buf b = SDB_BUF_INIT;
+  sdb_buf_printf(&b, "%s\n  torch._check(%s) is false", msg ? msg : check_default_msg, s);
+  free(s);
+  int rc = sdb_err_take(err, SDB_E_CONSTRAINT, "RuntimeError", sdb_buf_take(&b));
+  if (err) {
+    err->cond = e;
+    err->file = here.loc.file;
+    err->line = here.loc.line;
+  }
+  return rc;
+}
+
+/* The unbacked int symbol with the highest index (u10 beats u3). */
+static const sdb_expr *assert_key(sdb_shape_env *env, const sdb_expr *e) {
+  const sdb_expr **fs;
+  long n = sdb_free_symbols(e, &fs);
+  const sdb_expr *best = NULL;
+  long best_ix = -1;
+  for (long i = 0; i < n; i++) {
+    const sdb_symbol_info *s = info_of(env, fs[i]);
+    if (!s || !s->unbacked || s->type == SDB_SYM_FLOAT || fs[i]->name[0] != 'u') continue;
+    long ix = strtol(fs[i]->name + 1, NULL, 10);
+    if (ix > best_ix) { best_ix = ix; best = fs[i]; }
+  }
+  free(fs);
+  return best;
+}
+
+int sdb_check(sdb_shape_env *env, const sdb_expr *e, const char *msg, sdb_err *err) {
+  if (!e) return sdb_err_expr(err);
+  if (!sdb_is_bool(e))
+    return sdb_err_set(err, SDB_E_INVALID, "TypeError",
+                       "torch._check expects a boolean condition (build one with :ge(), :eq(), ...)");
+  const sdb_expr *st = sdb_maybe_evaluate_static(env, e);
+  if (st) return st->kind == SDB_TRUE ? SDB_OK : check_failed(env, e, msg, err);
+  const sdb_expr *s = sdb_simplify(env, e);
+  if (!s) return sdb_err_expr(err);
+  if (!sdb_has_unbacked(env, s)) {   /* a normal guard */
+    bool v;
+    int rc = sdb_guard_bool(env, s, &v, err);
+    if (rc) return rc;
+    return v ? SDB_OK : check_failed(env, e, msg, err);
+  }
+  if (!GROW(env->asserts, env->nasserts, env->capasserts)) return oom(err);
+  sdb_runtime_assert *ra = &env->asserts[env->nasserts++];
+  ra->expr = s;
+  ra->key = assert_key(env, s);
+  ra->msg = sdb_intern(msg);
+  ra->prov = prov_now(env);
+  sdb_event ev = {0};
+  ev.kind = SDB_EV_RUNTIME_ASSERT;
+  ev.expr = s;
+  ev.sym = ra->key;
+  ev.detail = msg;
+  ra->prov.seq = emit(env, &ev);
+  maybe_guard_rel(env, s);
+  if (!add_fact(env, s)) return oom(err);
+  return SDB_OK;
+}
+
+int sdb_mark_size_like(sdb_shape_env *env, const sdb_expr *sym, sdb_err *err) {
+  sdb_symbol_info *s = info_of(env, sym);
+  if (!s) return sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s is not a symbol of this ShapeEnv",
+                             sym->kind == SDB_SYM ? sym->name : "expression");
+  if (!s->size_like) {
+    s->size_like = true;
+    env->version++;
+    sdb_event e = {0};
+    e.kind = SDB_EV_SIZE_LIKE;
+    e.sym = sym;
+    emit(env, &e);
+  }
+  update_range(env, sym, sdb_range_make(0, SDB_PINF), "size-like", true);
+  return SDB_OK;
+}
+
+int sdb_check_is_size(sdb_shape_env *env, const sdb_expr *e, sdb_err *err) {
+  if (!e) return sdb_err_expr(err);
+  int rc = sdb_check(env, sdb_ge(e, sdb_int(0)), NULL, err);
+  if (rc) return rc;
+  /* _advise_is_size: only a bare unbacked symbol becomes size-like */
+  if (e->kind == SDB_SYM && sdb_is_unbacked(env, e)) return sdb_mark_size_like(env, e, err);
+  return SDB_OK;
+}
+
+int sdb_constrain_range(sdb_shape_env *env, const sdb_expr *sym, int64_t lo,
+                        int64_t hi, const char *why, sdb_err *err) {
+  sdb_symbol_info *s = info_of(env, sym);
+  if (!s) return sdb_err_set(err, SDB_E_INVALID, "ValueError", "constraining non-Symbols NYI");
+  if (hi < lo) {
+    char a[32], b[32];
+    return sdb_err_set(err, SDB_E_INVALID, "ValueError", "Invalid range [%s:%s]",
+                       sdb_bound_str(lo, a, sizeof a), sdb_bound_str(hi, b, sizeof b));
+  }
+  if (s->has_hint && !sdb_range_contains(sdb_range_make(lo, hi), s->hint))
+    return sdb_err_set(err, SDB_E_CONSTRAINT, "ValueRangeError", "Invalid value %lld for range [%lld:%lld]",
+                       (long long)s->hint, (long long)lo, (long long)hi);
+  update_range(env, sym, sdb_range_make(lo, hi), why ? why : "constrain_range", true);
+  return SDB_OK;
+}
+
+int sdb_rename_unbacked_to(sdb_shape_env *env, const sdb_expr *orig,
+                           const sdb_expr *new_sym, const char *why, sdb_err *err) {
+  if (!orig || !new_sym || orig->kind != SDB_SYM || new_sym->kind != SDB_SYM ||
+      !sdb_is_unbacked(env, orig) || !sdb_is_unbacked(env, new_sym))
+    return sdb_err_set(err, SDB_E_INVALID, "AssertionError",
+                       "rename_unbacked_to renames one unbacked symbol to another");
+  if (orig == new_sym) return SDB_OK;
+  const sdb_replacement *r = sdb_map_get(&env->repl, orig);
+  const sdb_expr *dest = r ? r->target : NULL;
+  if (dest && sdb_has_unbacked(env, dest)) {
+    char *a = estr(orig), *b = estr(dest);
+    int rc = sdb_err_set(err, SDB_E_INVALID, "AssertionError", "%s -> %s", a, b);
+    free(a);
+    free(b);
+    return rc;
+  }
+  if (set_replacement(env, orig, new_sym, "rename_unbacked_to")) return oom(err);
+  if (!sdb_map_put(&env->renamed, orig, (void *)new_sym) ||
+      !GROW(env->renames, env->nrenames, env->caprenames))
+    return oom(err);
+  sdb_renaming *rn = &env->renames[env->nrenames++];
+  rn->from = orig;
+  rn->to = new_sym;
+  rn->why = sdb_intern(why ? why : "rebind_unbacked");
+  rn->prov = prov_now(env);
+  sdb_event e = {0};
+  e.kind = SDB_EV_RENAMED;
+  e.sym = orig;
+  e.sym2 = new_sym;
+  e.detail = rn->why;
+  rn->prov.seq = emit(env, &e);
+  if (dest && set_replacement(env, new_sym, dest, "rename_unbacked_to_dest")) return oom(err);
+  return SDB_OK;
+}
+
+int sdb_eliminate_unbacked(sdb_shape_env *env, const sdb_expr *orig,
+                           const sdb_expr *value, sdb_err *err) {
+  if (set_replacement(env, orig, value, "eliminate_unbacked")) return oom(err);
+  return SDB_OK;
+}
+
+const sdb_expr *sdb_resolve_renamed(const sdb_shape_env *env, const sdb_expr *sym) {
+  for (int guard = 0; guard < 1000; guard++) {
+    const sdb_expr *n = sdb_map_get(&env->renamed, sym);
+    if (!n) break;
+    sym = n;
+  }
+  return sym;
+}
+
+/* ------------------------------------------------------------------------
+** Accessors
+** ---------------------------------------------------------------------- */
+
+size_t sdb_guard_count(const sdb_shape_env *env) { return env->nguards; }
+const sdb_guard *sdb_guard_at(const sdb_shape_env *env, size_t i) {
+  return i < env->nguards ? &env->guards[i] : NULL;
+}
+size_t sdb_assert_count(const sdb_shape_env *env) { return env->nasserts; }
+const sdb_runtime_assert *sdb_assert_at(const sdb_shape_env *env, size_t i) {
+  return i < env->nasserts ? &env->asserts[i] : NULL;
+}
+size_t sdb_replacement_count(const sdb_shape_env *env) { return env->repl.len; }
+const sdb_replacement *sdb_replacement_at(const sdb_shape_env *env, size_t i) {
+  return i < env->repl.len ? env->repl.vals[i] : NULL;
+}
+size_t sdb_specialization_count(const sdb_shape_env *env) { return env->nspecs; }
+const sdb_specialization *sdb_specialization_at(const sdb_shape_env *env, size_t i) {
+  return i < env->nspecs ? &env->specs[i] : NULL;
+}
+size_t sdb_renaming_count(const sdb_shape_env *env) { return env->nrenames; }
+const sdb_renaming *sdb_renaming_at(const sdb_shape_env *env, size_t i) {
+  return i < env->nrenames ? &env->renames[i] : NULL;
+}
+size_t sdb_tracked_count(const sdb_shape_env *env) { return env->ntracked; }
+const sdb_tracked *sdb_tracked_at(const sdb_shape_env *env, size_t i) {
+  return i < env->ntracked ? &env->tracked[i] : NULL;
+}
+
+/* ------------------------------------------------------------------------
+** produce_guards / check_guards
+** ---------------------------------------------------------------------- */
+
+typedef struct {
+  sdb_shape_guard *v;
+  size_t n, cap;
+  sdb_map sym_source;    /* symbol -> first source */
+} guard_builder;
+
+static const char *source_name_of(void *ud, const sdb_expr *sym) {
+  const sdb_source *s = sdb_map_get(ud, sym);
+  return s ? s->name : NULL;
+}
+
+static bool push_guard(guard_builder *gb, sdb_shape_guard g) {
+  if (!GROW(gb->v, gb->n, gb->cap)) return false;
+  gb->v[gb->n++] = g;
+  return true;
+}
+
+static const char *py_text(guard_builder *gb, const sdb_expr *e) {
+  char *s = sdb_expr_str_py(e, source_name_of, &gb->sym_source);
+  const char *r = sdb_intern(s ? s : "?");
+  free(s);
+  return r;
+}
+
+int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) {
+  guard_builder gb = {NULL, 0, 0, SDB_MAP_INIT};
+  out->v = NULL;
+  out->n = 0;
+  /* 0. what each tracked input is now (replacements applied), and the
+  **    first source of every symbol */
+  const sdb_expr **now = calloc(env->ntracked + 1, sizeof *now);
+  if (!now) return oom(err);
+  for (size_t i = 0; i < env->ntracked; i++) {
+    now[i] = sdb_simplify(env, env->tracked[i].expr);
+    if (!now[i]) now[i] = env->tracked[i].expr;
+    if (now[i]->kind == SDB_SYM && !sdb_map_has(&gb.sym_source, now[i]))
+      sdb_map_put(&gb.sym_source, now[i], (void *)env->tracked[i].source);
+  }
+  /* 1. input equalities */
+  for (size_t i = 0; i < env->ntracked; i++) {
+    const sdb_source *src = env->tracked[i].source;
+    const sdb_expr *e = now[i];
+    if (e->kind == SDB_SYM && sdb_map_get(&gb.sym_source, e) == src) continue;
+    sdb_shape_guard g = {0};
+    g.source = src;
+    g.expr = e;
+    g.prov.seq = -1;
+    if (e->kind == SDB_INT && sdb_source_is_tensor_property(src)) {
+      g.kind = SDB_SG_STATIC;   /* TENSOR_MATCH checks it; not a shape guard */
+      g.text = sdb_internf("%s == %lld", src->name, (long long)e->ival);
+    } else {
+      g.kind = SDB_SG_EQUALITY;
+      g.text = sdb_internf("%s == %s", src->name, py_text(&gb, e));
+      /* provenance: the replacement that made them equal, if any */
+      const sdb_expr *raw = env->tracked[i].expr;
+      const sdb_replacement *r = raw->kind == SDB_SYM ? sdb_map_get(&env->repl, raw) : NULL;
+      if (r) g.prov = r->prov;
+    }
+    if (!push_guard(&gb, g)) goto nomem;
+  }
+  /* 2. guards not implied by what we know without them */
+  sdb_map issued = SDB_MAP_INIT;
+  for (size_t i = 0; i < env->nguards; i++) {
+    const sdb_guard *gd = &env->guards[i];
+    if (evaluate_static(env, gd->expr, false)) continue;
+    const sdb_expr *s = simplify_with(env, gd->expr, false);
+    if (!s || sdb_map_has(&issued, s)) continue;
+    sdb_map_put(&issued, s, (void *)s);
+    sdb_shape_guard g = {0};
+    g.kind = SDB_SG_GUARD;
+    g.expr = s;
+    g.text = py_text(&gb, s);
+    g.prov = gd->prov;
+    if (!push_guard(&gb, g)) { sdb_map_free(&issued); goto nomem; }
+  }
+  sdb_map_free(&issued);
+  /* 3. the range of every symbol an input carries */
+  for (size_t i = 0; i < gb.sym_source.len; i++) {
+    const sdb_expr *sym = gb.sym_source.keys[i];
+    const sdb_source *src = gb.sym_source.vals[i];
+    const sdb_symbol_info *si = info_of(env, sym);
+    if (!si) continue;
+    sdb_range r = si->range;
+    if (r.lo == SDB_NINF && r.hi == SDB_PINF) continue;
+    sdb_shape_guard g = {0};
+    g.kind = SDB_SG_RANGE;
+    g.source = src;
+    g.sym = sym;
+    g.range = r;
+    g.prov = si->created;
+    if (r.lo != SDB_NINF && r.hi != SDB_PINF)
+      g.text = sdb_internf("%lld <= %s and %s <= %lld", (long long)r.lo, src->name,
+                           src->name, (long long)r.hi);
+    else if (r.lo != SDB_NINF)
+      g.text = sdb_internf("%lld <= %s", (long long)r.lo, src->name);
+    else
+      g.text = sdb_internf("%s <= %lld", src->name, (long long)r.hi);
+    if (!push_guard(&gb, g)) goto nomem;
+  }
+  free(now);
+  sdb_map_free(&gb.sym_source);
+  out->v = gb.v;
+  out->n = gb.n;
+  return SDB_OK;
+nomem:
+  free(now);
+  free(gb.v);
+  sdb_map_free(&gb.sym_source);
+  return oom(err);
+}
+
+void sdb_shape_guards_free(sdb_shape_guards *g) {
+  if (!g) return;
+  free(g->v);
+  g->v = NULL;
+  g->n = 0;
+}
+
+typedef struct {
+  const sdb_shape_guards *g;
+  sdb_source_value_fn value_of;
+  void *ud;
+} check_ctx;
+
+/* A symbol's value in the new call: the value of its first source. */
+static int sym_value(void *ud, const sdb_expr *sym, int64_t *out) {
+  const check_ctx *c = ud;
+  for (size_t i = 0; i < c->g->n; i++) {
+    const sdb_shape_guard *g = &c->g->v[i];
+    if (g->kind == SDB_SG_RANGE && g->sym == sym) return c->value_of(c->ud, g->source, out);
+  }
+  return -1;
+}
+
+int sdb_check_guards(const sdb_shape_guards *g, sdb_source_value_fn value_of,
+                     void *ud, size_t *failed, size_t cap, char **reasons,
+                     sdb_err *err) {
+  check_ctx c = {g, value_of, ud};
+  sdb_buf why = SDB_BUF_INIT;
+  int nfail = 0;
+  for (size_t i = 0; i < g->n; i++) {
+    const sdb_shape_guard *sg = &g->v[i];
+    int64_t v = 0, w = 0;
+    bool ok = true;
+    char msg[256];
+    if (sg->kind != SDB_SG_GUARD && value_of(ud, sg->source, &v) != 0) {
+      sdb_buf_free(&why);
+      return sdb_err_set(err, SDB_E_INVALID, "KeyError", "no value given for %s", sg->source->name);
+    }
+    switch (sg->kind) {
+      case SDB_SG_RANGE:
+        ok = sdb_range_contains(sg->range, v);
+        break;
+      case SDB_SG_STATIC:
+        ok = v == sg->expr->ival;
+        break;
+      case SDB_SG_EQUALITY: case SDB_SG_GUARD:
+        if (sdb_eval(sg->expr, sym_value, &c, &w, msg, sizeof msg) != 0) {
+          sdb_buf_free(&why);
+          return sdb_err_set(err, SDB_E_INVALID, "KeyError", "cannot check %s: %s", sg->text, msg);
+        }
+        ok = sg->kind == SDB_SG_EQUALITY ? v == w : w != 0;
+        break;
+    }
+    if (ok) continue;
+    if (failed && (size_t)nfail < cap) failed[nfail] = i;
+    if (why.len) sdb_buf_putc(&why, '\n');
+    if (sg->kind == SDB_SG_STATIC) {
+      const sdb_source *root = sg->source->base;
+      const char *what = sg->source->kind == SDB_SRC_SIZE ? "size"
+                       : sg->source->kind == SDB_SRC_STRIDE ? "stride" : "storage_offset";
+      if (sg->source->kind == SDB_SRC_STORAGE_OFFSET)
+        sdb_buf_printf(&why, "tensor '%s' %s mismatch. expected %lld, actual %lld",
+                       root ? root->name : "?", what, (long long)sg->expr->ival, (long long)v);
+      else
+        sdb_buf_printf(&why, "tensor '%s' %s mismatch at index %lld. expected %lld, actual %lld",
+                       root ? root->name : "?", what, (long long)sg->source->idx,
+                       (long long)sg->expr->ival, (long long)v);
+    } else {
+      sdb_buf_puts(&why, sg->text);
+    }
+    nfail++;
+  }
+  if (reasons) *reasons = sdb_buf_take(&why);
+  else sdb_buf_free(&why);
+  return nfail;
+}
