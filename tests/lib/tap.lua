@@ -12,7 +12,8 @@ local function report(pass, name, why)
   io.write(string.format("%s %d - %s\n", pass and "ok" or "not ok", n, name or ""))
   if not pass then
     failed = failed + 1
-    local info = debug.getinfo(3, "Sl")
+    -- every public function tail-calls report, so level 2 is the test
+    local info = debug.getinfo(2, "Sl")
     io.write(string.format("#   Failed test '%s'\n#   at %s line %d.\n", name or "",
       info and info.short_src or "?", info and info.currentline or 0))
     if why then io.write((why:gsub("[^\n]+", "#   %0")), "\n") end
