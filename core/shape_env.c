@@ -311,7 +311,8 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
 
 static const sdb_expr *create_unbacked(sdb_shape_env *env, const char *prefix,
                                        int *counter, sdb_sym_type type,
-                                       sdb_range vr, const char *what) {
+                                       sdb_range vr, const char *what,
+                                       bool size_like) {
   char name[32];
   snprintf(name, sizeof name, "%s%d", prefix, (*counter)++);
   const sdb_expr *sym = sdb_sym(name);
@@ -321,6 +322,7 @@ static const sdb_expr *create_unbacked(sdb_shape_env *env, const char *prefix,
   s->unbacked = true;
   s->type = type;
   s->range = vr;
+  s->size_like = size_like;
   sdb_event e = {0};
   e.kind = SDB_EV_CREATE_UNBACKED;
   e.sym = sym;
@@ -337,18 +339,23 @@ static const sdb_expr *create_unbacked(sdb_shape_env *env, const char *prefix,
 }
 
 const sdb_expr *sdb_create_unbacked_symint(sdb_shape_env *env) {
-  return create_unbacked(env, "u", &env->next_u, SDB_SYM_INT, sdb_range_unknown(), "int");
+  return create_unbacked(env, "u", &env->next_u, SDB_SYM_INT, sdb_range_unknown(), "int", false);
+}
+
+const sdb_expr *sdb_create_unbacked_size(sdb_shape_env *env, int64_t lo, int64_t hi) {
+  return create_unbacked(env, "u", &env->next_u, SDB_SYM_INT, sdb_range_make(lo, hi),
+                         "int", true);
 }
 
 const sdb_expr *sdb_create_unbacked_symbool(sdb_shape_env *env) {
   const sdb_expr *u = create_unbacked(env, "u", &env->next_u, SDB_SYM_BOOL,
-                                      sdb_range_make(0, 1), "bool");
+                                      sdb_range_make(0, 1), "bool", false);
   return u ? sdb_eq(u, sdb_int(1)) : NULL;
 }
 
 const sdb_expr *sdb_create_unbacked_symfloat(sdb_shape_env *env) {
   return create_unbacked(env, "zuf", &env->next_zuf, SDB_SYM_FLOAT,
-                         sdb_range_unknown(), "float");
+                         sdb_range_unknown(), "float", false);
 }
 
 /* ------------------------------------------------------------------------
@@ -1003,6 +1010,18 @@ int sdb_guard_int(sdb_shape_env *env, const sdb_expr *e, int64_t *out, sdb_err *
   if (rc == SDB_OK) *out = r->ival;
   return rc;
 }
+
+static bool guard_or(sdb_shape_env *env, const sdb_expr *e, bool dflt) {
+  const sdb_expr *st = sdb_maybe_evaluate_static(env, e);
+  if (st) return st->kind == SDB_TRUE;
+  const sdb_expr *s = sdb_simplify(env, e);
+  if (!s || sdb_has_unbacked(env, s)) return dflt;
+  bool v;
+  return sdb_guard_bool(env, e, &v, NULL) == SDB_OK ? v : dflt;
+}
+
+bool sdb_guard_or_false(sdb_shape_env *env, const sdb_expr *e) { return guard_or(env, e, false); }
+bool sdb_guard_or_true(sdb_shape_env *env, const sdb_expr *e) { return guard_or(env, e, true); }
 
 int sdb_size_hint(sdb_shape_env *env, const sdb_expr *e, int64_t *out, sdb_err *err) {
   const sdb_expr *s = sdb_simplify(env, e);

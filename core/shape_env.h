@@ -115,6 +115,10 @@ bool sdb_track(sdb_shape_env *env, const sdb_source *source, const sdb_expr *e);
 
 const sdb_expr *sdb_create_unbacked_symint(sdb_shape_env *env);
 const sdb_expr *sdb_create_unbacked_symbool(sdb_shape_env *env); /* Eq(uN, 1) */
+/* An unbacked size for a data-dependent output (nonzero, unique, ...):
+** created directly with range [lo, hi] and size-like, as
+** _constrain_range_for_size right after allocation leaves it. */
+const sdb_expr *sdb_create_unbacked_size(sdb_shape_env *env, int64_t lo, int64_t hi);
 const sdb_expr *sdb_create_unbacked_symfloat(sdb_shape_env *env);
 
 const sdb_symbol_info *sdb_symbol(const sdb_shape_env *env, const sdb_expr *sym);
@@ -154,6 +158,11 @@ int sdb_evaluate(sdb_shape_env *env, const sdb_expr *e, const sdb_expr **out,
                  sdb_err *err);
 int sdb_guard_bool(sdb_shape_env *env, const sdb_expr *e, bool *out, sdb_err *err);
 int sdb_guard_int(sdb_shape_env *env, const sdb_expr *e, int64_t *out, sdb_err *err);
+/* guard_or_false / guard_or_true: decide statically, else guard on hints
+** when every symbol is backed, else assume the default and record nothing
+** (PyTorch logs "could not evaluate ... it was assumed to be False"). */
+bool sdb_guard_or_false(sdb_shape_env *env, const sdb_expr *e);
+bool sdb_guard_or_true(sdb_shape_env *env, const sdb_expr *e);
 /* The value under hints, without a guard (size_hint); DDE if unbacked. */
 int sdb_size_hint(sdb_shape_env *env, const sdb_expr *e, int64_t *out, sdb_err *err);
 

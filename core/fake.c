@@ -1,0 +1,315 @@
+/*
+** fake.c — FakeTensor and FakeTensorMode (see fake.h).
+*/
+#include "fake.h"
+#include "buf.h"
+#include "intern.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* --- dtypes ------------------------------------------------------------------ */
+
+static const char *const short_names[SDB_DTYPE_COUNT] = {
+  "f32", "f16", "bf16", "f64", "i64", "i32", "i16", "i8", "u8", "b8",
+};
+static const char *const long_names[SDB_DTYPE_COUNT] = {
+  "torch.float32", "torch.float16", "torch.bfloat16", "torch.float64",
+  "torch.int64", "torch.int32", "torch.int16", "torch.int8", "torch.uint8",
+  "torch.bool",
+};
+
+const char *sdb_dtype_short(sdb_dtype d) { return d < SDB_DTYPE_COUNT ? short_names[d] : "?"; }
+const char *sdb_dtype_name(sdb_dtype d) { return d < SDB_DTYPE_COUNT ? long_names[d] : "?"; }
+
+int sdb_dtype_from_name(const char *s) {
+  if (!s) return -1;
+  if (!strncmp(s, "torch.", 6)) s += 6;
+  static const struct { const char *alias; sdb_dtype d; } aliases[] = {
+    {"float32", SDB_F32}, {"float", SDB_F32}, {"f32", SDB_F32},
+    {"float16", SDB_F16}, {"half", SDB_F16}, {"f16", SDB_F16},
+    {"bfloat16", SDB_BF16}, {"bf16", SDB_BF16},
+    {"float64", SDB_F64}, {"double", SDB_F64}, {"f64", SDB_F64},
+    {"int64", SDB_I64}, {"long", SDB_I64}, {"i64", SDB_I64},
+    {"int32", SDB_I32}, {"int", SDB_I32}, {"i32", SDB_I32},
+    {"int16", SDB_I16}, {"short", SDB_I16}, {"i16", SDB_I16},
+    {"int8", SDB_I8}, {"i8", SDB_I8}, {"uint8", SDB_U8}, {"u8", SDB_U8},
+    {"bool", SDB_BOOL}, {"b8", SDB_BOOL},
+  };
+  for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+    if (!strcasecmp(aliases[i].alias, s)) return aliases[i].d;
+  return -1;
+}
+
+bool sdb_dtype_is_floating(sdb_dtype d) { return d <= SDB_F64; }
+bool sdb_dtype_is_integral(sdb_dtype d) { return d >= SDB_I64 && d < SDB_DTYPE_COUNT; }
+
+/* Category first (bool < integral < floating), then width. */
+static int dtype_rank(sdb_dtype d) {
+  switch (d) {
+    case SDB_BOOL: return 0;
+    case SDB_U8: return 10;
+    case SDB_I8: return 11;
+    case SDB_I16: return 12;
+    case SDB_I32: return 13;
+    case SDB_I64: return 14;
+    case SDB_F16: return 20;
+    case SDB_BF16: return 21;
+    case SDB_F32: return 22;
+    case SDB_F64: return 23;
+    default: return 0;
+  }
+}
+
+sdb_dtype sdb_dtype_promote(sdb_dtype a, sdb_dtype b) {
+  if (a == b) return a;
+  /* f16 with bf16 promotes to f32, as in PyTorch */
+  if ((a == SDB_F16 && b == SDB_BF16) || (a == SDB_BF16 && b == SDB_F16)) return SDB_F32;
+  /* u8 with i8 promotes to i16 */
+  if ((a == SDB_U8 && b == SDB_I8) || (a == SDB_I8 && b == SDB_U8)) return SDB_I16;
+  return dtype_rank(a) >= dtype_rank(b) ? a : b;
+}
+
+/* --- modes ------------------------------------------------------------------- */
+
+static uint32_t next_mode_id, next_tensor_id, next_storage_id;
+
+sdb_fake_mode *sdb_fake_mode_new(sdb_shape_env *env, const char *why) {
+  sdb_fake_mode *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  m->id = next_mode_id++;
+  m->env = env;
+  m->why = sdb_intern(why ? why : "fresh");
+  sdb_event e = {0};
+  e.kind = SDB_EV_FAKE_MODE_CREATED;
+  e.value = m->id;
+  e.text = m->why;
+  if (env) sdb_emit(sdb_shape_env_events(env), &e);
+  return m;
+}
+
+void sdb_fake_mode_free(sdb_fake_mode *m) { free(m); }
+
+void sdb_fake_mode_bump_epoch(sdb_fake_mode *m) {
+  m->epoch++;
+  sdb_event e = {0};
+  e.kind = SDB_EV_EPOCH_BUMPED;
+  e.value = (int64_t)m->epoch;
+  if (m->env) sdb_emit(sdb_shape_env_events(m->env), &e);
+}
+
+/* --- tensors -------------------------------------------------------------------- */
+
+int sdb_contiguous_strides(const sdb_expr *const *sizes, int ndim, const sdb_expr **out) {
+  const sdb_expr *acc = sdb_int(1);
+  for (int i = ndim - 1; i >= 0; i--) {
+    out[i] = acc;
+    acc = sdb_mul(acc, sizes[i]);
+    if (!acc) return -1;
+  }
+  return 0;
+}
+
+static const sdb_expr *product(const sdb_expr *const *v, int n) {
+  const sdb_expr *p = sdb_int(1);
+  for (int i = 0; i < n && p; i++) p = sdb_mul(p, v[i]);
+  return p;
+}
+
+static sdb_storage *storage_new(const sdb_expr *nelems) {
+  sdb_storage *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->refcount = 1;
+  s->id = next_storage_id++;
+  s->nelems = nelems;
+  return s;
+}
+
+sdb_fake *sdb_fake_new_strided(sdb_fake_mode *m, sdb_dtype dtype, const char *device,
+                               const sdb_expr *const *sizes,
+                               const sdb_expr *const *strides, int ndim,
+                               const sdb_expr *offset, sdb_storage *storage) {
+  if (ndim < 0) return NULL;
+  for (int i = 0; i < ndim; i++)
+    if (!sizes[i] || !strides[i]) return NULL;
+  if (!offset) return NULL;
+  sdb_fake *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->refcount = 1;
+  t->id = next_tensor_id++;
+  t->mode = m;
+  t->dtype = dtype;
+  t->device = sdb_intern(device ? device : "cpu");
+  t->ndim = ndim;
+  t->sizes = calloc((size_t)ndim + 1, sizeof *t->sizes);
+  t->strides = calloc((size_t)ndim + 1, sizeof *t->strides);
+  if (!t->sizes || !t->strides) goto fail;
+  for (int i = 0; i < ndim; i++) {
+    t->sizes[i] = sizes[i];
+    t->strides[i] = strides[i];
+  }
+  t->storage_offset = offset;
+  if (storage) {
+    storage->refcount++;
+    t->storage = storage;
+  } else {
+    const sdb_expr *n = product(sizes, ndim);
+    if (!n || !(t->storage = storage_new(n))) goto fail;
+  }
+  return t;
+fail:
+  free(t->sizes);
+  free(t->strides);
+  free(t);
+  return NULL;
+}
+
+sdb_fake *sdb_fake_new(sdb_fake_mode *m, sdb_dtype dtype, const char *device,
+                       const sdb_expr *const *sizes, int ndim) {
+  const sdb_expr *small[16];
+  const sdb_expr **strides = ndim <= 16 ? small : malloc((size_t)ndim * sizeof *strides);
+  if (!strides) return NULL;
+  sdb_fake *t = NULL;
+  if (sdb_contiguous_strides(sizes, ndim, strides) == 0)
+    t = sdb_fake_new_strided(m, dtype, device, sizes, strides, ndim, sdb_int(0), NULL);
+  if (strides != small) free(strides);
+  return t;
+}
+
+sdb_fake *sdb_fake_ref(sdb_fake *t) {
+  if (t) t->refcount++;
+  return t;
+}
+
+void sdb_fake_unref(sdb_fake *t) {
+  if (!t || --t->refcount > 0) return;
+  if (t->storage && --t->storage->refcount == 0) free(t->storage);
+  free(t->sizes);
+  free(t->strides);
+  free(t);
+}
+
+const sdb_expr *sdb_fake_numel(const sdb_fake *t) { return product(t->sizes, t->ndim); }
+
+bool sdb_fake_is_contiguous(sdb_shape_env *env, const sdb_fake *t) {
+  const sdb_expr *want[64];
+  if (t->ndim > 64 || sdb_contiguous_strides(t->sizes, t->ndim, want)) return false;
+  for (int i = 0; i < t->ndim; i++) {
+    const sdb_expr *sz = env ? sdb_simplify(env, t->sizes[i]) : t->sizes[i];
+    if (sz && sz->kind == SDB_INT && sz->ival == 1) continue;   /* any stride is fine */
+    const sdb_expr *eq = sdb_eq(t->strides[i], want[i]);
+    if (!eq || !(env ? sdb_statically_known_true(env, eq) : eq->kind == SDB_TRUE)) return false;
+  }
+  return true;
+}
+
+void sdb_fake_bump_version(sdb_fake *t) {
+  if (t && t->storage) t->storage->version++;
+}
+
+int sdb_fake_set_metadata(sdb_fake *t, const sdb_expr *const *sizes,
+                          const sdb_expr *const *strides, int ndim,
+                          const sdb_expr *offset) {
+  const sdb_expr **ns = calloc((size_t)ndim + 1, sizeof *ns);
+  const sdb_expr **nt = calloc((size_t)ndim + 1, sizeof *nt);
+  if (!ns || !nt) { free(ns); free(nt); return -1; }
+  for (int i = 0; i < ndim; i++) { ns[i] = sizes[i]; nt[i] = strides[i]; }
+  free(t->sizes);
+  free(t->strides);
+  t->sizes = ns;
+  t->strides = nt;
+  t->ndim = ndim;
+  t->storage_offset = offset;
+  sdb_fake_bump_version(t);
+  return 0;
+}
+
+const sdb_expr *sdb_memo_get(const sdb_fake *t, const sdb_memo *slot) {
+  if (!slot->value) return NULL;
+  uint64_t epoch = t->mode ? t->mode->epoch : 0;
+  int64_t version = t->storage ? t->storage->version : 0;
+  if (slot->epoch != epoch || slot->version != version) return NULL;
+  return slot->value;
+}
+
+void sdb_memo_set(sdb_fake *t, sdb_memo *slot, const sdb_expr *value) {
+  slot->value = value;
+  slot->epoch = t->mode ? t->mode->epoch : 0;
+  slot->version = t->storage ? t->storage->version : 0;
+}
+
+/* --- fakification ------------------------------------------------------------------- */
+
+int sdb_fakify(sdb_fake_mode *m, const int64_t *sizes, int ndim, sdb_dtype dtype,
+               const char *device, bool requires_grad, const sdb_source *source,
+               sdb_symctx *ctx, sdb_fake **out, sdb_err *err) {
+  *out = NULL;
+  if (ndim < 0 || ndim > 64)
+    return sdb_err_set(err, SDB_E_INVALID, "ValueError", "tensors have 0 to 64 dims, not %d", ndim);
+  const sdb_expr *sz[64], *st[64];
+  for (int i = 0; i < ndim; i++) {
+    if (sizes[i] < 0)
+      return sdb_err_set(err, SDB_E_INVALID, "ValueError", "negative size %lld for %s dim %d",
+                         (long long)sizes[i], source ? source->name : "tensor", i);
+    sdb_dim_spec spec = sdb_symctx_dim(ctx, (size_t)i);
+    int rc = sdb_create_symbol(m->env, sizes[i], sdb_source_size(source, i), &spec, ctx, &sz[i], err);
+    if (rc) return rc;
+  }
+  /* PyTorch infers contiguous strides from the sizes (candidates), so they
+  ** are expressions of the size symbols, not symbols of their own */
+  if (sdb_contiguous_strides(sz, ndim, st)) return sdb_err_expr(err);
+  for (int i = 0; i < ndim; i++)
+    if (!sdb_track(m->env, sdb_source_stride(source, i), st[i]))
+      return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
+  if (!sdb_track(m->env, sdb_source_storage_offset(source), sdb_int(0)))
+    return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
+  sdb_fake *t = sdb_fake_new_strided(m, dtype, device, sz, st, ndim, sdb_int(0), NULL);
+  if (!t) return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
+  t->requires_grad = requires_grad;
+  t->source = source;
+  *out = t;
+  return SDB_OK;
+}
+
+/* --- printing ------------------------------------------------------------------------ */
+
+static void put_dims(sdb_buf *b, const sdb_fake *t, const sdb_expr *const *v) {
+  sdb_buf_putc(b, '[');
+  for (int i = 0; i < t->ndim; i++) {
+    if (i) sdb_buf_puts(b, ", ");
+    const sdb_expr *e = t->mode && t->mode->env ? sdb_simplify(t->mode->env, v[i]) : v[i];
+    char *s = sdb_expr_str(e ? e : v[i]);
+    sdb_buf_puts(b, s ? s : "?");
+    free(s);
+  }
+  sdb_buf_putc(b, ']');
+}
+
+char *sdb_fake_meta_str(const sdb_fake *t, bool with_strides) {
+  sdb_buf b = SDB_BUF_INIT;
+  sdb_buf_puts(&b, sdb_dtype_short(t->dtype));
+  put_dims(&b, t, t->sizes);
+  if (with_strides) put_dims(&b, t, t->strides);
+  return sdb_buf_take(&b);
+}
+
+char *sdb_fake_repr(const sdb_fake *t) {
+  sdb_buf b = SDB_BUF_INIT;
+  sdb_buf_puts(&b, "FakeTensor(...");
+  if (strcmp(t->device, "cpu")) sdb_buf_printf(&b, ", device='%s'", t->device);
+  sdb_buf_puts(&b, ", size=(");
+  for (int i = 0; i < t->ndim; i++) {
+    if (i) sdb_buf_puts(&b, ", ");
+    const sdb_expr *e = t->mode && t->mode->env ? sdb_simplify(t->mode->env, t->sizes[i]) : t->sizes[i];
+    char *s = sdb_expr_str(e ? e : t->sizes[i]);
+    sdb_buf_puts(&b, s ? s : "?");
+    free(s);
+  }
+  if (t->ndim == 1) sdb_buf_putc(&b, ',');
+  sdb_buf_putc(&b, ')');
+  if (t->dtype != SDB_F32) sdb_buf_printf(&b, ", dtype=%s", sdb_dtype_name(t->dtype));
+  if (t->requires_grad) sdb_buf_puts(&b, ", requires_grad=True");
+  sdb_buf_putc(&b, ')');
+  return sdb_buf_take(&b);
+}
