@@ -134,7 +134,7 @@ run: $(SHAPEDB)
 
 # One harness: prove runs C unit binaries and Lua scenario files alike
 # through tests/tap-exec (which picks the runner by file type).
-TEST_FILES = $(UNIT_BIN) $(sort $(wildcard tests/lua/*.lua))
+TEST_FILES = $(UNIT_BIN) $(sort $(wildcard tests/lua/*.lua)) $(sort $(wildcard tests/repl/*.sh))
 test: $(SHAPEDB) $(UNIT_BIN)
 	SHAPEDB=$(abspath $(SHAPEDB)) prove --exec $(abspath tests/tap-exec) $(TEST_FILES)
 
