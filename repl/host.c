@@ -1,17 +1,31 @@
 /*
 ** host.c — the embedded Lua state (see host.h). Modelled on lua.c:
 ** errors carry a traceback made inside the message handler, where the
-** stack still exists.
+** stack still exists, and Ctrl-C becomes a Lua error raised from a hook.
 */
 #include "host.h"
 #include "lsdb.h"
 
 #include <lauxlib.h>
 #include <lualib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 const char *repl_progname = "shapedb";
+
+volatile sig_atomic_t repl_host_interrupted;
+
+/* The state the handler hooks: the outermost pcall's, unless a debugger
+** pointed it at the coroutine it is resuming. */
+static lua_State *volatile pcall_L;
+static lua_State *volatile target_L;
+/* The hook the interrupt displaced, put back when it fires. Written only
+** by the signal handler, read only by stop_hook, which it installs. */
+static lua_Hook displaced_hook;
+static int displaced_mask, displaced_count;
+static int pcall_depth;
+static struct sigaction outer_action;
 
 static int msghandler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
@@ -24,11 +38,50 @@ static int msghandler(lua_State *L) {
   return 1;
 }
 
+static void stop_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lua_sethook(L, displaced_hook, displaced_mask, displaced_count);
+  luaL_error(L, "interrupted!");
+}
+
+/* Only a flag and a hook: nothing else is safe here. Going back to the
+** default disposition first means a second Ctrl-C kills a program stuck in
+** C code, which no hook can reach. */
+static void on_sigint(int sig) {
+  lua_State *L = target_L ? target_L : pcall_L;
+  signal(sig, SIG_DFL);
+  repl_host_interrupted = 1;
+  if (L) {
+    displaced_hook = lua_gethook(L);
+    displaced_mask = lua_gethookmask(L);
+    displaced_count = lua_gethookcount(L);
+    lua_sethook(L, stop_hook,
+                LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT, 1);
+  }
+}
+
+void repl_host_interrupt_target(lua_State *co) { target_L = co; }
+
+void repl_host_clear_interrupt(void) { repl_host_interrupted = 0; }
+
 int repl_host_pcall(lua_State *L, int nargs, int nresults) {
   int base = lua_gettop(L) - nargs;
   lua_pushcfunction(L, msghandler);
   lua_insert(L, base);
+  if (pcall_depth++ == 0) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    repl_host_interrupted = 0;
+    pcall_L = L;
+    sigaction(SIGINT, &sa, &outer_action);
+  }
   int status = lua_pcall(L, nargs, nresults, base);
+  if (--pcall_depth == 0) {
+    sigaction(SIGINT, &outer_action, NULL);
+    pcall_L = NULL;
+  }
   lua_remove(L, base);
   return status;
 }
@@ -36,6 +89,7 @@ int repl_host_pcall(lua_State *L, int nargs, int nresults) {
 void repl_host_report(lua_State *L, int status) {
   if (status == LUA_OK) return;
   const char *msg = lua_tostring(L, -1);
+  fflush(stdout);
   fprintf(stderr, "%s: %s\n", repl_progname, msg ? msg : "(error)");
   fflush(stderr);
   lua_pop(L, 1);

@@ -1,12 +1,13 @@
 /*
 ** host.h — the embedded Lua 5.4 state: creation with the shapedb module
 ** loaded as a global, and running chunks and files under a traceback
-** handler, as lua.c does.
+** handler and a Ctrl-C interrupt, as lua.c does.
 */
 #ifndef REPL_HOST_H
 #define REPL_HOST_H
 
 #include <lua.h>
+#include <signal.h>
 
 /* A fresh state with the standard libraries and `shapedb` as a global (also
 ** in package.loaded). NULL on out of memory. */
@@ -21,8 +22,27 @@ int repl_host_dostring(lua_State *L, const char *chunk, const char *name);
 int repl_host_dofile(lua_State *L, const char *path, char **argv, int argc);
 
 /* Call the function at the top of the stack with nargs arguments below it,
-** under the traceback handler. Leaves the error message on the stack. */
+** under the traceback handler. Leaves the error message on the stack.
+**
+** While the outermost such call runs, SIGINT is caught as lua.c catches it:
+** the handler only sets a hook on the interrupt target (L itself unless
+** repl_host_interrupt_target says otherwise) that raises "interrupted!" at
+** the next instruction, and puts back the hook it displaced. A second
+** Ctrl-C before that hook fires kills the process. The previous SIGINT
+** disposition is restored when the call returns. Nested calls are fine. */
 int repl_host_pcall(lua_State *L, int nargs, int nresults);
+
+/* A hook set with lua_sethook applies to one thread only, and a coroutine
+** copies its creator's hook only when it is created. A debugger that
+** resumes the program in a coroutine points Ctrl-C at that coroutine while
+** it runs (NULL: back to the lua_State of the pcall). */
+void repl_host_interrupt_target(lua_State *co);
+
+/* Set by the SIGINT handler while a pcall runs; code that loops in C (or
+** pauses at event boundaries) can poll it. Cleared by
+** repl_host_clear_interrupt and at the start of every outermost pcall. */
+extern volatile sig_atomic_t repl_host_interrupted;
+void repl_host_clear_interrupt(void);
 
 /* Print the error on top of the stack to stderr and pop it. */
 void repl_host_report(lua_State *L, int status);

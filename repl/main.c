@@ -1,67 +1,161 @@
 /*
-** main.c — command-line entry of bin/shapedb.
+** main.c — command-line entry of bin/shapedb. One rule, no guessing from
+** the terminal:
 **
-**   shapedb [options] [FILE.lua [args...]]
-**     -e CHUNK     run a Lua chunk (repeatable, before FILE)
-**     --version    print the version
-**     --help       print usage
+**   shapedb FILE.lua [args]        run the program and exit (like lua FILE)
+**   shapedb -i|--debug FILE.lua    REPL with FILE loaded, not run
+**   shapedb                        REPL with nothing loaded
+**   shapedb --batch -x CMD... [FILE.lua]   run the commands and exit
+**   shapedb -x CMD... [FILE.lua]   run the commands, then the REPL
+**   shapedb -e CHUNK [-e ...]      Lua chunks (before anything; alone, exit)
 **
-** Exit status: 0 on success, 1 when a chunk or script fails, 2 on bad usage.
+** Whether stdin is a terminal decides only how the REPL reads (readline
+** or getline), never what runs.
+**
+** Exit status: 0 on success, 1 when a chunk, the script or a --batch
+** command fails, 2 on bad usage; `quit N` exits with N.
 */
 #include "host.h"
+#include "lineio.h"
+#include "repl.h"
 
 #include <lauxlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-#define SHAPEDB_VERSION "0.1.0"
+#include <unistd.h>
 
 static void usage(FILE *f) {
   fprintf(f,
     "usage: shapedb [options] [FILE.lua [args...]]\n"
-    "  -e CHUNK     run the Lua chunk CHUNK (repeatable; runs before FILE)\n"
-    "  --version    print the version and exit\n"
-    "  --help       print this help and exit\n"
-    "Lua runs with the `shapedb` module loaded as a global.\n");
+    "  FILE.lua [args]  run the Lua program FILE and exit, as `lua FILE` does\n"
+    "  -i, --debug      open the REPL with FILE loaded (not run); without\n"
+    "                   FILE, open it with nothing loaded (also the default)\n"
+    "  -x CMD           run the REPL command CMD (repeatable, in order), then\n"
+    "                   open the REPL with FILE loaded as with -i\n"
+    "  --batch          run the -x commands and exit instead: status 0 if\n"
+    "                   they all succeeded, 1 otherwise; stdin is not read\n"
+    "  -e CHUNK         run the Lua chunk CHUNK first (repeatable); with no\n"
+    "                   FILE, -i, -x or --batch, exit afterwards\n"
+    "  --version        print the version and exit\n"
+    "  --help           print this help and exit\n"
+    "Lua runs with the `shapedb` module loaded as a global. The REPL uses\n"
+    "readline when stdin is a terminal; otherwise it reads one line at a\n"
+    "time from stdin and prints no prompt. Type `help` in it for commands.\n");
+}
+
+/* The non-interactive path, `shapedb FILE.lua [args]`: run the program as
+** `lua FILE` would. Kept in one function so that the trace report can
+** replace it. Returns the exit status. */
+static int run_script(lua_State *L, char **argv, int argc) {
+  return repl_host_dofile(L, argv[0], argv, argc) == LUA_OK ? 0 : 1;
+}
+
+/* Modules that add commands and hooks to the session register here, after
+** the built-ins (so they may replace them). */
+static void init_modules(repl_session *s) {
+  (void)s;
+  repl_builtin_init();
+}
+
+static int run_session(lua_State *L, bool batch, char **xs, int nx, char **argv,
+                       int argc) {
+  repl_session *s = repl_session_new(L, !batch && isatty(STDIN_FILENO));
+  if (!s) {
+    fprintf(stderr, "shapedb: out of memory\n");
+    repl_host_free(L);
+    return 1;
+  }
+  s->batch = batch;
+  init_modules(s);
+  repl_lineio_init(s);
+  if (s->tty)
+    printf("shapedb %s: type 'help' for commands, Ctrl-D to quit.\n", REPL_VERSION);
+  if (argc > 0) {
+    if (repl_load(s, argv[0], !s->tty) == 0) {
+      s->prog_argv = argv + 1;
+      s->prog_argc = argc - 1;
+    } else {
+      s->failures++;
+    }
+  }
+  if (nx > 0) repl_exec_list(s, xs, nx);
+  if (!batch && !s->quit) repl_loop(s);
+  repl_lineio_finish(s);
+  int status = s->status_set ? s->status : batch && s->failures > 0 ? 1 : 0;
+  repl_session_free(s);
+  repl_cmd_unregister_all();
+  return status;
+}
+
+static int bad_usage(const char *fmt, const char *arg) {
+  fprintf(stderr, "shapedb: ");
+  fprintf(stderr, fmt, arg);
+  fputc('\n', stderr);
+  usage(stderr);
+  return 2;
 }
 
 int main(int argc, char **argv) {
-  const char *chunks[64];
-  int nchunks = 0, script = 0;
+  char **chunks = calloc((size_t)argc + 1, sizeof *chunks);
+  char **xs = calloc((size_t)argc + 1, sizeof *xs);
+  int nchunks = 0, nx = 0, script = 0, status = 0;
+  bool debug = false, batch = false;
+  if (!chunks || !xs) {
+    fprintf(stderr, "shapedb: out of memory\n");
+    return 1;
+  }
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
-    if (!strcmp(a, "--version")) {
-      printf("shapedb %s (%s)\n", SHAPEDB_VERSION, LUA_RELEASE);
-      return 0;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage(stdout);
+      goto done;
     }
-    if (!strcmp(a, "-e")) {
+    if (!strcmp(a, "--version")) {
+      printf("shapedb %s (%s)\n", REPL_VERSION, LUA_RELEASE);
+      goto done;
+    }
+    if (!strcmp(a, "-e") || !strcmp(a, "-x")) {
       if (i + 1 >= argc) {
-        fprintf(stderr, "shapedb: '-e' needs an argument\n");
-        usage(stderr);
-        return 2;
+        status = bad_usage("'%s' needs an argument", a);
+        goto done;
       }
-      if (nchunks == 64) { fprintf(stderr, "shapedb: too many -e options\n"); return 2; }
-      chunks[nchunks++] = argv[++i];
+      if (a[1] == 'e') chunks[nchunks++] = argv[++i];
+      else xs[nx++] = argv[++i];
       continue;
     }
+    if (!strcmp(a, "-i") || !strcmp(a, "--debug")) { debug = true; continue; }
+    if (!strcmp(a, "--batch")) { batch = true; continue; }
     if (!strcmp(a, "--")) { if (i + 1 < argc) script = i + 1; break; }
     if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "shapedb: unknown option '%s'\n", a);
-      usage(stderr);
-      return 2;
+      status = bad_usage("unknown option '%s'", a);
+      goto done;
     }
     script = i;
     break;
   }
+  bool repl = debug || batch || nx > 0 || (!script && nchunks == 0);
   lua_State *L = repl_host_new();
-  if (!L) { fprintf(stderr, "shapedb: cannot create Lua state\n"); return 1; }
-  int status = LUA_OK;
-  for (int i = 0; i < nchunks && status == LUA_OK; i++)
-    status = repl_host_dostring(L, chunks[i], "=(command line)");
-  if (status == LUA_OK && script)
-    status = repl_host_dofile(L, argv[script], argv + script, argc - script);
-  if (status == LUA_OK && !script && nchunks == 0) usage(stdout);
-  repl_host_free(L);
-  return status == LUA_OK ? 0 : 1;
+  if (!L) {
+    fprintf(stderr, "shapedb: cannot create Lua state\n");
+    status = 1;
+    goto done;
+  }
+  for (int i = 0; i < nchunks; i++)
+    if (repl_host_dostring(L, chunks[i], "=(command line)") != LUA_OK) {
+      repl_host_free(L);
+      status = 1;
+      goto done;
+    }
+  if (repl) {
+    status = run_session(L, batch, xs, nx, script ? argv + script : NULL,
+                         script ? argc - script : 0);
+  } else {
+    if (script) status = run_script(L, argv + script, argc - script);
+    repl_host_free(L);
+  }
+done:
+  free(chunks);
+  free(xs);
+  return status;
 }

@@ -1,0 +1,44 @@
+/*
+** lineio.h — where lines come from at the prompt: GNU Readline when stdin
+** is a terminal (prompts, history file, Tab completion, Ctrl-C clearing
+** the line), plain getline otherwise (no prompt, no echo, no escapes, so
+** piped sessions stay clean). Also the completion logic itself, which the
+** `complete` command shares with Tab.
+*/
+#ifndef REPL_LINEIO_H
+#define REPL_LINEIO_H
+
+#include "repl.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Set up input for s: on a terminal, configure readline, catch SIGINT at
+** the prompt and read the history file. Call once. */
+void repl_lineio_init(repl_session *s);
+
+/* The next line from stdin without its newline (malloc'ed; NULL at end of
+** input). continuation selects the secondary prompt. *cancelled is set
+** when Ctrl-C abandoned a continuation: the line returned is then a new
+** first line, and the caller must drop what it had accumulated. */
+char *repl_lineio_read(repl_session *s, bool continuation, bool *cancelled);
+
+/* Save the history (terminal sessions with `set history on`) and restore
+** the SIGINT disposition. */
+void repl_lineio_finish(repl_session *s);
+
+/* The history file: $XDG_STATE_HOME/shapedb/history (the directory is
+** created) or ~/.shapedb_history when XDG_STATE_HOME is unset or empty.
+** malloc'ed; NULL when neither variable helps. */
+char *repl_history_path(void);
+
+/* Completion candidates for the text that starts at line[start] and ends
+** the line, in context: command names and Lua globals for the first word;
+** a command's subcommands, then its argument kind; Lua globals and fields
+** on Lua lines. *files is set when they are file names (readline then
+** marks directories). Candidates all start with the text; unsorted, may
+** repeat. */
+void repl_complete_line(repl_session *s, const char *line, size_t start,
+                        repl_strv *out, bool *files);
+
+#endif
