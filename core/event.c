@@ -307,6 +307,9 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       if (ev->text) sdb_buf_printf(b, " %s", ev->text);
       if (ev->detail) sdb_buf_printf(b, ": %s", ev->detail);
       break;
+    case SDB_EV_GUARDS_INSTALLED:
+      sdb_buf_printf(b, " %lld guard%s", (long long)ev->value, ev->value == 1 ? "" : "s");
+      break;
     case SDB_EV_BUFFER_LOWERED:
       if (ev->text) sdb_buf_printf(b, " %s", ev->text);
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);

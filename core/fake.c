@@ -247,7 +247,7 @@ int sdb_fakify(sdb_fake_mode *m, const int64_t *sizes, int ndim, sdb_dtype dtype
   *out = NULL;
   if (ndim < 0 || ndim > 64)
     return sdb_err_set(err, SDB_E_INVALID, "ValueError", "tensors have 0 to 64 dims, not %d", ndim);
-  const sdb_expr *sz[64], *st[64];
+  const sdb_expr *sz[64] = {0}, *st[64] = {0};
   for (int i = 0; i < ndim; i++) {
     if (sizes[i] < 0)
       return sdb_err_set(err, SDB_E_INVALID, "ValueError", "negative size %lld for %s dim %d",

@@ -248,8 +248,8 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
     int rc = sdb_mark_size_like(env, r, err);
     if (rc) return rc;
   } else if (d.dynamic == SDB_DIM_STATIC) {
-    r = sdb_int(hint);
-    if (!r || record_specialization(env, source, NULL, hint, "static")) return oom(err);
+    r = sdb_int(hint);   /* a constant by policy: nothing to record */
+    if (!r) return sdb_err_expr(err);
   } else if (!d.unspecified && env->opts.specialize_zero_one && (hint == 0 || hint == 1)) {
     r = sdb_int(hint);
     if (!r || record_specialization(env, source, NULL, hint, "0/1 specialization")) return oom(err);

@@ -55,6 +55,7 @@ int luaopen_shapedb(lua_State *L) {
   lua_setfield(L, -2, "version");
   lsdb_open_expr(L);
   lsdb_open_shape_env(L);
+  lsdb_open_torch(L);
   lsdb_load_prelude(L);
   return 1;
 }

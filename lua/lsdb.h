@@ -48,4 +48,11 @@ void lsdb_open_shape_env(lua_State *L);
 const sdb_source *lsdb_check_source(lua_State *L, int idx);
 void lsdb_push_source(lua_State *L, const sdb_source *s);
 
+/* --- lsdb_torch.c ------------------------------------------------------------ */
+/* The global `torch` table, tensors, SymInts, and the trace primitives
+** (shapedb._trace_begin, shapedb.events, shapedb.bindings) into the module
+** table at the top of the stack. */
+void lsdb_open_torch(lua_State *L);
+sdb_events *lsdb_events(lua_State *L);   /* the program's event stream */
+
 #endif

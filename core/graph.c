@@ -1,0 +1,538 @@
+/*
+** graph.c — FX-like graphs and their readable printing (see graph.h).
+*/
+#include "graph.h"
+#include "buf.h"
+#include "fake.h"
+#include "intern.h"
+#include "srcfile.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t next_node_id;
+
+const char *sdb_node_op_name(sdb_node_op op) {
+  static const char *const names[] = {"placeholder", "call_function", "call_method",
+                                      "get_attr", "output"};
+  return (unsigned)op < 5 ? names[op] : "?";
+}
+
+/* --- args ------------------------------------------------------------------- */
+
+sdb_arg sdb_arg_node(sdb_node *n) {
+  sdb_arg a = {SDB_A_NODE, NULL, SDB_VALUE_NONE, n, NULL, 0, false};
+  return a;
+}
+
+sdb_arg sdb_arg_const(sdb_value v) {
+  sdb_arg a = {SDB_A_CONST, NULL, v, NULL, NULL, 0, false};
+  return a;
+}
+
+sdb_arg sdb_arg_seq(size_t n, bool tuple) {
+  sdb_arg a = {SDB_A_SEQ, NULL, SDB_VALUE_NONE, NULL, NULL, 0, tuple};
+  a.items = n ? calloc(n, sizeof *a.items) : NULL;
+  if (!n || a.items) a.n = n;
+  return a;
+}
+
+void sdb_arg_free(sdb_arg *a) {
+  if (a->kind == SDB_A_CONST) sdb_value_free(&a->value);
+  if (a->kind == SDB_A_SEQ) {
+    for (size_t i = 0; i < a->n; i++) sdb_arg_free(&a->items[i]);
+    free(a->items);
+  }
+  a->items = NULL;
+  a->n = 0;
+}
+
+static void count_users(sdb_arg *a, int delta) {
+  if (a->kind == SDB_A_NODE && a->node) a->node->nusers += delta;
+  if (a->kind == SDB_A_SEQ)
+    for (size_t i = 0; i < a->n; i++) count_users(&a->items[i], delta);
+}
+
+/* --- graphs ----------------------------------------------------------------- */
+
+sdb_graph *sdb_graph_new(const char *name) {
+  sdb_graph *g = calloc(1, sizeof *g);
+  if (!g) return NULL;
+  g->name = sdb_intern(name ? name : "GraphModule");
+  return g;
+}
+
+static void free_node(sdb_node *n) {
+  for (size_t i = 0; i < n->nargs; i++) sdb_arg_free(&n->args[i]);
+  free(n->args);
+  sdb_value_free(&n->example);
+  sdb_bindings_free(&n->bindings);
+  free(n);
+}
+
+void sdb_graph_free(sdb_graph *g) {
+  if (!g) return;
+  for (size_t i = 0; i < g->n; i++) free_node(g->nodes[i]);
+  for (size_t i = 0; i < g->nsubs; i++) sdb_graph_free(g->subs[i]);
+  free(g->nodes);
+  free(g->subs);
+  sdb_map_free(&g->base_count);
+  sdb_map_free(&g->used);
+  free(g);
+}
+
+/* Python keywords and the builtins FX refuses as names. */
+static bool illegal_name(const char *s) {
+  static const char *const words[] = {
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break",
+    "class", "continue", "def", "del", "elif", "else", "except", "finally", "for",
+    "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or",
+    "pass", "raise", "return", "try", "while", "with", "yield",
+    "abs", "all", "any", "bool", "dict", "float", "id", "input", "int", "iter",
+    "len", "list", "map", "max", "min", "next", "object", "pow", "print", "range",
+    "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip",
+    "torch", "self", "inf", "nan", "operator",
+  };
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (!strcmp(words[i], s)) return true;
+  return false;
+}
+
+const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate) {
+  char base[128];
+  size_t n = 0;
+  for (const char *p = candidate ? candidate : ""; *p && n + 1 < sizeof base; p++) {
+    char c = *p;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    base[n++] = ok ? c : '_';
+  }
+  base[n] = '\0';
+  if (!n) strcpy(base, "_unnamed");
+  if (base[0] >= '0' && base[0] <= '9') {
+    memmove(base + 1, base, strlen(base) + 1);
+    base[0] = '_';
+  }
+  /* a trailing _<digits> is a number on the base, as in FX */
+  long num = 0;
+  char *us = strrchr(base, '_');
+  if (us && us[1] && strspn(us + 1, "0123456789") == strlen(us + 1) && us != base) {
+    num = strtol(us + 1, NULL, 10);
+    *us = '\0';
+  }
+  const char *ibase = sdb_intern(base);
+  char cand[160];
+  if (num) snprintf(cand, sizeof cand, "%s_%ld", base, num);
+  else snprintf(cand, sizeof cand, "%s", base);
+  if (!num) num = (long)(uintptr_t)sdb_map_get(&g->base_count, ibase);
+  while (sdb_map_has(&g->used, sdb_intern(cand)) || illegal_name(cand)) {
+    num++;
+    snprintf(cand, sizeof cand, "%s_%ld", base, num);
+  }
+  const char *name = sdb_intern(cand);
+  sdb_map_put(&g->used, name, (void *)name);
+  sdb_map_put(&g->base_count, ibase, (void *)(uintptr_t)num);
+  return name;
+}
+
+sdb_graph *sdb_graph_new_sub(sdb_graph *parent, const char *base) {
+  sdb_graph **v = realloc(parent->subs, (parent->nsubs + 1) * sizeof *v);
+  if (!v) return NULL;
+  parent->subs = v;
+  char cand[128];
+  /* attribute names count from 0: cond_true_0, wrap_body_0 */
+  for (int i = 0;; i++) {
+    snprintf(cand, sizeof cand, "%s_%d", base, i);
+    if (!sdb_map_has(&parent->used, sdb_intern(cand))) break;
+  }
+  const char *name = sdb_intern(cand);
+  sdb_map_put(&parent->used, name, (void *)name);
+  sdb_graph *g = sdb_graph_new(name);
+  if (!g) return NULL;
+  parent->subs[parent->nsubs++] = g;
+  return g;
+}
+
+/* Put n at position at; the insertion point moves with the nodes after it. */
+static sdb_node *insert_pos(sdb_graph *g, sdb_node *n, size_t at) {
+  if (g->n == g->cap) {
+    size_t cap = g->cap ? g->cap * 2 : 32;
+    sdb_node **v = realloc(g->nodes, cap * sizeof *v);
+    if (!v) return NULL;
+    g->nodes = v;
+    g->cap = cap;
+  }
+  if (at > g->n) at = g->n;
+  memmove(&g->nodes[at + 1], &g->nodes[at], (g->n - at) * sizeof *g->nodes);
+  g->nodes[at] = n;
+  g->n++;
+  if (g->insert_at >= at) g->insert_at++;
+  n->graph = g;
+  return n;
+}
+
+static sdb_node *new_node(sdb_node_op op, const char *name, const char *target) {
+  sdb_node *n = calloc(1, sizeof *n);
+  if (!n) return NULL;
+  n->id = next_node_id++;
+  n->op = op;
+  n->name = name;
+  n->target = sdb_intern(target);
+  return n;
+}
+
+sdb_node *sdb_graph_placeholder_at(sdb_graph *g, size_t pos, const char *name,
+                                   const char *target, const sdb_value *example,
+                                   const sdb_source *src) {
+  sdb_node *n = new_node(SDB_N_PLACEHOLDER, sdb_graph_unique_name(g, name), target ? target : name);
+  if (!n) return NULL;
+  if (example) n->example = sdb_value_copy(example);
+  n->source = src;
+  size_t np = sdb_graph_num_placeholders(g);
+  if (!insert_pos(g, n, pos < np ? pos : np)) { free_node(n); return NULL; }
+  return n;
+}
+
+sdb_node *sdb_graph_placeholder(sdb_graph *g, const char *name, const char *target,
+                                const sdb_value *example, const sdb_source *src) {
+  return sdb_graph_placeholder_at(g, sdb_graph_num_placeholders(g), name, target, example, src);
+}
+
+static sdb_node *call_at(sdb_graph *g, size_t at, sdb_node_op op, const char *target,
+                         const char *name_hint, sdb_arg *args, size_t nargs,
+                         const sdb_value *example) {
+  sdb_node *n = new_node(op, sdb_graph_unique_name(g, name_hint), target);
+  if (!n) {
+    for (size_t i = 0; i < nargs; i++) sdb_arg_free(&args[i]);
+    free(args);
+    return NULL;
+  }
+  n->args = args;
+  n->nargs = nargs;
+  for (size_t i = 0; i < nargs; i++) count_users(&args[i], +1);
+  if (example) n->example = sdb_value_copy(example);
+  if (!insert_pos(g, n, at)) {
+    for (size_t i = 0; i < nargs; i++) count_users(&args[i], -1);
+    free_node(n);
+    return NULL;
+  }
+  return n;
+}
+
+sdb_node *sdb_graph_call(sdb_graph *g, sdb_node_op op, const char *target,
+                         const char *name_hint, sdb_arg *args, size_t nargs,
+                         const sdb_value *example) {
+  return call_at(g, g->insert_at, op, target, name_hint, args, nargs, example);
+}
+
+sdb_node *sdb_graph_call_after(sdb_graph *g, const sdb_node *after, sdb_node_op op,
+                               const char *target, const char *name_hint,
+                               sdb_arg *args, size_t nargs, const sdb_value *example) {
+  size_t at = g->n;
+  for (size_t i = 0; i < g->n; i++)
+    if (g->nodes[i] == after) { at = i + 1; break; }
+  return call_at(g, at, op, target, name_hint, args, nargs, example);
+}
+
+sdb_node *sdb_graph_output(sdb_graph *g, sdb_arg *args, size_t nargs) {
+  sdb_graph_insert_at_end(g);
+  sdb_node *n = sdb_graph_call(g, SDB_N_OUTPUT, "output", "output", args, nargs, NULL);
+  if (n) n->impure = true;
+  return n;
+}
+
+sdb_node *sdb_graph_output_node(const sdb_graph *g) {
+  return g->n && g->nodes[g->n - 1]->op == SDB_N_OUTPUT ? g->nodes[g->n - 1] : NULL;
+}
+
+void sdb_graph_insert_after(sdb_graph *g, const sdb_node *after) {
+  if (!after) { g->insert_at = 0; return; }
+  for (size_t i = 0; i < g->n; i++)
+    if (g->nodes[i] == after) { g->insert_at = i + 1; return; }
+  g->insert_at = g->n;
+}
+
+void sdb_graph_insert_at_end(sdb_graph *g) { g->insert_at = g->n; }
+
+size_t sdb_graph_num_placeholders(const sdb_graph *g) {
+  size_t i = 0;
+  while (i < g->n && g->nodes[i]->op == SDB_N_PLACEHOLDER) i++;
+  return i;
+}
+
+size_t sdb_graph_dce(sdb_graph *g) {
+  size_t removed = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = g->n; i-- > 0;) {
+      sdb_node *n = g->nodes[i];
+      if (n->nusers || n->impure || n->op == SDB_N_PLACEHOLDER || n->op == SDB_N_OUTPUT) continue;
+      for (size_t k = 0; k < n->nargs; k++) count_users(&n->args[k], -1);
+      memmove(&g->nodes[i], &g->nodes[i + 1], (g->n - i - 1) * sizeof *g->nodes);
+      g->n--;
+      if (g->insert_at > i) g->insert_at--;
+      free_node(n);
+      removed++;
+      changed = true;
+    }
+  }
+  return removed;
+}
+
+/* --- printing ---------------------------------------------------------------- */
+
+static void put_expr(sdb_buf *b, const sdb_expr *e, sdb_shape_env *env) {
+  const sdb_expr *s = env ? sdb_simplify(env, e) : e;
+  char *t = sdb_expr_str(s ? s : e);
+  sdb_buf_puts(b, t ? t : "?");
+  free(t);
+}
+
+static void annotation(sdb_buf *b, const sdb_value *v, bool strides, sdb_shape_env *env) {
+  if (v->kind == SDB_V_TENSOR) {
+    char *m = sdb_fake_meta_str(v->tensor, strides);
+    sdb_buf_printf(b, "\"%s\"", m ? m : "?");
+    free(m);
+  } else if ((v->kind == SDB_V_INT || v->kind == SDB_V_BOOL || v->kind == SDB_V_FLOAT) &&
+             v->expr && !sdb_is_const(v->expr)) {
+    sdb_buf_puts(b, "\"Sym(");
+    put_expr(b, v->expr, env);
+    sdb_buf_puts(b, ")\"");
+  }
+}
+
+char *sdb_value_annotation(const sdb_value *v, bool strides) {
+  sdb_buf b = SDB_BUF_INIT;
+  annotation(&b, v, strides, v->kind == SDB_V_TENSOR && v->tensor->mode ? v->tensor->mode->env : NULL);
+  return sdb_buf_take(&b);
+}
+
+/* Python's repr of a str: single quotes unless the text has one. */
+static void put_py_str(sdb_buf *b, const char *s) {
+  char q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
+  sdb_buf_putc(b, q);
+  for (const char *p = s; *p; p++) {
+    if (*p == '\\' || *p == q) sdb_buf_putc(b, '\\');
+    if (*p == '\n') { sdb_buf_puts(b, "\\n"); continue; }
+    sdb_buf_putc(b, *p);
+  }
+  sdb_buf_putc(b, q);
+}
+
+/* Python repr of a constant argument. */
+static void put_const(sdb_buf *b, const sdb_value *v, const char *kw) {
+  switch (v->kind) {
+    case SDB_V_NONE: sdb_buf_puts(b, "None"); break;
+    case SDB_V_INT: case SDB_V_BOOL: put_expr(b, v->expr, NULL); break;
+    case SDB_V_FLOAT: {
+      char num[64];
+      snprintf(num, sizeof num, "%.17g", v->fval);
+      if (!strpbrk(num, ".eEn")) strcat(num, ".0");   /* Python prints 2.0, not 2 */
+      else snprintf(num, sizeof num, "%g", v->fval);
+      sdb_buf_puts(b, num);
+      break;
+    }
+    case SDB_V_STR:
+      if (kw && !strcmp(kw, "dtype") && sdb_dtype_from_name(v->str) >= 0)
+        sdb_buf_puts(b, sdb_dtype_name((sdb_dtype)sdb_dtype_from_name(v->str)));
+      else
+        put_py_str(b, v->str ? v->str : "");
+      break;
+    default: sdb_buf_puts(b, "?"); break;
+  }
+}
+
+static void put_arg(sdb_buf *b, const sdb_arg *a) {
+  if (a->kw) sdb_buf_printf(b, "%s = ", a->kw);
+  switch (a->kind) {
+    case SDB_A_NODE: sdb_buf_puts(b, a->node ? a->node->name : "?"); break;
+    case SDB_A_CONST: put_const(b, &a->value, a->kw); break;
+    case SDB_A_SEQ:
+      sdb_buf_putc(b, a->tuple ? '(' : '[');
+      for (size_t i = 0; i < a->n; i++) {
+        if (i) sdb_buf_puts(b, ", ");
+        put_arg(b, &a->items[i]);
+      }
+      if (a->tuple && a->n == 1) sdb_buf_putc(b, ',');
+      sdb_buf_putc(b, a->tuple ? ')' : ']');
+      break;
+  }
+}
+
+static void put_args(sdb_buf *b, const sdb_arg *args, size_t n, size_t from) {
+  for (size_t i = from; i < n; i++) {
+    if (i > from) sdb_buf_puts(b, ", ");
+    put_arg(b, &args[i]);
+  }
+}
+
+/* FX's magic methods: operator targets print infix. */
+static const char *infix_of(const char *target) {
+  static const struct { const char *t, *fmt; } ops[] = {
+    {"operator.add", "+"}, {"operator.sub", "-"}, {"operator.mul", "*"},
+    {"operator.floordiv", "//"}, {"operator.truediv", "/"}, {"operator.mod", "%"},
+    {"operator.pow", "**"}, {"operator.eq", "=="}, {"operator.ne", "!="},
+    {"operator.lt", "<"}, {"operator.le", "<="}, {"operator.gt", ">"},
+    {"operator.ge", ">="}, {"operator.and_", "&"}, {"operator.or_", "|"},
+  };
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (!strcmp(ops[i].t, target)) return ops[i].fmt;
+  return NULL;
+}
+
+static void put_call(sdb_buf *b, const sdb_node *n) {
+  const char *inf = n->op == SDB_N_CALL_FUNCTION ? infix_of(n->target) : NULL;
+  if (inf && n->nargs == 2) {
+    put_arg(b, &n->args[0]);
+    sdb_buf_printf(b, " %s ", inf);
+    put_arg(b, &n->args[1]);
+  } else if (n->op == SDB_N_CALL_FUNCTION && !strcmp(n->target, "operator.getitem") && n->nargs == 2) {
+    put_arg(b, &n->args[0]);
+    sdb_buf_putc(b, '[');
+    put_arg(b, &n->args[1]);
+    sdb_buf_putc(b, ']');
+  } else if (n->op == SDB_N_CALL_FUNCTION && !strcmp(n->target, "operator.neg") && n->nargs == 1) {
+    sdb_buf_putc(b, '-');
+    put_arg(b, &n->args[0]);
+  } else if (n->op == SDB_N_CALL_METHOD && n->nargs >= 1) {
+    put_arg(b, &n->args[0]);
+    sdb_buf_printf(b, ".%s(", n->target);
+    put_args(b, n->args, n->nargs, 1);
+    sdb_buf_putc(b, ')');
+  } else if (n->op == SDB_N_GET_ATTR) {
+    sdb_buf_printf(b, "self.%s", n->target);
+  } else {
+    sdb_buf_printf(b, "%s(", n->target);
+    put_args(b, n->args, n->nargs, 0);
+    sdb_buf_putc(b, ')');
+  }
+}
+
+static void node_line(sdb_buf *b, const sdb_node *n, const sdb_print_opts *o, sdb_shape_env *env) {
+  if (n->op == SDB_N_OUTPUT) {
+    sdb_buf_puts(b, "return ");
+    if (n->nargs) put_arg(b, &n->args[0]);
+    else sdb_buf_puts(b, "()");
+    return;
+  }
+  sdb_buf_puts(b, n->name);
+  sdb_buf ann = SDB_BUF_INIT;
+  annotation(&ann, &n->example, o && o->strides, env);
+  if (ann.len) sdb_buf_printf(b, ": %s", sdb_buf_cstr(&ann));
+  sdb_buf_free(&ann);
+  sdb_buf_puts(b, " = ");
+  put_call(b, n);
+}
+
+char *sdb_node_str(const sdb_node *n) {
+  sdb_buf b = SDB_BUF_INIT;
+  if (n->op == SDB_N_PLACEHOLDER) {
+    sdb_buf_puts(&b, n->target);
+    sdb_buf ann = SDB_BUF_INIT;
+    annotation(&ann, &n->example, false, NULL);
+    if (ann.len) sdb_buf_printf(&b, ": %s", sdb_buf_cstr(&ann));
+    sdb_buf_free(&ann);
+  } else {
+    node_line(&b, n, NULL, NULL);
+  }
+  return sdb_buf_take(&b);
+}
+
+/* last_use[i]: nodes whose last use is node i, in argument order (FX). */
+typedef struct { const sdb_node **v; size_t n, cap; } nodelist;
+
+static void note_use(const sdb_arg *a, const sdb_node *user, sdb_map *last, nodelist *lists,
+                     size_t user_ix) {
+  if (a->kind == SDB_A_NODE && a->node && !sdb_map_has(last, a->node)) {
+    sdb_map_put(last, a->node, (void *)user);
+    nodelist *l = &lists[user_ix];
+    if (l->n == l->cap) {
+      l->cap = l->cap ? l->cap * 2 : 4;
+      l->v = realloc(l->v, l->cap * sizeof *l->v);
+    }
+    if (l->v) l->v[l->n++] = a->node;
+  } else if (a->kind == SDB_A_SEQ) {
+    for (size_t i = 0; i < a->n; i++) note_use(&a->items[i], user, last, lists, user_ix);
+  }
+}
+
+static sdb_shape_env *graph_env(const sdb_graph *g) {
+  for (size_t i = 0; i < g->n; i++) {
+    const sdb_value *v = &g->nodes[i]->example;
+    if (v->kind == SDB_V_TENSOR && v->tensor->mode && v->tensor->mode->env) return v->tensor->mode->env;
+  }
+  return NULL;
+}
+
+static void print_graph(sdb_buf *b, const sdb_graph *g, const sdb_print_opts *o, int indent) {
+  sdb_shape_env *env = graph_env(g);
+  const char *pad = "                                                                ";
+  int ip = indent < 56 ? indent : 56;
+  sdb_buf_printf(b, "%.*sclass %s(torch.nn.Module):\n", ip, pad,
+                 !strcmp(g->name, "GraphModule") ? "GraphModule" : g->name);
+  sdb_buf_printf(b, "%.*s    def forward(self", ip, pad);
+  for (size_t i = 0; i < g->n; i++) {
+    const sdb_node *n = g->nodes[i];
+    if (n->op != SDB_N_PLACEHOLDER) continue;
+    sdb_buf_printf(b, ", %s", n->target);
+    sdb_buf ann = SDB_BUF_INIT;
+    annotation(&ann, &n->example, o && o->strides, env);
+    if (ann.len) sdb_buf_printf(b, ": %s", sdb_buf_cstr(&ann));
+    sdb_buf_free(&ann);
+  }
+  sdb_buf_puts(b, "):\n");
+  sdb_map last = SDB_MAP_INIT;
+  nodelist *lists = calloc(g->n + 1, sizeof *lists);
+  for (size_t i = g->n; lists && i-- > 0;)
+    for (size_t k = 0; k < g->nodes[i]->nargs; k++)
+      note_use(&g->nodes[i]->args[k], g->nodes[i], &last, lists, i);
+  for (size_t i = 0; i < g->n; i++) {
+    const sdb_node *n = g->nodes[i];
+    if (n->op == SDB_N_PLACEHOLDER) {
+      if (strcmp(n->name, n->target))
+        sdb_buf_printf(b, "%.*s        %s = %s\n", ip, pad, n->name, n->target);
+      continue;
+    }
+    if (o && o->locations && n->loc.file) {
+      const char *code = sdb_srcfile_line(n->loc.file, n->loc.line);
+      const char *base = strrchr(n->loc.file, '/');
+      sdb_buf_printf(b, "\n%.*s         # File: %s:%d", ip, pad, base ? base + 1 : n->loc.file, n->loc.line);
+      if (n->loc.func) sdb_buf_printf(b, " in %s", n->loc.func);
+      if (code) sdb_buf_printf(b, ", code: %s", code);
+      sdb_buf_putc(b, '\n');
+    }
+    sdb_buf_printf(b, "%.*s        ", ip, pad);
+    node_line(b, n, o, env);
+    if (n->op != SDB_N_OUTPUT && lists) {
+      nodelist *l = &lists[i];
+      bool self_dead = n->nusers == 0;
+      if (l->n || self_dead) {
+        sdb_buf_puts(b, ";  ");
+        for (size_t k = 0; k < l->n; k++) sdb_buf_printf(b, "%s = ", l->v[k]->name);
+        if (self_dead) sdb_buf_printf(b, "%s = ", n->name);
+        sdb_buf_puts(b, "None");
+      }
+    }
+    sdb_buf_putc(b, '\n');
+    if (o && o->bindings && n->bindings.n) {
+      char *s = sdb_bindings_str(&n->bindings);
+      sdb_buf_printf(b, "%.*s        # %s\n", ip, pad, s ? s : "");
+      free(s);
+    }
+  }
+  for (size_t i = 0; lists && i <= g->n; i++) free(lists[i].v);
+  free(lists);
+  sdb_map_free(&last);
+  if (o && o->subgraphs)
+    for (size_t i = 0; i < g->nsubs; i++) {
+      sdb_buf_putc(b, '\n');
+      print_graph(b, g->subs[i], o, indent + 4);
+    }
+}
+
+char *sdb_graph_print(const sdb_graph *g, const sdb_print_opts *opts) {
+  sdb_buf b = SDB_BUF_INIT;
+  print_graph(&b, g, opts, 0);
+  return sdb_buf_take(&b);
+}

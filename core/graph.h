@@ -1,0 +1,137 @@
+/*
+** graph.h — FX-like graphs: placeholder / call_function / call_method /
+** get_attr / output nodes, node meta (example value, unbacked_bindings,
+** the user's line), names made unique as FX's namespace makes them
+** (`sum` -> `sum_1`, a second `add` -> `add_1`), dead code elimination,
+** and readable printing in the style of GraphModule.print_readable.
+**
+** Ownership: a graph owns its nodes, their args and example values, and
+** its subgraphs (cond branches); nodes refer to each other by pointer.
+*/
+#ifndef SDB_GRAPH_H
+#define SDB_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "event.h"
+#include "keypath.h"
+#include "source.h"
+#include "value.h"
+
+typedef enum sdb_node_op {
+  SDB_N_PLACEHOLDER,
+  SDB_N_CALL_FUNCTION,
+  SDB_N_CALL_METHOD,
+  SDB_N_GET_ATTR,
+  SDB_N_OUTPUT
+} sdb_node_op;
+
+const char *sdb_node_op_name(sdb_node_op op);   /* "placeholder", ... */
+
+typedef struct sdb_node sdb_node;
+typedef struct sdb_graph sdb_graph;
+
+typedef enum { SDB_A_CONST, SDB_A_NODE, SDB_A_SEQ } sdb_arg_kind;
+
+typedef struct sdb_arg {
+  sdb_arg_kind kind;
+  const char *kw;          /* keyword name, or NULL (interned) */
+  sdb_value value;         /* SDB_A_CONST: int/float/bool/str/None (owned) */
+  sdb_node *node;          /* SDB_A_NODE */
+  struct sdb_arg *items;   /* SDB_A_SEQ (owned) */
+  size_t n;
+  bool tuple;              /* SDB_A_SEQ: (a, b) rather than [a, b] */
+} sdb_arg;
+
+sdb_arg sdb_arg_node(sdb_node *n);
+sdb_arg sdb_arg_const(sdb_value v);           /* takes v */
+sdb_arg sdb_arg_seq(size_t n, bool tuple);    /* items to fill in */
+void sdb_arg_free(sdb_arg *a);
+
+struct sdb_node {
+  uint32_t id;
+  sdb_node_op op;
+  const char *name;        /* unique in its graph (interned) */
+  const char *target;      /* "torch.nonzero", "operator.add", "nonzero" (method), ... */
+  sdb_arg *args;           /* owned */
+  size_t nargs;
+  sdb_value example;       /* meta['example_value'] (owned) */
+  sdb_bindings bindings;   /* meta['unbacked_bindings'] (owned) */
+  const sdb_source *source;/* placeholders: the input they stand for */
+  sdb_graph *sub;          /* get_attr of a subgraph (not owned: the graph owns it) */
+  sdb_loc loc;             /* the user's line */
+  int nusers;
+  bool impure;             /* has side effects: never removed by DCE */
+  sdb_graph *graph;
+};
+
+struct sdb_graph {
+  const char *name;        /* "GraphModule", "cond_true_0", "wrap_body_0" */
+  sdb_node **nodes;
+  size_t n, cap;
+  size_t insert_at;        /* where the next node goes; n means the end */
+  sdb_map base_count;      /* interned base name -> last number used (as uintptr) */
+  sdb_map used;            /* interned name -> node */
+  sdb_graph **subs;        /* owned subgraphs, in creation order */
+  size_t nsubs;
+};
+
+sdb_graph *sdb_graph_new(const char *name);
+void sdb_graph_free(sdb_graph *g);
+/* An owned subgraph with a unique attribute name made from `base`
+** ("cond_true" -> "cond_true_0"). */
+sdb_graph *sdb_graph_new_sub(sdb_graph *parent, const char *base);
+
+/* A unique name from a candidate, FX-style: illegal characters become '_',
+** Python builtins and keywords get a number (sum -> sum_1), repeats count
+** up (add, add_1, add_2). Interned. */
+const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate);
+
+/* Placeholders: `name` is what the body calls it (`l_x_`), `target` the
+** signature name (`L_x_`); pass the same for symbol inputs (`s0`). */
+sdb_node *sdb_graph_placeholder(sdb_graph *g, const char *name, const char *target,
+                                const sdb_value *example, const sdb_source *src);
+/* A call node; takes ownership of args (an array of n sdb_arg, freed by
+** the graph). name_hint is made unique. example is copied (may be NULL). */
+sdb_node *sdb_graph_call(sdb_graph *g, sdb_node_op op, const char *target,
+                         const char *name_hint, sdb_arg *args, size_t n,
+                         const sdb_value *example);
+/* The same, placed right after `after` (accessors and asserts that belong
+** to the node that bound a symbol). */
+sdb_node *sdb_graph_call_after(sdb_graph *g, const sdb_node *after, sdb_node_op op,
+                               const char *target, const char *name_hint,
+                               sdb_arg *args, size_t n, const sdb_value *example);
+/* A placeholder at position pos among the placeholders (lifted symbols go
+** before lifted tensors). */
+sdb_node *sdb_graph_placeholder_at(sdb_graph *g, size_t pos, const char *name,
+                                   const char *target, const sdb_value *example,
+                                   const sdb_source *src);
+sdb_node *sdb_graph_output(sdb_graph *g, sdb_arg *args, size_t n);
+sdb_node *sdb_graph_output_node(const sdb_graph *g);
+
+/* Put the next nodes right after `after` (NULL: at the start); reset with
+** sdb_graph_insert_at_end. */
+void sdb_graph_insert_after(sdb_graph *g, const sdb_node *after);
+void sdb_graph_insert_at_end(sdb_graph *g);
+/* Number of placeholders at the front. */
+size_t sdb_graph_num_placeholders(const sdb_graph *g);
+
+/* Remove pure nodes nobody uses, repeatedly. Returns how many went. */
+size_t sdb_graph_dce(sdb_graph *g);
+
+typedef struct sdb_print_opts {
+  bool strides;            /* f32[s0, 2][2, 1] */
+  bool bindings;           /* a `# u0: .size()[0]` line after binding nodes */
+  bool locations;          /* `# File: model.lua:3 in model, code: ...` */
+  bool subgraphs;          /* print owned subgraphs as nested classes */
+} sdb_print_opts;
+
+/* print_readable: `class GraphModule(torch.nn.Module):` and `def forward(...)`. */
+char *sdb_graph_print(const sdb_graph *g, const sdb_print_opts *opts);
+/* One node's line (without indentation or deletions). */
+char *sdb_node_str(const sdb_node *n);
+/* The FX annotation for a value: `"f32[s0, 2]"`, `"Sym(u0)"`, or "". */
+char *sdb_value_annotation(const sdb_value *v, bool strides);
+
+#endif

@@ -1,0 +1,682 @@
+/*
+** tracer.c — (sub)graph tracers (see tracer.h).
+**
+** Proxies: tensor_proxy maps a fake tensor to the node that produced it;
+** sym_proxy maps a symbolic expression (interned, so by pointer) to the
+** node whose value it is. A root tracer binds a fresh unbacked symbol
+** lazily: the node whose unbacked_bindings name it is remembered, and an
+** accessor (`sym_size_int`) is made right after that node the first time
+** the symbol is needed (Dynamo's track_unbacked_symbols).
+*/
+#include "tracer.h"
+#include "buf.h"
+#include "intern.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int oom(sdb_err *err) {
+  return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
+}
+
+static void emit(sdb_tracer *tr, sdb_event *e) {
+  if (tr->ev) sdb_emit(tr->ev, e);
+}
+
+static void set_tracer_ctx(sdb_tracer *tr) {
+  sdb_events_set_tracer(tr->ev, tr->path, tr->depth);
+}
+
+sdb_tracer *sdb_tracer_new(sdb_tracer *parent, const char *name, sdb_graph *graph,
+                           sdb_fake_mode *mode) {
+  sdb_tracer *tr = calloc(1, sizeof *tr);
+  if (!tr) return NULL;
+  tr->parent = parent;
+  tr->name = sdb_intern(name);
+  tr->depth = parent ? parent->depth + 1 : 0;
+  tr->path = parent ? sdb_internf("%s > %s", parent->path, name) : sdb_intern(name);
+  tr->graph = graph;
+  tr->mode = mode;
+  tr->env = mode->env;
+  tr->ev = sdb_shape_env_events(mode->env);
+  set_tracer_ctx(tr);
+  sdb_event e = {0};
+  e.kind = SDB_EV_TRACER_PUSH;
+  e.text = tr->path;
+  e.value = tr->depth;
+  emit(tr, &e);
+  return tr;
+}
+
+void sdb_tracer_free(sdb_tracer *tr) {
+  if (!tr) return;
+  sdb_event e = {0};
+  e.kind = SDB_EV_TRACER_POP;
+  e.text = tr->path;
+  e.value = tr->depth;
+  emit(tr, &e);
+  if (tr->parent) set_tracer_ctx(tr->parent);
+  else sdb_events_set_tracer(tr->ev, "trace", 0);
+  sdb_map_free(&tr->tensor_proxy);
+  sdb_map_free(&tr->sym_proxy);
+  sdb_map_free(&tr->lifted_freevars);
+  sdb_map_free(&tr->unbacked_site);
+  free(tr);
+}
+
+/* ------------------------------------------------------------------------
+** Node placement
+** ---------------------------------------------------------------------- */
+
+static void node_placed(sdb_tracer *tr, sdb_node *n) {
+  sdb_events_locate(tr->ev, &n->loc);
+  char *line = sdb_node_str(n);
+  sdb_event e = {0};
+  e.kind = SDB_EV_NODE_PLACED;
+  e.text = n->name;
+  e.detail = line;
+  e.value = n->id;
+  emit(tr, &e);
+  free(line);
+}
+
+/* after: place right after that node (NULL: at the graph's insertion point) */
+static sdb_node *place(sdb_tracer *tr, const sdb_node *after, sdb_node_op op,
+                       const char *target, const char *hint, sdb_arg *args, size_t n,
+                       const sdb_value *example) {
+  sdb_node *node = after ? sdb_graph_call_after(tr->graph, after, op, target, hint, args, n, example)
+                         : sdb_graph_call(tr->graph, op, target, hint, args, n, example);
+  if (node) node_placed(tr, node);
+  return node;
+}
+
+static void remember_sym(sdb_tracer *tr, const sdb_expr *e, sdb_node *n) {
+  if (e && !sdb_is_const(e) && !sdb_map_get(&tr->sym_proxy, e))
+    sdb_map_put(&tr->sym_proxy, e, n);
+}
+
+void sdb_tracer_track(sdb_tracer *tr, const sdb_value *v, sdb_node *node) {
+  switch (v->kind) {
+    case SDB_V_TENSOR: sdb_map_put(&tr->tensor_proxy, v->tensor, node); break;
+    case SDB_V_INT: case SDB_V_BOOL: case SDB_V_FLOAT: remember_sym(tr, v->expr, node); break;
+    default: break;
+  }
+}
+
+/* ------------------------------------------------------------------------
+** Graph inputs and lifting
+** ---------------------------------------------------------------------- */
+
+static void graph_input_event(sdb_tracer *tr, sdb_node *ph, const sdb_node *from,
+                              const sdb_expr *sym) {
+  sdb_event e = {0};
+  e.kind = SDB_EV_GRAPH_INPUT;
+  e.text = ph->name;
+  e.sym = sym;
+  if (from) e.detail = sdb_internf("lifted from %s in %s", from->name,
+                                   tr->parent ? tr->parent->path : "?");
+  emit(tr, &e);
+}
+
+static void symbol_bound_event(sdb_tracer *tr, const sdb_expr *sym, const sdb_node *n) {
+  sdb_event e = {0};
+  e.kind = SDB_EV_SYMBOL_BOUND;
+  e.sym = sym;
+  e.text = n->name;
+  emit(tr, &e);
+}
+
+/* Symbol placeholders of a subgraph go after the other symbol placeholders
+** and before any tensor: `def true_gm(s1, s2, x)`. */
+static size_t symbol_slot(const sdb_graph *g) {
+  size_t i = 0;
+  while (i < g->n && g->nodes[i]->op == SDB_N_PLACEHOLDER &&
+         g->nodes[i]->example.kind != SDB_V_TENSOR)
+    i++;
+  return i;
+}
+
+static sdb_node *bind_symbol(sdb_tracer *tr, const sdb_expr *s, sdb_err *err);
+
+/* Bind every free symbol of t (sizes, strides, offset) not yet bound here,
+** in sorted order. */
+static int bind_tensor_symbols(sdb_tracer *tr, const sdb_fake *t, bool lifting, sdb_err *err) {
+  const sdb_expr *all[3 * 64 + 1];
+  size_t n = 0;
+  for (int i = 0; i < t->ndim && n < 3 * 64; i++) {
+    all[n++] = t->sizes[i];
+    all[n++] = t->strides[i];
+  }
+  all[n++] = t->storage_offset;
+  const sdb_expr *sum = sdb_add_n(all, n);   /* one expression holding them all */
+  if (!sum) return sdb_err_expr(err);
+  const sdb_expr **fs;
+  long nf = sdb_free_symbols(sum, &fs);
+  if (nf < 0) return oom(err);
+  int rc = SDB_OK;
+  for (long i = 0; i < nf && rc == SDB_OK; i++) {
+    if (sdb_map_get(&tr->sym_proxy, fs[i])) continue;
+    if (!lifting) continue;
+    if (!bind_symbol(tr, fs[i], err)) rc = err ? err->code : SDB_E_INVALID;
+  }
+  free(fs);
+  return rc;
+}
+
+sdb_node *sdb_tracer_input_tensor(sdb_tracer *tr, sdb_fake *t, const char *argname,
+                                  const sdb_source *src, sdb_err *err) {
+  /* the symbols this input introduces come just before it */
+  for (int i = 0; i < t->ndim; i++) {
+    const sdb_expr *s = t->sizes[i];
+    if (s->kind != SDB_SYM || sdb_map_get(&tr->sym_proxy, s)) continue;
+    sdb_value ex = sdb_value_int(s);
+    sdb_node *ph = sdb_graph_placeholder(tr->graph, s->name, s->name, &ex, NULL);
+    if (!ph) { oom(err); return NULL; }
+    remember_sym(tr, s, ph);
+    node_placed(tr, ph);
+    graph_input_event(tr, ph, NULL, s);
+    symbol_bound_event(tr, s, ph);
+  }
+  char target[160], name[160];
+  snprintf(target, sizeof target, "L_%s_", argname);
+  snprintf(name, sizeof name, "l_%s_", argname);
+  sdb_value ex = sdb_value_tensor(t);
+  sdb_node *ph = sdb_graph_placeholder(tr->graph, name, target, &ex, src);
+  sdb_value_free(&ex);
+  if (!ph) { oom(err); return NULL; }
+  sdb_map_put(&tr->tensor_proxy, t, ph);
+  node_placed(tr, ph);
+  graph_input_event(tr, ph, NULL, NULL);
+  return ph;
+}
+
+sdb_node *sdb_tracer_input_symint(sdb_tracer *tr, const sdb_expr *e, const char *argname,
+                                  const sdb_source *src, sdb_err *err) {
+  char target[160], name[160];
+  snprintf(target, sizeof target, "L_%s_", argname);
+  snprintf(name, sizeof name, "l_%s_", argname);
+  sdb_value ex = sdb_value_int(e);
+  sdb_node *ph = sdb_graph_placeholder(tr->graph, name, target, &ex, src);
+  if (!ph) { oom(err); return NULL; }
+  remember_sym(tr, e, ph);
+  node_placed(tr, ph);
+  graph_input_event(tr, ph, NULL, e->kind == SDB_SYM ? e : NULL);
+  if (e->kind == SDB_SYM) symbol_bound_event(tr, e, ph);
+  return ph;
+}
+
+/* Make the accessor for an unbacked symbol bound by `site` (root tracer). */
+static sdb_node *accessor(sdb_tracer *tr, sdb_node *site, const sdb_expr *sym, sdb_err *err) {
+  const sdb_keypath *p = NULL;
+  for (size_t i = 0; i < site->bindings.n; i++)
+    if (site->bindings.v[i].sym == sym) p = &site->bindings.v[i].path;
+  if (!p) { sdb_err_set(err, SDB_E_INVALID, "AssertionError", "%s has no binding on %s", sym->name, site->name); return NULL; }
+  sdb_node *cur = site, *after = site;
+  for (int i = 0; i < p->n; i++) {
+    const sdb_key *k = &p->k[i];
+    sdb_arg *args = calloc(2, sizeof *args);
+    if (!args) { oom(err); return NULL; }
+    args[0] = sdb_arg_node(cur);
+    const char *target, *hint;
+    size_t nargs = 2;
+    if ((k->kind == SDB_KEY_SIZE || k->kind == SDB_KEY_STRIDE) && i + 1 < p->n &&
+        p->k[i + 1].kind == SDB_KEY_INDEX) {
+      bool size = k->kind == SDB_KEY_SIZE;
+      target = size ? "torch.ops.aten.sym_size.int" : "torch.ops.aten.sym_stride.int";
+      hint = size ? "sym_size_int" : "sym_stride_int";
+      args[1] = sdb_arg_const(sdb_value_int64(p->k[++i].index));
+    } else if (k->kind == SDB_KEY_STORAGE_OFFSET) {
+      target = "torch.ops.aten.sym_storage_offset.default";
+      hint = "sym_storage_offset";
+      nargs = 1;
+    } else if (k->kind == SDB_KEY_INDEX) {
+      target = "operator.getitem";
+      hint = "getitem";
+      args[1] = sdb_arg_const(sdb_value_int64(k->index));
+    } else if (k->kind == SDB_KEY_DIVIDE) {
+      target = "operator.floordiv";
+      hint = "floordiv";
+      if (k->divisor->kind == SDB_INT) args[1] = sdb_arg_const(sdb_value_int(k->divisor));
+      else {
+        sdb_node *d = sdb_tracer_proxy_expr(tr, k->divisor, err);
+        if (!d) { free(args); return NULL; }
+        args[1] = sdb_arg_node(d);
+      }
+    } else {
+      target = "torch.sym_int";
+      hint = "sym_int";
+      nargs = 1;
+    }
+    bool last = i + 1 >= p->n;
+    sdb_value ex = last ? sdb_value_int(sym) : SDB_VALUE_NONE;
+    cur = place(tr, after, SDB_N_CALL_FUNCTION, target, hint, args, nargs, last ? &ex : NULL);
+    if (!cur) { oom(err); return NULL; }
+    after = cur;
+  }
+  remember_sym(tr, sym, cur);
+  symbol_bound_event(tr, sym, cur);
+  return cur;
+}
+
+/* bound_symbols[s] in this tracer, lifting from the parent when needed. */
+static sdb_node *bind_symbol(sdb_tracer *tr, const sdb_expr *s, sdb_err *err) {
+  sdb_node *n = sdb_map_get(&tr->sym_proxy, s);
+  if (n) return n;
+  sdb_node *site = sdb_map_get(&tr->unbacked_site, s);
+  if (site) return accessor(tr, site, s, err);
+  if (!tr->parent) {
+    sdb_err_set(err, SDB_E_INVALID, "AssertionError",
+                "symbol %s has no proxy in %s: it is neither an input nor bound by a node",
+                s->name, tr->path);
+    return NULL;
+  }
+  sdb_node *pn = bind_symbol(tr->parent, s, err);
+  if (!pn) return NULL;
+  sdb_value ex = sdb_value_int(s);
+  sdb_node *ph = sdb_graph_placeholder_at(tr->graph, symbol_slot(tr->graph), s->name, s->name, &ex, NULL);
+  if (!ph) { oom(err); return NULL; }
+  remember_sym(tr, s, ph);
+  sdb_map_put(&tr->lifted_freevars, pn, ph);
+  node_placed(tr, ph);
+  graph_input_event(tr, ph, pn, s);
+  symbol_bound_event(tr, s, ph);
+  return ph;
+}
+
+sdb_node *sdb_tracer_proxy_tensor(sdb_tracer *tr, sdb_fake *t, sdb_err *err) {
+  sdb_node *n = sdb_map_get(&tr->tensor_proxy, t);
+  if (n) return n;
+  if (!tr->parent) {
+    char *m = sdb_fake_meta_str(t, false);
+    sdb_err_set(err, SDB_E_INVALID, "RuntimeError",
+                "tensor %s was not created inside the traced function and is not one of "
+                "its inputs (pass it as an argument)", m ? m : "?");
+    free(m);
+    return NULL;
+  }
+  /* look it up through the parents; each tracer on the way lifts it */
+  sdb_node *pn = sdb_tracer_proxy_tensor(tr->parent, t, err);
+  if (!pn) return NULL;
+  sdb_value ex = sdb_value_tensor(t);
+  sdb_node *ph = sdb_graph_placeholder(tr->graph, pn->name, pn->name, &ex, NULL);
+  sdb_value_free(&ex);
+  if (!ph) { oom(err); return NULL; }
+  sdb_map_put(&tr->tensor_proxy, t, ph);
+  sdb_map_put(&tr->lifted_freevars, pn, ph);
+  node_placed(tr, ph);
+  graph_input_event(tr, ph, pn, NULL);
+  /* seed 004 point 1: a lifted tensor's free symbols are bound too */
+  if (bind_tensor_symbols(tr, t, true, err)) return NULL;
+  return ph;
+}
+
+/* Build nodes computing e from its symbols' proxies (_sympy_interp). */
+static sdb_node *interp(sdb_tracer *tr, const sdb_expr *e, sdb_err *err);
+
+static sdb_arg arg_of(sdb_tracer *tr, const sdb_expr *e, sdb_err *err, bool *ok) {
+  if (e->kind == SDB_INT) return sdb_arg_const(sdb_value_int(e));
+  if (e->kind == SDB_TRUE || e->kind == SDB_FALSE) return sdb_arg_const(sdb_value_bool(e));
+  sdb_node *n = interp(tr, e, err);
+  *ok = n != NULL;
+  return sdb_arg_node(n);
+}
+
+/* `a op b` as an operator node at the graph's insertion point. */
+static sdb_node *binop(sdb_tracer *tr, const char *target, const char *hint,
+                       const sdb_expr *a, const sdb_expr *b, const sdb_expr *result,
+                       sdb_err *err) {
+  bool ok = true;
+  sdb_arg *args = calloc(2, sizeof *args);
+  if (!args) { oom(err); return NULL; }
+  args[0] = arg_of(tr, a, err, &ok);
+  if (ok) args[1] = arg_of(tr, b, err, &ok);
+  if (!ok) { sdb_arg_free(&args[0]); free(args); return NULL; }
+  sdb_value ex = sdb_is_bool(result) ? sdb_value_bool(result) : sdb_value_int(result);
+  sdb_node *n = place(tr, NULL, SDB_N_CALL_FUNCTION, target, hint, args, 2, &ex);
+  if (!n) { oom(err); return NULL; }
+  remember_sym(tr, result, n);
+  return n;
+}
+
+static sdb_node *interp(sdb_tracer *tr, const sdb_expr *e, sdb_err *err) {
+  sdb_node *n = sdb_map_get(&tr->sym_proxy, e);
+  if (n) return n;
+  switch (e->kind) {
+    case SDB_SYM: return bind_symbol(tr, e, err);
+    case SDB_ADD: {
+      /* terms in order, the constant last: (t0 + t1) + c */
+      const sdb_expr *acc = e->args[0];
+      sdb_node *cur = interp(tr, acc, err);
+      for (size_t i = 1; cur && i < e->nargs; i++) {
+        const sdb_expr *next = sdb_add(acc, e->args[i]);
+        cur = binop(tr, "operator.add", "add", acc, e->args[i], next, err);
+        acc = next;
+      }
+      if (cur && e->ival) cur = binop(tr, "operator.add", "add", acc, sdb_int(e->ival), e, err);
+      return cur;
+    }
+    case SDB_MUL: {
+      const sdb_expr *acc = e->args[0];
+      sdb_node *cur = interp(tr, acc, err);
+      for (size_t i = 1; cur && i < e->nargs; i++) {
+        const sdb_expr *next = sdb_mul(acc, e->args[i]);
+        cur = binop(tr, "operator.mul", "mul", acc, e->args[i], next, err);
+        acc = next;
+      }
+      if (cur && e->ival != 1) cur = binop(tr, "operator.mul", "mul", acc, sdb_int(e->ival), e, err);
+      return cur;
+    }
+    case SDB_POW: return binop(tr, "operator.pow", "pow", e->args[0], sdb_int(e->ival), e, err);
+    case SDB_FLOORDIV: return binop(tr, "operator.floordiv", "floordiv", e->args[0], e->args[1], e, err);
+    case SDB_MOD: return binop(tr, "operator.mod", "mod", e->args[0], e->args[1], e, err);
+    case SDB_MAX: case SDB_MIN: {
+      const sdb_expr *acc = e->args[0];
+      sdb_node *cur = interp(tr, acc, err);
+      for (size_t i = 1; cur && i < e->nargs; i++) {
+        const sdb_expr *next = e->kind == SDB_MAX ? sdb_max(acc, e->args[i]) : sdb_min(acc, e->args[i]);
+        cur = binop(tr, e->kind == SDB_MAX ? "torch.sym_max" : "torch.sym_min",
+                    e->kind == SDB_MAX ? "sym_max" : "sym_min", acc, e->args[i], next, err);
+        acc = next;
+      }
+      return cur;
+    }
+    case SDB_EQ: return binop(tr, "operator.eq", "eq", e->args[0], e->args[1], e, err);
+    case SDB_NE: return binop(tr, "operator.ne", "ne", e->args[0], e->args[1], e, err);
+    case SDB_LT: case SDB_LE: {
+      /* Lt(0, u0) was written u0 > 0: build it that way, as it prints */
+      bool flip = e->args[0]->kind == SDB_INT && e->args[1]->kind != SDB_INT;
+      bool lt = e->kind == SDB_LT;
+      const char *t = flip ? (lt ? "operator.gt" : "operator.ge") : (lt ? "operator.lt" : "operator.le");
+      const char *h = flip ? (lt ? "gt" : "ge") : (lt ? "lt" : "le");
+      return binop(tr, t, h, e->args[flip], e->args[!flip], e, err);
+    }
+    case SDB_AND: case SDB_OR: {
+      const sdb_expr *acc = e->args[0];
+      sdb_node *cur = interp(tr, acc, err);
+      for (size_t i = 1; cur && i < e->nargs; i++) {
+        const sdb_expr *next = e->kind == SDB_AND ? sdb_and(acc, e->args[i]) : sdb_or(acc, e->args[i]);
+        cur = binop(tr, e->kind == SDB_AND ? "operator.and_" : "operator.or_",
+                    e->kind == SDB_AND ? "and_" : "or_", acc, e->args[i], next, err);
+        acc = next;
+      }
+      return cur;
+    }
+    default: {
+      char *s = sdb_expr_str(e);
+      sdb_err_set(err, SDB_E_INVALID, "NotImplementedError", "cannot build a graph node for %s", s ? s : "?");
+      free(s);
+      return NULL;
+    }
+  }
+}
+
+sdb_node *sdb_tracer_proxy_expr(sdb_tracer *tr, const sdb_expr *e, sdb_err *err) {
+  return interp(tr, e, err);
+}
+
+int sdb_tracer_arg(sdb_tracer *tr, const sdb_value *v, sdb_arg *out, sdb_err *err) {
+  sdb_node *n;
+  switch (v->kind) {
+    case SDB_V_TENSOR:
+      n = sdb_tracer_proxy_tensor(tr, v->tensor, err);
+      if (!n) return err ? err->code : SDB_E_INVALID;
+      *out = sdb_arg_node(n);
+      return SDB_OK;
+    case SDB_V_INT: case SDB_V_BOOL: case SDB_V_FLOAT:
+      if (!v->expr || sdb_is_const(v->expr)) { *out = sdb_arg_const(sdb_value_copy(v)); return SDB_OK; }
+      n = sdb_tracer_proxy_expr(tr, v->expr, err);
+      if (!n) return err ? err->code : SDB_E_INVALID;
+      *out = sdb_arg_node(n);
+      return SDB_OK;
+    case SDB_V_LIST: case SDB_V_TUPLE:
+      *out = sdb_arg_seq(v->n, v->kind == SDB_V_TUPLE);
+      if (v->n && !out->items) return oom(err);
+      for (size_t i = 0; i < v->n; i++) {
+        int rc = sdb_tracer_arg(tr, &v->items[i], &out->items[i], err);
+        if (rc) { sdb_arg_free(out); return rc; }
+      }
+      return SDB_OK;
+    default:
+      *out = sdb_arg_const(sdb_value_copy(v));
+      return SDB_OK;
+  }
+}
+
+/* ------------------------------------------------------------------------
+** Ops and generic nodes
+** ---------------------------------------------------------------------- */
+
+static int convert_args(sdb_tracer *tr, const sdb_args *a, sdb_arg **out, size_t *n,
+                        sdb_err *err) {
+  size_t total = a->npos + a->nkw;
+  sdb_arg *args = calloc(total + 1, sizeof *args);
+  if (!args) return oom(err);
+  for (size_t i = 0; i < total; i++) {
+    const sdb_value *v = i < a->npos ? &a->pos[i] : &a->kw[i - a->npos].value;
+    int rc = sdb_tracer_arg(tr, v, &args[i], err);
+    if (rc) {
+      for (size_t k = 0; k < i; k++) sdb_arg_free(&args[k]);
+      free(args);
+      return rc;
+    }
+    if (i >= a->npos) args[i].kw = sdb_intern(a->kw[i - a->npos].name);
+  }
+  *out = args;
+  *n = total;
+  return SDB_OK;
+}
+
+/* seed 001's binding site: the pending fresh symbols are found in the
+** node's example value and recorded on it; the pending list is cleared. */
+static int record_bindings(sdb_tracer *tr, sdb_node *node, const sdb_value *out, sdb_err *err) {
+  if (sdb_pending_count(tr->env) == 0) return SDB_OK;
+  int rc = sdb_compute_unbacked_bindings(tr->env, out, true, &node->bindings, err);
+  if (rc) return rc;
+  if (node->bindings.n) {
+    size_t n = node->bindings.n;
+    const sdb_expr **syms = calloc(n, sizeof *syms);
+    const char **texts = calloc(n, sizeof *texts);
+    if (!syms || !texts) { free(syms); free(texts); return oom(err); }
+    for (size_t i = 0; i < n; i++) {
+      char ps[256];
+      syms[i] = node->bindings.v[i].sym;
+      texts[i] = sdb_intern(sdb_keypath_str(&node->bindings.v[i].path, ps, sizeof ps));
+      if (!tr->parent) sdb_map_put(&tr->unbacked_site, syms[i], node);
+    }
+    sdb_event e = {0};
+    e.kind = SDB_EV_UNBACKED_BINDINGS;
+    e.text = node->name;
+    e.syms = syms;
+    e.texts = texts;
+    e.nsyms = (uint32_t)n;
+    emit(tr, &e);
+    free(syms);
+    free(texts);
+  }
+  sdb_bindings dummy;
+  rc = sdb_compute_unbacked_bindings(tr->env, out, false, &dummy, err);
+  sdb_bindings_free(&dummy);
+  return rc;
+}
+
+/* Tuple outputs: a getitem node per element, so each can be used (DCE
+** removes the unused ones). */
+static void track_output(sdb_tracer *tr, sdb_node *node, const sdb_value *out) {
+  if (out->kind != SDB_V_TUPLE && out->kind != SDB_V_LIST) {
+    sdb_tracer_track(tr, out, node);
+    return;
+  }
+  for (size_t i = 0; i < out->n; i++) {
+    const sdb_value *item = &out->items[i];
+    if (item->kind != SDB_V_TENSOR && !(item->expr && !sdb_is_const(item->expr))) continue;
+    sdb_arg *args = calloc(2, sizeof *args);
+    if (!args) return;
+    args[0] = sdb_arg_node(node);
+    args[1] = sdb_arg_const(sdb_value_int64((int64_t)i));
+    sdb_node *g = place(tr, NULL, SDB_N_CALL_FUNCTION, "operator.getitem", "getitem", args, 2, item);
+    if (g) sdb_tracer_track(tr, item, g);
+  }
+}
+
+int sdb_tracer_call(sdb_tracer *tr, const sdb_op *op, bool method, const sdb_args *a,
+                    sdb_value *out, sdb_node **node_out, sdb_err *err) {
+  *out = SDB_VALUE_NONE;
+  if (node_out) *node_out = NULL;
+  sdb_arg *args = NULL;
+  size_t nargs = 0;
+  int rc = convert_args(tr, a, &args, &nargs, err);
+  if (rc) return rc;
+  rc = sdb_op_call(tr->mode, op, a, out, err);
+  if (rc) {
+    for (size_t i = 0; i < nargs; i++) sdb_arg_free(&args[i]);
+    free(args);
+    return rc;
+  }
+  char target[128];
+  if (method) snprintf(target, sizeof target, "%s", op->name);
+  else snprintf(target, sizeof target, "torch.%s", op->name);
+  sdb_events_push_op(tr->ev, op->name);
+  sdb_node *node = place(tr, NULL, method ? SDB_N_CALL_METHOD : SDB_N_CALL_FUNCTION,
+                         target, op->name, args, nargs, out);
+  if (!node) { sdb_events_pop_op(tr->ev); sdb_value_free(out); return oom(err); }
+  node->impure = (op->flags & SDB_OP_INPLACE) != 0;
+  rc = record_bindings(tr, node, out, err);
+  sdb_events_pop_op(tr->ev);
+  if (rc) { sdb_value_free(out); return rc; }
+  track_output(tr, node, out);
+  if (node_out) *node_out = node;
+  return SDB_OK;
+}
+
+sdb_node *sdb_tracer_node(sdb_tracer *tr, sdb_node_op op, const char *target,
+                          const char *name_hint, const sdb_value *vals,
+                          const char *const *kwnames, size_t nargs,
+                          const sdb_value *example, bool impure, sdb_err *err) {
+  sdb_arg *args = calloc(nargs + 1, sizeof *args);
+  if (!args) { oom(err); return NULL; }
+  for (size_t i = 0; i < nargs; i++) {
+    if (sdb_tracer_arg(tr, &vals[i], &args[i], err)) {
+      for (size_t k = 0; k < i; k++) sdb_arg_free(&args[k]);
+      free(args);
+      return NULL;
+    }
+    if (kwnames && kwnames[i]) args[i].kw = sdb_intern(kwnames[i]);
+  }
+  sdb_node *n = place(tr, NULL, op, target, name_hint, args, nargs, example);
+  if (!n) { oom(err); return NULL; }
+  n->impure = impure;
+  if (example) {
+    if (record_bindings(tr, n, example, err)) return NULL;
+    sdb_tracer_track(tr, example, n);
+  }
+  return n;
+}
+
+sdb_node *sdb_tracer_output(sdb_tracer *tr, const sdb_value *v, sdb_err *err) {
+  size_t n = v->kind == SDB_V_TUPLE || v->kind == SDB_V_LIST ? v->n : 1;
+  const sdb_value *items = v->kind == SDB_V_TUPLE || v->kind == SDB_V_LIST ? v->items : v;
+  sdb_arg *args = calloc(1, sizeof *args);
+  if (!args) { oom(err); return NULL; }
+  args[0] = sdb_arg_seq(n, true);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    const sdb_value *it = &items[i];
+    bool graph_value = it->kind == SDB_V_TENSOR ||
+                       ((it->kind == SDB_V_INT || it->kind == SDB_V_BOOL) && it->expr && !sdb_is_const(it->expr));
+    if (!graph_value) continue;   /* constants are not graph outputs */
+    if (sdb_tracer_arg(tr, it, &args[0].items[k], err)) {
+      args[0].n = k;
+      sdb_arg_free(&args[0]);
+      free(args);
+      return NULL;
+    }
+    k++;
+  }
+  args[0].n = k;
+  sdb_node *out = sdb_graph_output(tr->graph, args, 1);
+  if (!out) { oom(err); return NULL; }
+  node_placed(tr, out);
+  return out;
+}
+
+/* ------------------------------------------------------------------------
+** insert_deferred_runtime_asserts
+** ---------------------------------------------------------------------- */
+
+/* `cond = <e>` then `_assert_scalar_default(cond, "...")`, after *after. */
+static sdb_node *assert_node(sdb_tracer *tr, sdb_node **after, const sdb_expr *e,
+                             sdb_map *done, sdb_err *err) {
+  if (sdb_map_has(done, e)) return *after;
+  sdb_map_put(done, e, (void *)e);
+  sdb_graph_insert_after(tr->graph, *after);
+  sdb_node *cond = interp(tr, e, err);
+  sdb_node *a = NULL;
+  if (cond) {
+    char *es = sdb_expr_str(e);
+    sdb_buf msg = SDB_BUF_INIT;
+    sdb_buf_printf(&msg, "Runtime assertion failed for expression %s on node '%s'",
+                   es ? es : "?", cond->name);
+    free(es);
+    sdb_arg *args = calloc(2, sizeof *args);
+    if (args) {
+      args[0] = sdb_arg_node(cond);
+      args[1] = sdb_arg_const(sdb_value_string(sdb_buf_cstr(&msg)));
+      a = place(tr, NULL, SDB_N_CALL_FUNCTION, "torch.ops.aten._assert_scalar.default",
+                "_assert_scalar_default", args, 2, NULL);
+    }
+    sdb_buf_free(&msg);
+    if (!a) oom(err);
+    else a->impure = true;
+  }
+  sdb_graph_insert_at_end(tr->graph);
+  if (a) *after = a;
+  return a;
+}
+
+int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
+  sdb_map done = SDB_MAP_INIT;
+  size_t nasserts = sdb_assert_count(tr->env);
+  /* walk a snapshot: nodes we add are not revisited */
+  size_t n = tr->graph->n;
+  sdb_node **snap = malloc((n + 1) * sizeof *snap);
+  if (!snap) return oom(err);
+  memcpy(snap, tr->graph->nodes, n * sizeof *snap);
+  int rc = SDB_OK;
+  for (size_t i = 0; i < n && rc == SDB_OK; i++) {
+    sdb_node *node = snap[i];
+    if (!node->bindings.n) continue;
+    sdb_node *after = node;
+    for (size_t b = 0; b < node->bindings.n && rc == SDB_OK; b++) {
+      const sdb_expr *u = node->bindings.v[b].sym;
+      /* the pass binds each symbol afresh from the node's unbacked_bindings
+      ** (sym_size_int), whatever Dynamo-level proxies the trace made */
+      sdb_map_put(&tr->sym_proxy, u, NULL);   /* NULL reads as absent */
+      sdb_node *acc = accessor(tr, node, u, err);
+      if (!acc) { rc = err ? err->code : SDB_E_INVALID; break; }
+      sdb_map_put(&tr->sym_proxy, u, acc);
+      /* accessors sit right after the binding node; asserts follow them */
+      if (acc != node && acc->graph == tr->graph) after = acc;
+    }
+    for (size_t b = 0; b < node->bindings.n && rc == SDB_OK; b++) {
+      const sdb_expr *u = node->bindings.v[b].sym;
+      sdb_range r = sdb_symbol_range(tr->env, u);
+      const sdb_expr *checks[2] = {NULL, NULL};
+      if (r.lo != SDB_NINF) checks[0] = sdb_ge(u, sdb_int(r.lo));
+      if (r.hi != SDB_PINF) checks[1] = sdb_le(u, sdb_int(r.hi));
+      for (int c = 0; c < 2 && rc == SDB_OK; c++)
+        if (checks[c] && !sdb_is_const(checks[c]) && !assert_node(tr, &after, checks[c], &done, err))
+          rc = err ? err->code : SDB_E_INVALID;
+      for (size_t k = 0; k < nasserts && rc == SDB_OK; k++) {
+        const sdb_runtime_assert *ra = sdb_assert_at(tr->env, k);
+        if (ra->key != u) continue;
+        if (!assert_node(tr, &after, ra->expr, &done, err)) rc = err ? err->code : SDB_E_INVALID;
+      }
+    }
+  }
+  free(snap);
+  sdb_map_free(&done);
+  sdb_graph_insert_at_end(tr->graph);
+  if (rc == SDB_OK) sdb_graph_dce(tr->graph);
+  return rc;
+}

@@ -1,0 +1,94 @@
+/*
+** tracer.h — Dynamo-like (sub)graph tracers.
+**
+** A tracer owns nothing but bookkeeping: the graph it fills (owned by its
+** creator), which node stands for each fake tensor and symbolic value it
+** has seen (its proxies), bound_symbols (symbol -> proxy) and
+** lifted_freevars (parent proxy -> placeholder here).
+**
+** Placing an op: run its meta function, add the node, record the node's
+** unbacked_bindings from the pending fresh symbols (seed 001's binding
+** site), and remember the output's proxies. Using a tensor or symbol that
+** an ancestor tracer owns lifts it: every tracer on the way creates a graph
+** input for it, and a lifted tensor's free symbols are bound too, symbols
+** first (seed 004). Each step is an event.
+*/
+#ifndef SDB_TRACER_H
+#define SDB_TRACER_H
+
+#include <stdbool.h>
+
+#include "err.h"
+#include "fake.h"
+#include "graph.h"
+#include "map.h"
+#include "ops.h"
+#include "shape_env.h"
+
+typedef struct sdb_tracer sdb_tracer;
+struct sdb_tracer {
+  sdb_tracer *parent;
+  const char *name;          /* "trace", "cond.true_branch", ... */
+  const char *path;          /* "trace > cond.true_branch" */
+  int depth;
+  sdb_graph *graph;          /* not owned */
+  sdb_fake_mode *mode;       /* not owned */
+  sdb_shape_env *env;
+  sdb_events *ev;
+  sdb_map tensor_proxy;      /* sdb_fake* -> sdb_node* */
+  sdb_map sym_proxy;         /* symbolic expr -> sdb_node* (bound_symbols for symbols) */
+  sdb_map lifted_freevars;   /* parent sdb_node* -> placeholder here */
+  sdb_map unbacked_site;     /* root: unbacked sym -> binding node (lazy accessor) */
+};
+
+/* A root tracer (parent NULL) or a child speculating a subgraph; emits
+** tracer_push. Free with sdb_tracer_free (emits tracer_pop). */
+sdb_tracer *sdb_tracer_new(sdb_tracer *parent, const char *name, sdb_graph *graph,
+                           sdb_fake_mode *mode);
+void sdb_tracer_free(sdb_tracer *tr);
+
+/* Inputs of the root graph: a tensor placeholder `L_x_` (body name `l_x_`)
+** with a `s0: "Sym(s0)"` placeholder before it for each symbol it brings. */
+sdb_node *sdb_tracer_input_tensor(sdb_tracer *tr, sdb_fake *t, const char *argname,
+                                  const sdb_source *src, sdb_err *err);
+/* A SymInt input (`L_n_` when its expression is a plain new symbol). */
+sdb_node *sdb_tracer_input_symint(sdb_tracer *tr, const sdb_expr *e, const char *argname,
+                                  const sdb_source *src, sdb_err *err);
+
+/* The proxy of a value in this tracer, lifting from ancestors when needed;
+** symbolic expressions without a proxy are computed from their symbols'
+** proxies (operator nodes). NULL with err when the value is unknown. */
+sdb_node *sdb_tracer_proxy_tensor(sdb_tracer *tr, sdb_fake *t, sdb_err *err);
+sdb_node *sdb_tracer_proxy_expr(sdb_tracer *tr, const sdb_expr *e, sdb_err *err);
+/* A value as a graph argument (tensors and symbolic values by proxy). */
+int sdb_tracer_arg(sdb_tracer *tr, const sdb_value *v, sdb_arg *out, sdb_err *err);
+
+/* Run op (as torch.op(...) or, when method, as self.op(...)), place its
+** node and record bindings. *out is the new value; *node_out the node. */
+int sdb_tracer_call(sdb_tracer *tr, const sdb_op *op, bool method, const sdb_args *a,
+                    sdb_value *out, sdb_node **node_out, sdb_err *err);
+
+/* A node whose example value the caller computed (size(), operator.* on
+** SymInts, torch._check ...). args are values (converted to proxies);
+** kwnames parallel to args (NULL entries for positional). */
+sdb_node *sdb_tracer_node(sdb_tracer *tr, sdb_node_op op, const char *target,
+                          const char *name_hint, const sdb_value *args,
+                          const char *const *kwnames, size_t nargs,
+                          const sdb_value *example, bool impure, sdb_err *err);
+
+/* Remember `node` as the proxy of every tensor/symbolic value inside v. */
+void sdb_tracer_track(sdb_tracer *tr, const sdb_value *v, sdb_node *node);
+
+/* The output node `return (a, b)`; values by proxy. */
+sdb_node *sdb_tracer_output(sdb_tracer *tr, const sdb_value *v, sdb_err *err);
+
+/* Dynamo's insert_deferred_runtime_asserts: right after each node that
+** binds unbacked symbols, `sym_size_int` accessors, then the range asserts
+** and the deferred runtime asserts keyed by those symbols:
+**   ge: "Sym(u0 >= 0)" = sym_size_int >= 0
+**   _assert_scalar_default = torch.ops.aten._assert_scalar.default(ge,
+**       "Runtime assertion failed for expression u0 >= 0 on node 'ge'")
+** Then dead code elimination. */
+int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err);
+
+#endif

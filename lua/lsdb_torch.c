@@ -1,0 +1,1328 @@
+/*
+** lsdb_torch.c — the `torch` table: tensors, SymInt/SymBool/SymFloat, every
+** operator of core/ops as torch.op(...) and t:op(...), torch._check, and the
+** trace primitives that lua/torch.lua builds torch.compile on.
+**
+** Outside a trace, tensors are "real": concrete sizes in an eager fake mode
+** with no symbols. Inside a trace (a Trace object is active), operators go
+** through the innermost tracer: meta function, graph node, bindings.
+**
+** A SymInt userdata holds its expression and, when it was produced while
+** tracing, the node that produced it: passing it to an op uses that node as
+** its proxy (`size = l_x_.size(0)` then `mul = size * 2`). Comparing SymInts
+** with < <= == takes a guard through the ShapeEnv, as bool(SymBool) does.
+*/
+#include "lsdb.h"
+#include "buf.h"
+#include "fake.h"
+#include "graph.h"
+#include "intern.h"
+#include "keypath.h"
+#include "ops.h"
+#include "shape_env.h"
+#include "tracer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LSDB_TENSOR "shapedb.Tensor"
+#define LSDB_SYMINT "shapedb.SymInt"
+#define LSDB_SYMBOOL "shapedb.SymBool"
+#define LSDB_SYMFLOAT "shapedb.SymFloat"
+#define LSDB_TRACE "shapedb.Trace"
+#define LSDB_RUNTIME "shapedb.runtime"
+#define MAX_ARGS 64
+
+/* ------------------------------------------------------------------------
+** Runtime: one per Lua state, in the registry
+** ---------------------------------------------------------------------- */
+
+typedef struct ltrace ltrace;
+
+typedef struct {
+  sdb_events *ev;             /* the program's event stream (all phases) */
+  sdb_shape_env *eager_env;   /* no symbols: real tensors */
+  sdb_fake_mode *eager_mode;
+  ltrace *active;             /* innermost active trace, or NULL */
+  lua_State *L;               /* the thread of the current call */
+} lruntime;
+
+struct ltrace {
+  lruntime *rt;
+  sdb_shape_env *env;
+  sdb_fake_mode *mode;
+  sdb_graph *graph;
+  sdb_tracer *tracer;         /* innermost tracer of this trace */
+  ltrace *prev_active;
+  bool active, finished;
+  const char *name;
+  sdb_shape_guards guards;
+  bool have_guards;
+};
+
+static bool runtime_locate(void *ud, sdb_loc *out) {
+  lruntime *rt = ud;
+  return lsdb_locate(rt->L, out);
+}
+
+static int runtime_gc(lua_State *L) {
+  lruntime *rt = luaL_checkudata(L, 1, LSDB_RUNTIME);
+  sdb_fake_mode_free(rt->eager_mode);
+  sdb_shape_env_free(rt->eager_env);
+  sdb_events_free(rt->ev);
+  rt->eager_mode = NULL;
+  rt->eager_env = NULL;
+  rt->ev = NULL;
+  return 0;
+}
+
+static lruntime *runtime(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, LSDB_RUNTIME);
+  lruntime *rt = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (!rt) luaL_error(L, "shapedb runtime is not initialised");
+  rt->L = L;
+  return rt;
+}
+
+sdb_events *lsdb_events(lua_State *L) { return runtime(L)->ev; }
+
+/* ------------------------------------------------------------------------
+** Tensors and symbolic scalars
+** ---------------------------------------------------------------------- */
+
+typedef struct {
+  sdb_fake *t;
+  uint64_t dynamic_dims;      /* mark_dynamic on a real tensor */
+} ltensor;
+
+typedef struct {
+  const sdb_expr *e;
+  sdb_node *node;             /* producer while tracing, or NULL */
+  const sdb_tracer *tracer;   /* the tracer node belongs to */
+  sdb_shape_env *env;         /* for guards */
+} lsym;
+
+static void push_tensor(lua_State *L, sdb_fake *t) {
+  ltensor *u = lua_newuserdatauv(L, sizeof *u, 0);
+  u->t = sdb_fake_ref(t);
+  u->dynamic_dims = 0;
+  luaL_setmetatable(L, LSDB_TENSOR);
+}
+
+static ltensor *check_ltensor(lua_State *L, int idx) {
+  return luaL_checkudata(L, idx, LSDB_TENSOR);
+}
+
+static sdb_fake *check_tensor(lua_State *L, int idx) { return check_ltensor(L, idx)->t; }
+
+static int tensor_gc(lua_State *L) {
+  ltensor *u = luaL_checkudata(L, 1, LSDB_TENSOR);
+  sdb_fake_unref(u->t);
+  u->t = NULL;
+  return 0;
+}
+
+static sdb_shape_env *current_env(lua_State *L) {
+  lruntime *rt = runtime(L);
+  return rt->active ? rt->active->env : rt->eager_env;
+}
+
+static void push_sym(lua_State *L, const char *mt, const sdb_expr *e, sdb_node *node,
+                     const sdb_tracer *tr, sdb_shape_env *env) {
+  lsym *s = lua_newuserdatauv(L, sizeof *s, 0);
+  s->e = e;
+  s->node = node;
+  s->tracer = tr;
+  s->env = env;
+  luaL_setmetatable(L, mt);
+}
+
+/* An int/bool/float value to Lua: constants as numbers/booleans. */
+static void push_value(lua_State *L, const sdb_value *v, sdb_node *node);
+
+static void push_scalar(lua_State *L, const sdb_value *v, sdb_node *node) {
+  lruntime *rt = runtime(L);
+  const sdb_tracer *tr = rt->active ? rt->active->tracer : NULL;
+  sdb_shape_env *env = rt->active ? rt->active->env : rt->eager_env;
+  switch (v->kind) {
+    case SDB_V_INT:
+      if (v->expr->kind == SDB_INT) lua_pushinteger(L, v->expr->ival);
+      else push_sym(L, LSDB_SYMINT, v->expr, node, tr, env);
+      break;
+    case SDB_V_BOOL:
+      if (sdb_is_const(v->expr)) lua_pushboolean(L, v->expr->kind == SDB_TRUE);
+      else push_sym(L, LSDB_SYMBOOL, v->expr, node, tr, env);
+      break;
+    case SDB_V_FLOAT:
+      if (v->expr) push_sym(L, LSDB_SYMFLOAT, v->expr, node, tr, env);
+      else lua_pushnumber(L, v->fval);
+      break;
+    default: lua_pushnil(L); break;
+  }
+}
+
+static void push_value(lua_State *L, const sdb_value *v, sdb_node *node) {
+  switch (v->kind) {
+    case SDB_V_TENSOR: push_tensor(L, v->tensor); break;
+    case SDB_V_INT: case SDB_V_BOOL: case SDB_V_FLOAT: push_scalar(L, v, node); break;
+    case SDB_V_STR: lua_pushstring(L, v->str); break;
+    case SDB_V_LIST: case SDB_V_TUPLE:
+      lua_createtable(L, (int)v->n, 0);
+      for (size_t i = 0; i < v->n; i++) {
+        push_value(L, &v->items[i], NULL);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+      }
+      break;
+    default: lua_pushnil(L); break;
+  }
+}
+
+/* Lua value -> sdb_value (tensors referenced, not copied). Returns false if
+** the value has no meaning as an op argument. */
+static bool to_value(lua_State *L, int idx, sdb_value *out);
+
+static bool table_to_list(lua_State *L, int idx, sdb_value *out) {
+  size_t n = lua_rawlen(L, idx);
+  *out = sdb_value_seq(SDB_V_LIST, n);
+  if (n && !out->items) return false;
+  for (size_t i = 0; i < n; i++) {
+    lua_rawgeti(L, idx, (lua_Integer)i + 1);
+    bool ok = to_value(L, lua_gettop(L), &out->items[i]);
+    lua_pop(L, 1);
+    if (!ok) { sdb_value_free(out); return false; }
+  }
+  return true;
+}
+
+static bool to_value(lua_State *L, int idx, sdb_value *out) {
+  lsym *s;
+  switch (lua_type(L, idx)) {
+    case LUA_TNIL: *out = SDB_VALUE_NONE; return true;
+    case LUA_TBOOLEAN: *out = sdb_value_bool(sdb_bool(lua_toboolean(L, idx))); return true;
+    case LUA_TNUMBER:
+      if (lua_isinteger(L, idx)) *out = sdb_value_int64(lua_tointeger(L, idx));
+      else *out = sdb_value_float(lua_tonumber(L, idx));
+      return out->kind != SDB_V_INT || out->expr != NULL;
+    case LUA_TSTRING: *out = sdb_value_string(lua_tostring(L, idx)); return true;
+    case LUA_TTABLE: return table_to_list(L, idx, out);
+    case LUA_TUSERDATA:
+      if (luaL_testudata(L, idx, LSDB_TENSOR)) { *out = sdb_value_tensor(check_tensor(L, idx)); return true; }
+      if ((s = luaL_testudata(L, idx, LSDB_SYMINT))) { *out = sdb_value_int(s->e); return true; }
+      if ((s = luaL_testudata(L, idx, LSDB_SYMBOOL))) { *out = sdb_value_bool(s->e); return true; }
+      if ((s = luaL_testudata(L, idx, LSDB_SYMFLOAT))) { *out = sdb_value_symfloat(s->e); return true; }
+      if (luaL_testudata(L, idx, LSDB_EXPR)) {
+        const sdb_expr *e = lsdb_to_expr(L, idx);
+        *out = sdb_is_bool(e) ? sdb_value_bool(e) : sdb_value_int(e);
+        return true;
+      }
+      return false;
+    default: return false;
+  }
+}
+
+/* While tracing, a symbolic argument that carries its producer node makes
+** that node its proxy (latest wins), as the Dynamo variable would. */
+static void adopt_proxy(lua_State *L, int idx, sdb_tracer *tr) {
+  lsym *s = NULL;
+  if (!tr || lua_type(L, idx) != LUA_TUSERDATA) return;
+  if (!(s = luaL_testudata(L, idx, LSDB_SYMINT)) && !(s = luaL_testudata(L, idx, LSDB_SYMBOOL)) &&
+      !(s = luaL_testudata(L, idx, LSDB_SYMFLOAT)))
+    return;
+  if (s->node && s->tracer == tr) sdb_map_put(&tr->sym_proxy, s->e, s->node);
+}
+
+/* ------------------------------------------------------------------------
+** Argument marshalling for ops: positional values, then an optional
+** trailing table of keyword arguments ({ dim = 0, keepdim = true }).
+** Values live in a userdata on the stack so a Lua error cannot leak them.
+** ---------------------------------------------------------------------- */
+
+typedef struct {
+  sdb_value pos[MAX_ARGS];
+  sdb_kwarg kw[MAX_ARGS];
+  size_t npos, nkw;
+} argbox;
+
+static int argbox_gc(lua_State *L) {
+  argbox *b = lua_touserdata(L, 1);
+  for (size_t i = 0; i < b->npos; i++) sdb_value_free(&b->pos[i]);
+  for (size_t i = 0; i < b->nkw; i++) sdb_value_free(&b->kw[i].value);
+  b->npos = b->nkw = 0;
+  return 0;
+}
+
+static bool is_kwargs_table(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TTABLE || lua_rawlen(L, idx) > 0) return false;
+  lua_pushnil(L);
+  bool any = false, strkeys = true;
+  while (lua_next(L, idx)) {
+    any = true;
+    if (lua_type(L, -2) != LUA_TSTRING) strkeys = false;
+    lua_pop(L, 1);
+  }
+  return any && strkeys;
+}
+
+static argbox *collect_args(lua_State *L, const char *opname, int first, int last,
+                            sdb_tracer *tr) {
+  argbox *b = lua_newuserdatauv(L, sizeof *b, 0);
+  b->npos = b->nkw = 0;
+  lua_newtable(L);
+  lua_pushcfunction(L, argbox_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  int box = lua_gettop(L);
+  if (last >= first && is_kwargs_table(L, last)) {
+    lua_pushnil(L);
+    while (lua_next(L, last)) {
+      if (b->nkw == MAX_ARGS) luaL_error(L, "%s: too many keyword arguments", opname);
+      adopt_proxy(L, lua_gettop(L), tr);
+      if (!to_value(L, lua_gettop(L), &b->kw[b->nkw].value))
+        luaL_error(L, "%s: keyword '%s' has an unsupported value (%s)", opname,
+                   lua_tostring(L, -2), luaL_typename(L, -1));
+      b->kw[b->nkw].name = sdb_intern(lua_tostring(L, -2));
+      b->nkw++;
+      lua_pop(L, 1);
+    }
+    last--;
+  }
+  for (int i = first; i <= last; i++) {
+    if (b->npos == MAX_ARGS) luaL_error(L, "%s: too many arguments", opname);
+    adopt_proxy(L, i, tr);
+    if (!to_value(L, i, &b->pos[b->npos]))
+      luaL_error(L, "%s: argument %d has an unsupported type (%s)", opname, i - first + 1,
+                 luaL_typename(L, i));
+    b->npos++;
+  }
+  lua_settop(L, box);
+  return b;
+}
+
+/* Push the results of an op: a tuple as several values, else one. */
+static int push_results(lua_State *L, const sdb_value *out, sdb_node *node, sdb_tracer *tr) {
+  if (out->kind == SDB_V_TUPLE) {
+    luaL_checkstack(L, (int)out->n + 2, "too many results");
+    for (size_t i = 0; i < out->n; i++) {
+      sdb_node *item_node = NULL;
+      if (tr && out->items[i].expr && !sdb_is_const(out->items[i].expr))
+        item_node = sdb_map_get(&tr->sym_proxy, out->items[i].expr);
+      push_value(L, &out->items[i], item_node);
+    }
+    return (int)out->n;
+  }
+  push_value(L, out, node);
+  return 1;
+}
+
+/* Every op: upvalue 1 = sdb_op*, upvalue 2 = method? */
+static int l_op(lua_State *L) {
+  const sdb_op *op = lua_touserdata(L, lua_upvalueindex(1));
+  bool method = lua_toboolean(L, lua_upvalueindex(2));
+  lruntime *rt = runtime(L);
+  ltrace *t = rt->active;
+  sdb_tracer *tr = t ? t->tracer : NULL;
+  int nargs = lua_gettop(L);
+  argbox *b = collect_args(L, op->name, 1, nargs, tr);
+  sdb_args a = {b->pos, b->npos, b->kw, b->nkw};
+  /* a real tensor may not meet a traced one */
+  sdb_value out;
+  sdb_node *node = NULL;
+  sdb_err err = SDB_ERR_INIT;
+  int rc = tr ? sdb_tracer_call(tr, op, method, &a, &out, &node, &err)
+              : sdb_op_call(rt->eager_mode, op, &a, &out, &err);
+  if (rc) return lsdb_raise(L, &err);
+  /* keep out alive while pushing (pushing may raise on OOM) */
+  argbox *ob = lua_newuserdatauv(L, sizeof *ob, 0);
+  ob->npos = 1;
+  ob->nkw = 0;
+  ob->pos[0] = out;
+  lua_newtable(L);
+  lua_pushcfunction(L, argbox_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  return push_results(L, &ob->pos[0], node, tr);
+}
+
+/* ------------------------------------------------------------------------
+** Tensor methods that are not ops: size, stride, dim, numel, ...
+** ---------------------------------------------------------------------- */
+
+/* A symbolic size read while tracing becomes `size = l_x_.size(0)`. */
+static void push_dim_value(lua_State *L, sdb_fake *t, const sdb_expr *e, const char *method,
+                           int64_t dim) {
+  lruntime *rt = runtime(L);
+  if (e->kind == SDB_INT || !rt->active) {
+    sdb_value v = sdb_value_int(e);
+    push_scalar(L, &v, NULL);
+    return;
+  }
+  sdb_tracer *tr = rt->active->tracer;
+  sdb_value args[2] = {sdb_value_tensor(t), sdb_value_int64(dim)};
+  sdb_value ex = sdb_value_int(e);
+  sdb_err err = SDB_ERR_INIT;
+  size_t nargs = dim >= 0 ? 2 : 1;
+  sdb_node *n = sdb_tracer_node(tr, SDB_N_CALL_METHOD, method, method, args, NULL, nargs, &ex,
+                                false, &err);
+  sdb_value_free(&args[0]);
+  if (!n) lsdb_raise(L, &err);
+  sdb_map_put(&tr->sym_proxy, e, n);
+  push_scalar(L, &ex, n);
+}
+
+static int64_t check_dim(lua_State *L, sdb_fake *t, int idx) {
+  lua_Integer d = luaL_checkinteger(L, idx);
+  int64_t n = t->ndim ? t->ndim : 1;
+  if (d < -n || d >= n)
+    luaL_error(L, "IndexError: Dimension out of range (expected to be in range of [%d, %d], but got %d)",
+               (int)-n, (int)(n - 1), (int)d);
+  return d < 0 ? d + n : d;
+}
+
+static int push_shape_table(lua_State *L, sdb_fake *t, bool stride) {
+  lua_createtable(L, t->ndim, 0);
+  for (int i = 0; i < t->ndim; i++) {
+    push_dim_value(L, t, stride ? t->strides[i] : t->sizes[i], stride ? "stride" : "size", i);
+    lua_rawseti(L, -2, i + 1);
+  }
+  luaL_setmetatable(L, "shapedb.Size");
+  return 1;
+}
+
+static int t_size(lua_State *L) {
+  sdb_fake *t = check_tensor(L, 1);
+  if (lua_isnoneornil(L, 2)) return push_shape_table(L, t, false);
+  int64_t d = check_dim(L, t, 2);
+  push_dim_value(L, t, t->sizes[d], "size", d);
+  return 1;
+}
+
+static int t_stride(lua_State *L) {
+  sdb_fake *t = check_tensor(L, 1);
+  if (lua_isnoneornil(L, 2)) return push_shape_table(L, t, true);
+  int64_t d = check_dim(L, t, 2);
+  push_dim_value(L, t, t->strides[d], "stride", d);
+  return 1;
+}
+
+static int t_storage_offset(lua_State *L) {
+  sdb_fake *t = check_tensor(L, 1);
+  push_dim_value(L, t, t->storage_offset, "storage_offset", -1);
+  return 1;
+}
+
+static int t_dim(lua_State *L) {
+  lua_pushinteger(L, check_tensor(L, 1)->ndim);
+  return 1;
+}
+
+static int t_numel(lua_State *L) {
+  sdb_fake *t = check_tensor(L, 1);
+  const sdb_expr *n = sdb_fake_numel(t);
+  if (!n) return luaL_error(L, "%s", sdb_expr_error());
+  sdb_value v = sdb_value_int(n);
+  lruntime *rt = runtime(L);
+  if (n->kind == SDB_INT || !rt->active) { push_scalar(L, &v, NULL); return 1; }
+  sdb_value args[1] = {sdb_value_tensor(t)};
+  sdb_err err = SDB_ERR_INIT;
+  sdb_node *node = sdb_tracer_node(rt->active->tracer, SDB_N_CALL_METHOD, "numel", "numel",
+                                   args, NULL, 1, &v, false, &err);
+  sdb_value_free(&args[0]);
+  if (!node) return lsdb_raise(L, &err);
+  push_scalar(L, &v, node);
+  return 1;
+}
+
+static int t_tostring(lua_State *L) {
+  sdb_fake *t = check_tensor(L, 1);
+  char *s = sdb_fake_repr(t);
+  lua_pushstring(L, s ? s : "FakeTensor(?)");
+  free(s);
+  return 1;
+}
+
+/* t:meta() -> "f32[s0, 2]"; t:meta(true) with strides */
+static int t_meta(lua_State *L) {
+  sdb_fake *t = check_tensor(L, 1);
+  char *s = sdb_fake_meta_str(t, lua_toboolean(L, 2));
+  lua_pushstring(L, s ? s : "?");
+  free(s);
+  return 1;
+}
+
+static int t_version(lua_State *L) {
+  sdb_fake *t = check_tensor(L, 1);
+  lua_pushinteger(L, t->storage ? t->storage->version : 0);
+  return 1;
+}
+
+static int t_storage_id(lua_State *L) {
+  sdb_fake *t = check_tensor(L, 1);
+  lua_pushinteger(L, t->storage ? t->storage->id : 0);
+  return 1;
+}
+
+static int t_mark_dynamic(lua_State *L) {
+  ltensor *u = check_ltensor(L, 1);
+  int64_t d = check_dim(L, u->t, 2);
+  if (d < 64) u->dynamic_dims |= (uint64_t)1 << d;
+  return 0;
+}
+
+static int t_requires_grad_(lua_State *L) {
+  sdb_fake *t = check_tensor(L, 1);
+  t->requires_grad = lua_isnoneornil(L, 2) ? true : lua_toboolean(L, 2);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* t.shape, t.dtype, t.ndim, t.device, t.requires_grad; else methods */
+static int tensor_index(lua_State *L) {
+  sdb_fake *t = check_tensor(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  if (!strcmp(k, "shape")) return push_shape_table(L, t, false);
+  if (!strcmp(k, "dtype")) { lua_pushstring(L, sdb_dtype_name(t->dtype)); return 1; }
+  if (!strcmp(k, "ndim")) { lua_pushinteger(L, t->ndim); return 1; }
+  if (!strcmp(k, "device")) { lua_pushstring(L, t->device); return 1; }
+  if (!strcmp(k, "requires_grad")) { lua_pushboolean(L, t->requires_grad); return 1; }
+  lua_getfield(L, LUA_REGISTRYINDEX, "shapedb.TensorMethods");
+  lua_getfield(L, -1, k);
+  return 1;
+}
+
+/* Operators on tensors: a + b is operator.add, shown infix in graphs. */
+static int tensor_binop(lua_State *L, const char *opname, const char *target, const char *hint) {
+  const sdb_op *op = sdb_op_find(opname);
+  if (!op) return luaL_error(L, "unsupported operator: %s", opname);
+  lruntime *rt = runtime(L);
+  sdb_tracer *tr = rt->active ? rt->active->tracer : NULL;
+  argbox *b = collect_args(L, opname, 1, 2, tr);
+  bool swapped = !luaL_testudata(L, 1, LSDB_TENSOR);
+  sdb_value out;
+  sdb_err err = SDB_ERR_INIT;
+  sdb_args a = {b->pos, 2, NULL, 0};
+  if (swapped && strcmp(opname, "add") && strcmp(opname, "mul")) {
+    /* 2 - t: rsub semantics by swapping into (t, 2) for shape purposes */
+    sdb_value tmp = b->pos[0]; b->pos[0] = b->pos[1]; b->pos[1] = tmp;
+  }
+  if (sdb_op_call(tr ? tr->mode : rt->eager_mode, op, &a, &out, &err)) return lsdb_raise(L, &err);
+  sdb_node *node = NULL;
+  if (tr) {
+    if (swapped && strcmp(opname, "add") && strcmp(opname, "mul")) {
+      sdb_value tmp = b->pos[0]; b->pos[0] = b->pos[1]; b->pos[1] = tmp;
+    }
+    node = sdb_tracer_node(tr, SDB_N_CALL_FUNCTION, target, hint, b->pos, NULL, 2, &out, false, &err);
+    if (!node) { sdb_value_free(&out); return lsdb_raise(L, &err); }
+  }
+  push_value(L, &out, node);
+  sdb_value_free(&out);
+  return 1;
+}
+
+static int t_add(lua_State *L) { return tensor_binop(L, "add", "operator.add", "add"); }
+static int t_sub(lua_State *L) { return tensor_binop(L, "sub", "operator.sub", "sub"); }
+static int t_mul(lua_State *L) { return tensor_binop(L, "mul", "operator.mul", "mul"); }
+static int t_div(lua_State *L) { return tensor_binop(L, "div", "operator.truediv", "truediv"); }
+
+static int t_unm(lua_State *L) {
+  const sdb_op *op = sdb_op_find("neg");
+  if (!op) {   /* until neg exists: -t = t * -1 */
+    lua_settop(L, 1);
+    lua_pushinteger(L, -1);
+    return t_mul(L);
+  }
+  lruntime *rt = runtime(L);
+  sdb_tracer *tr = rt->active ? rt->active->tracer : NULL;
+  lua_settop(L, 1);
+  argbox *b = collect_args(L, "neg", 1, 1, tr);
+  sdb_args a = {b->pos, 1, NULL, 0};
+  sdb_value out;
+  sdb_err err = SDB_ERR_INIT;
+  if (sdb_op_call(tr ? tr->mode : rt->eager_mode, op, &a, &out, &err)) return lsdb_raise(L, &err);
+  sdb_node *node = NULL;
+  if (tr) {
+    node = sdb_tracer_node(tr, SDB_N_CALL_FUNCTION, "operator.neg", "neg", b->pos, NULL, 1, &out, false, &err);
+    if (!node) { sdb_value_free(&out); return lsdb_raise(L, &err); }
+  }
+  push_value(L, &out, node);
+  sdb_value_free(&out);
+  return 1;
+}
+
+/* ------------------------------------------------------------------------
+** SymInt / SymBool / SymFloat
+** ---------------------------------------------------------------------- */
+
+static lsym *test_sym(lua_State *L, int idx) {
+  lsym *s = luaL_testudata(L, idx, LSDB_SYMINT);
+  if (!s) s = luaL_testudata(L, idx, LSDB_SYMBOOL);
+  if (!s) s = luaL_testudata(L, idx, LSDB_SYMFLOAT);
+  return s;
+}
+
+/* An int-valued operand: SymInt, Lua integer, or Expr. */
+static const sdb_expr *sym_operand(lua_State *L, int idx, const char *op) {
+  lsym *s = luaL_testudata(L, idx, LSDB_SYMINT);
+  if (s) return s->e;
+  if (lua_isinteger(L, idx)) return sdb_int(lua_tointeger(L, idx));
+  if (luaL_testudata(L, idx, LSDB_SYMBOOL))
+    luaL_error(L, "%s: a SymBool is not an integer (use torch.sym_int(b) or b:bool())", op);
+  if (lua_type(L, idx) == LUA_TNUMBER)
+    luaL_error(L, "%s: SymInt arithmetic with a float is not modelled (use an integer)", op);
+  const sdb_expr *e = lsdb_to_expr(L, idx);
+  if (e && !sdb_is_bool(e)) return e;
+  luaL_error(L, "%s: expected a SymInt or an integer, got %s", op, luaL_typename(L, idx));
+  return NULL;
+}
+
+/* a (op) b on SymInts: the expression, and while tracing the operator node. */
+static int sym_binop(lua_State *L, const sdb_expr *(*build)(const sdb_expr *, const sdb_expr *),
+                     const char *target, const char *hint, bool result_bool) {
+  /* a tensor on either side: the tensor operator handles it */
+  if (luaL_testudata(L, 1, LSDB_TENSOR) || luaL_testudata(L, 2, LSDB_TENSOR)) {
+    if (!strcmp(hint, "add")) return t_add(L);
+    if (!strcmp(hint, "sub")) return t_sub(L);
+    if (!strcmp(hint, "mul")) return t_mul(L);
+    return luaL_error(L, "%s between a SymInt and a tensor is not supported", hint);
+  }
+  const sdb_expr *a = sym_operand(L, 1, hint), *b = sym_operand(L, 2, hint);
+  const sdb_expr *r = build(a, b);
+  if (!r) return luaL_error(L, "%s", sdb_expr_error());
+  lruntime *rt = runtime(L);
+  sdb_value ex = result_bool ? sdb_value_bool(r) : sdb_value_int(r);
+  sdb_node *node = NULL;
+  if (rt->active && !sdb_is_const(r)) {
+    sdb_tracer *tr = rt->active->tracer;
+    adopt_proxy(L, 1, tr);
+    adopt_proxy(L, 2, tr);
+    sdb_value args[2] = {sdb_value_int(a), sdb_value_int(b)};
+    sdb_err err = SDB_ERR_INIT;
+    node = sdb_tracer_node(tr, SDB_N_CALL_FUNCTION, target, hint, args, NULL, 2, &ex, false, &err);
+    if (!node) return lsdb_raise(L, &err);
+    sdb_map_put(&tr->sym_proxy, r, node);
+  }
+  push_scalar(L, &ex, node);
+  return 1;
+}
+
+static int s_add(lua_State *L) { return sym_binop(L, sdb_add, "operator.add", "add", false); }
+static int s_sub(lua_State *L) { return sym_binop(L, sdb_sub, "operator.sub", "sub", false); }
+static int s_mul(lua_State *L) { return sym_binop(L, sdb_mul, "operator.mul", "mul", false); }
+static int s_idiv(lua_State *L) { return sym_binop(L, sdb_floordiv, "operator.floordiv", "floordiv", false); }
+static int s_mod(lua_State *L) { return sym_binop(L, sdb_mod, "operator.mod", "mod", false); }
+static int s_lt_b(lua_State *L) { return sym_binop(L, sdb_lt, "operator.lt", "lt", true); }
+static int s_le_b(lua_State *L) { return sym_binop(L, sdb_le, "operator.le", "le", true); }
+static int s_gt_b(lua_State *L) { return sym_binop(L, sdb_gt, "operator.gt", "gt", true); }
+static int s_ge_b(lua_State *L) { return sym_binop(L, sdb_ge, "operator.ge", "ge", true); }
+static int s_eq_b(lua_State *L) { return sym_binop(L, sdb_eq, "operator.eq", "eq", true); }
+static int s_ne_b(lua_State *L) { return sym_binop(L, sdb_ne, "operator.ne", "ne", true); }
+
+static int s_unm(lua_State *L) {
+  lua_settop(L, 1);
+  lua_pushinteger(L, -1);
+  lua_insert(L, 1);
+  return s_mul(L);
+}
+
+/* bool(SymBool): the guard (or the data-dependent error) happens here. */
+static bool guard(lua_State *L, const sdb_expr *e) {
+  sdb_err err = SDB_ERR_INIT;
+  bool v = false;
+  if (sdb_guard_bool(current_env(L), e, &v, &err)) lsdb_raise(L, &err);
+  return v;
+}
+
+/* Lua turns the result of < and <= into a boolean at once: take the guard. */
+static int s_lt(lua_State *L) {
+  const sdb_expr *r = sdb_lt(sym_operand(L, 1, "<"), sym_operand(L, 2, "<"));
+  if (!r) return luaL_error(L, "%s", sdb_expr_error());
+  lua_pushboolean(L, guard(L, r));
+  return 1;
+}
+
+static int s_le(lua_State *L) {
+  const sdb_expr *r = sdb_le(sym_operand(L, 1, "<="), sym_operand(L, 2, "<="));
+  if (!r) return luaL_error(L, "%s", sdb_expr_error());
+  lua_pushboolean(L, guard(L, r));
+  return 1;
+}
+
+/* __eq only runs between two userdata: SymInt == SymInt guards Eq. */
+static int s_eq(lua_State *L) {
+  lsym *a = test_sym(L, 1), *b = test_sym(L, 2);
+  if (!a || !b) { lua_pushboolean(L, 0); return 1; }
+  const sdb_expr *r = sdb_eq(a->e, b->e);
+  if (!r) return luaL_error(L, "%s", sdb_expr_error());
+  lua_pushboolean(L, guard(L, r));
+  return 1;
+}
+
+static int s_tostring(lua_State *L) {
+  lsym *s = test_sym(L, 1);
+  if (!s) return luaL_typeerror(L, 1, "SymInt");
+  const sdb_expr *e = s->env ? sdb_simplify(s->env, s->e) : s->e;
+  char *t = sdb_expr_str(e ? e : s->e);
+  lua_pushstring(L, t ? t : "?");
+  free(t);
+  return 1;
+}
+
+static int s_concat(lua_State *L) {
+  for (int i = 1; i <= 2; i++) {
+    if (test_sym(L, i)) { lua_pushcfunction(L, s_tostring); lua_pushvalue(L, i); lua_call(L, 1, 1); }
+    else lua_pushstring(L, luaL_tolstring(L, i, NULL));
+  }
+  lua_concat(L, 2);
+  lua_replace(L, 1);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* n:guard_int() -> a Lua integer (Python's int(n)); guards */
+static int s_guard_int(lua_State *L) {
+  lsym *s = luaL_checkudata(L, 1, LSDB_SYMINT);
+  sdb_err err = SDB_ERR_INIT;
+  int64_t v;
+  if (sdb_guard_int(current_env(L), s->e, &v, &err)) return lsdb_raise(L, &err);
+  lua_pushinteger(L, v);
+  return 1;
+}
+
+/* b:bool() -> a Lua boolean (Python's bool(b)); guards */
+static int s_bool(lua_State *L) {
+  lsym *s = luaL_checkudata(L, 1, LSDB_SYMBOOL);
+  lua_pushboolean(L, guard(L, s->e));
+  return 1;
+}
+
+/* n:expr() -> the Expr (for shapedb.bound, printing, teaching) */
+static int s_expr(lua_State *L) {
+  lsym *s = test_sym(L, 1);
+  if (!s) return luaL_typeerror(L, 1, "SymInt");
+  lsdb_push_expr(L, s->e);
+  return 1;
+}
+
+static int s_node(lua_State *L) {
+  lsym *s = test_sym(L, 1);
+  if (s && s->node) lua_pushstring(L, s->node->name);
+  else lua_pushnil(L);
+  return 1;
+}
+
+/* The SymBool combinators: torch.sym_and / sym_or / sym_not */
+static const sdb_expr *bool_operand(lua_State *L, int idx) {
+  lsym *s = luaL_testudata(L, idx, LSDB_SYMBOOL);
+  if (s) return s->e;
+  if (lua_isboolean(L, idx)) return sdb_bool(lua_toboolean(L, idx));
+  const sdb_expr *e = lsdb_to_expr(L, idx);
+  if (e && sdb_is_bool(e)) return e;
+  luaL_typeerror(L, idx, "SymBool or boolean");
+  return NULL;
+}
+
+static int bool_combine(lua_State *L, bool and_) {
+  int n = lua_gettop(L);
+  const sdb_expr *acc = sdb_bool(and_);
+  for (int i = 1; i <= n; i++) acc = and_ ? sdb_and(acc, bool_operand(L, i)) : sdb_or(acc, bool_operand(L, i));
+  if (!acc) return luaL_error(L, "%s", sdb_expr_error());
+  lruntime *rt = runtime(L);
+  sdb_value ex = sdb_value_bool(acc);
+  sdb_node *node = NULL;
+  if (rt->active && !sdb_is_const(acc)) {
+    sdb_tracer *tr = rt->active->tracer;
+    for (int i = 1; i <= n; i++) adopt_proxy(L, i, tr);
+    sdb_err err = SDB_ERR_INIT;
+    node = sdb_tracer_proxy_expr(tr, acc, &err);
+    if (!node) return lsdb_raise(L, &err);
+  }
+  push_scalar(L, &ex, node);
+  return 1;
+}
+
+static int l_sym_and(lua_State *L) { return bool_combine(L, true); }
+static int l_sym_or(lua_State *L) { return bool_combine(L, false); }
+
+static int l_sym_not(lua_State *L) {
+  const sdb_expr *e = sdb_not(bool_operand(L, 1));
+  if (!e) return luaL_error(L, "%s", sdb_expr_error());
+  lruntime *rt = runtime(L);
+  sdb_value ex = sdb_value_bool(e);
+  sdb_node *node = NULL;
+  if (rt->active && !sdb_is_const(e)) {
+    adopt_proxy(L, 1, rt->active->tracer);
+    sdb_err err = SDB_ERR_INIT;
+    node = sdb_tracer_proxy_expr(rt->active->tracer, e, &err);
+    if (!node) return lsdb_raise(L, &err);
+  }
+  push_scalar(L, &ex, node);
+  return 1;
+}
+
+/* torch._check(cond [, msg]) and torch._check_is_size(n): evaluated now on
+** the ShapeEnv (a guard or a deferred runtime assert), recorded in the
+** graph as Dynamo records them. */
+static int check_common(lua_State *L, bool is_size) {
+  lruntime *rt = runtime(L);
+  sdb_shape_env *env = current_env(L);
+  const sdb_expr *e;
+  if (is_size) {
+    e = sym_operand(L, 1, "torch._check_is_size");
+  } else {
+    if (lua_isboolean(L, 1)) {
+      if (lua_toboolean(L, 1)) return 0;
+      return luaL_error(L, "RuntimeError: %s", luaL_optstring(L, 2,
+                        "Expected cond to be True, but got False. (Could this error message be improved? "
+                        "If so, please report an enhancement request to PyTorch.)"));
+    }
+    if (luaL_testudata(L, 1, LSDB_SYMINT) || lua_isinteger(L, 1))
+      return luaL_error(L, "torch._check expects a condition; build one without deciding it, "
+                           "e.g. torch._check(n:ge(0)) (n >= 0 would take a guard first)");
+    e = bool_operand(L, 1);
+  }
+  const char *msg = is_size ? NULL : luaL_optstring(L, 2, NULL);
+  if (rt->active && !sdb_is_const(e)) {
+    sdb_tracer *tr = rt->active->tracer;
+    adopt_proxy(L, 1, tr);
+    sdb_value args[1] = {is_size ? sdb_value_int(e) : sdb_value_bool(e)};
+    sdb_err err = SDB_ERR_INIT;
+    sdb_node *n = sdb_tracer_node(tr, SDB_N_CALL_FUNCTION, is_size ? "torch._check_is_size" : "torch._check",
+                                  is_size ? "_check_is_size" : "_check", args, NULL, 1, NULL, true, &err);
+    if (!n) return lsdb_raise(L, &err);
+  }
+  sdb_err err = SDB_ERR_INIT;
+  sdb_events_push_op(sdb_shape_env_events(env), is_size ? "_check_is_size" : "_check");
+  int rc = is_size ? sdb_check_is_size(env, e, &err) : sdb_check(env, e, msg, &err);
+  sdb_events_pop_op(sdb_shape_env_events(env));
+  if (rc) return lsdb_raise(L, &err);
+  return 0;
+}
+
+static int l_check(lua_State *L) { return check_common(L, false); }
+static int l_check_is_size(lua_State *L) { return check_common(L, true); }
+
+
+/* ------------------------------------------------------------------------
+** Trace objects (the C half of torch.compile; lua/torch.lua is the rest)
+** ---------------------------------------------------------------------- */
+
+static ltrace *check_trace(lua_State *L, int idx) {
+  return luaL_checkudata(L, idx, LSDB_TRACE);
+}
+
+static void deactivate(ltrace *t) {
+  if (!t->active) return;
+  lruntime *rt = t->rt;
+  /* pop this trace (and anything left above it) */
+  while (rt->active && rt->active != t) {
+    rt->active->active = false;
+    rt->active = rt->active->prev_active;
+  }
+  rt->active = t->prev_active;
+  t->active = false;
+}
+
+static int trace_gc(lua_State *L) {
+  ltrace *t = luaL_checkudata(L, 1, LSDB_TRACE);
+  deactivate(t);
+  sdb_tracer_free(t->tracer);
+  t->tracer = NULL;
+  sdb_graph_free(t->graph);
+  t->graph = NULL;
+  sdb_shape_guards_free(&t->guards);
+  sdb_fake_mode_free(t->mode);
+  t->mode = NULL;
+  sdb_shape_env_free(t->env);
+  t->env = NULL;
+  return 0;
+}
+
+static void phase_event(lruntime *rt, sdb_event_kind k, sdb_phase p, const char *text) {
+  sdb_events_set_phase(rt->ev, p);
+  sdb_event e = {0};
+  e.kind = k;
+  e.text = text;
+  sdb_emit(rt->ev, &e);
+}
+
+/* shapedb._trace_begin(name, { duck_shape = true }) -> Trace (active) */
+static int l_trace_begin(lua_State *L) {
+  lruntime *rt = runtime(L);
+  const char *name = luaL_checkstring(L, 1);
+  sdb_shape_env_opts o = sdb_shape_env_default_opts();
+  if (lua_istable(L, 2)) {
+    lua_getfield(L, 2, "duck_shape");
+    if (!lua_isnil(L, -1)) o.duck_shape = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  ltrace *t = lua_newuserdatauv(L, sizeof *t, 1);
+  memset(t, 0, sizeof *t);
+  luaL_setmetatable(L, LSDB_TRACE);
+  t->rt = rt;
+  t->name = sdb_intern(name);
+  phase_event(rt, SDB_EV_PHASE_START, SDB_PHASE_TRACE, name);
+  t->env = sdb_shape_env_new(rt->ev, &o);
+  t->mode = t->env ? sdb_fake_mode_new(t->env, "trace") : NULL;
+  t->graph = sdb_graph_new("GraphModule");
+  t->tracer = t->mode && t->graph ? sdb_tracer_new(NULL, "trace", t->graph, t->mode) : NULL;
+  if (!t->tracer) return luaL_error(L, "out of memory");
+  t->prev_active = rt->active;
+  rt->active = t;
+  t->active = true;
+  return 1;
+}
+
+/* trace:input(argname, value [, dims]) -> the fake value the function sees.
+** dims: nil (static), true (all dynamic), or a set {[0]=true, ...} of
+** dynamic dims; for integers true makes a SymInt input. */
+static int trace_input(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  const char *argname = luaL_checkstring(L, 2);
+  const sdb_source *src = sdb_source_local(argname);
+  sdb_err err = SDB_ERR_INIT;
+  if (luaL_testudata(L, 3, LSDB_TENSOR)) {
+    ltensor *real = check_ltensor(L, 3);
+    sdb_fake *r = real->t;
+    int64_t sizes[64];
+    for (int i = 0; i < r->ndim && i < 64; i++) {
+      if (r->sizes[i]->kind != SDB_INT)
+        return luaL_error(L, "input %s has a symbolic size; pass a real tensor", argname);
+      sizes[i] = r->sizes[i]->ival;
+    }
+    /* the policy for each dim, kept in a stateful context for re-fakification */
+    sdb_symctx *ctx = sdb_symctx_new(true, (size_t)r->ndim, SDB_DIM_STATIC);
+    if (!ctx) return luaL_error(L, "out of memory");
+    for (int i = 0; i < r->ndim; i++) {
+      bool dyn = false;
+      if (lua_toboolean(L, 4) && !lua_istable(L, 4)) dyn = true;
+      else if (lua_istable(L, 4)) {
+        lua_rawgeti(L, 4, i);
+        dyn = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+      }
+      if (i < 64 && (real->dynamic_dims >> i) & 1) ctx->sizes[i].dynamic = SDB_DIM_DYNAMIC;
+      else if (dyn) ctx->sizes[i].dynamic = SDB_DIM_DUCK;
+    }
+    sdb_fake *fake = NULL;
+    int rc = sdb_fakify(t->mode, sizes, r->ndim, r->dtype, r->device, r->requires_grad, src, ctx,
+                        &fake, &err);
+    sdb_symctx_free(ctx);
+    if (rc) return lsdb_raise(L, &err);
+    sdb_node *ph = sdb_tracer_input_tensor(t->tracer, fake, argname, src, &err);
+    if (!ph) { sdb_fake_unref(fake); return lsdb_raise(L, &err); }
+    push_tensor(L, fake);
+    sdb_fake_unref(fake);
+    return 1;
+  }
+  if (lua_isinteger(L, 3)) {
+    lua_Integer v = lua_tointeger(L, 3);
+    if (lua_toboolean(L, 4)) {
+      sdb_dim_spec spec = sdb_symctx_dim(NULL, 0);
+      spec.dynamic = SDB_DIM_DYNAMIC;
+      spec.unspecified = true;
+      const sdb_expr *e;
+      if (sdb_create_symbol(t->env, v, src, &spec, NULL, &e, &err)) return lsdb_raise(L, &err);
+      sdb_node *ph = sdb_tracer_input_symint(t->tracer, e, argname, src, &err);
+      if (!ph) return lsdb_raise(L, &err);
+      sdb_value ex = sdb_value_int(e);
+      push_scalar(L, &ex, ph);
+      return 1;
+    }
+    /* ints are specialized: a constant, guarded as L['n'] == 5 */
+    sdb_dim_spec spec = sdb_symctx_dim(NULL, 0);
+    spec.dynamic = SDB_DIM_STATIC;
+    const sdb_expr *e;
+    if (sdb_create_symbol(t->env, v, src, &spec, NULL, &e, &err)) return lsdb_raise(L, &err);
+    lua_pushinteger(L, v);
+    return 1;
+  }
+  /* anything else is a constant to the trace */
+  lua_pushvalue(L, 3);
+  return 1;
+}
+
+/* trace:finish(results_table) -> the output values; runs the graph pass,
+** then the guards phase: produce_guards, guards_installed. */
+static int trace_finish(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lruntime *rt = t->rt;
+  size_t n = lua_rawlen(L, 2);
+  argbox *b = lua_newuserdatauv(L, sizeof *b, 0);
+  b->npos = b->nkw = 0;
+  lua_newtable(L);
+  lua_pushcfunction(L, argbox_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  sdb_value tup = sdb_value_seq(SDB_V_TUPLE, n);
+  if (n && !tup.items) return luaL_error(L, "out of memory");
+  b->pos[0] = tup;
+  b->npos = 1;
+  for (size_t i = 0; i < n; i++) {
+    lua_rawgeti(L, 2, (lua_Integer)i + 1);
+    adopt_proxy(L, lua_gettop(L), t->tracer);
+    if (!to_value(L, lua_gettop(L), &b->pos[0].items[i]))
+      return luaL_error(L, "the traced function returned an unsupported value (%s)", luaL_typename(L, -1));
+    lua_pop(L, 1);
+  }
+  sdb_err err = SDB_ERR_INIT;
+  if (!sdb_tracer_output(t->tracer, &b->pos[0], &err)) return lsdb_raise(L, &err);
+  if (sdb_tracer_finalize(t->tracer, &err)) return lsdb_raise(L, &err);
+  deactivate(t);
+  phase_event(rt, SDB_EV_PHASE_END, SDB_PHASE_TRACE, t->name);
+  /* guards phase: the one guard set, installed */
+  phase_event(rt, SDB_EV_PHASE_START, SDB_PHASE_GUARDS, t->name);
+  if (sdb_produce_guards(t->env, &t->guards, &err)) return lsdb_raise(L, &err);
+  t->have_guards = true;
+  sdb_buf text = SDB_BUF_INIT;
+  int shown = 0;
+  for (size_t i = 0; i < t->guards.n; i++) {
+    if (t->guards.v[i].kind == SDB_SG_STATIC) continue;
+    sdb_buf_printf(&text, "%s%s", shown++ ? "\n" : "", t->guards.v[i].text);
+  }
+  sdb_event e = {0};
+  e.kind = SDB_EV_GUARDS_INSTALLED;
+  e.value = shown;
+  e.detail = sdb_buf_cstr(&text);
+  sdb_emit(rt->ev, &e);
+  sdb_buf_free(&text);
+  phase_event(rt, SDB_EV_PHASE_END, SDB_PHASE_GUARDS, t->name);
+  sdb_events_set_phase(rt->ev, SDB_PHASE_NONE);
+  t->finished = true;
+  lua_settop(L, 2);
+  return 1;
+}
+
+/* trace:abort(message): record the error, end the phase */
+static int trace_abort(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  const char *msg = luaL_optstring(L, 2, "error");
+  lruntime *rt = t->rt;
+  deactivate(t);
+  const char *colon = strstr(msg, ": ");
+  sdb_event e = {0};
+  e.kind = SDB_EV_ERROR;
+  char kind[64] = "Error";
+  if (colon && (size_t)(colon - msg) < sizeof kind && !memchr(msg, ' ', (size_t)(colon - msg))) {
+    memcpy(kind, msg, (size_t)(colon - msg));
+    kind[colon - msg] = '\0';
+  }
+  e.text = kind;
+  e.detail = msg;
+  sdb_emit(rt->ev, &e);
+  phase_event(rt, SDB_EV_PHASE_END, sdb_events_phase(rt->ev), t->name);
+  sdb_events_set_phase(rt->ev, SDB_PHASE_NONE);
+  return 0;
+}
+
+/* trace:graph{ bindings = true, strides = false, locations = false } -> text */
+static int trace_graph(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  sdb_print_opts o = {false, true, false, true};
+  if (lua_istable(L, 2)) {
+    lua_getfield(L, 2, "bindings");
+    if (!lua_isnil(L, -1)) o.bindings = lua_toboolean(L, -1);
+    lua_getfield(L, 2, "strides");
+    o.strides = lua_toboolean(L, -1);
+    lua_getfield(L, 2, "locations");
+    o.locations = lua_toboolean(L, -1);
+    lua_pop(L, 3);
+  }
+  char *s = sdb_graph_print(t->graph, &o);
+  lua_pushstring(L, s ? s : "");
+  free(s);
+  return 1;
+}
+
+/* trace:bindings() -> { "nonzero: u0: .size()[0]", ... } per node */
+static int trace_bindings(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  lua_newtable(L);
+  int k = 0;
+  for (size_t i = 0; i < t->graph->n; i++) {
+    const sdb_node *n = t->graph->nodes[i];
+    if (!n->bindings.n) continue;
+    char *s = sdb_bindings_str(&n->bindings);
+    lua_pushfstring(L, "%s: %s", n->name, s ? s : "");
+    free(s);
+    lua_rawseti(L, -2, ++k);
+  }
+  return 1;
+}
+
+/* trace:guards() -> { "L['x'].size()[0] == ...", ... } (shape guards) */
+static int trace_guards(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  lua_newtable(L);
+  int k = 0;
+  for (size_t i = 0; t->have_guards && i < t->guards.n; i++) {
+    if (t->guards.v[i].kind == SDB_SG_STATIC) continue;
+    lua_pushstring(L, t->guards.v[i].text);
+    lua_rawseti(L, -2, ++k);
+  }
+  return 1;
+}
+
+static int trace_name(lua_State *L) {
+  lua_pushstring(L, check_trace(L, 1)->name);
+  return 1;
+}
+
+/* ------------------------------------------------------------------------
+** Events for scripts and tests: shapedb.events() -> formatted lines
+** ---------------------------------------------------------------------- */
+
+static int l_events(lua_State *L) {
+  lruntime *rt = runtime(L);
+  bool full = lua_toboolean(L, 1);
+  size_t from = (size_t)luaL_optinteger(L, 2, 0);
+  size_t n = sdb_events_count(rt->ev);
+  lua_createtable(L, (int)(n > from ? n - from : 0), 0);
+  for (size_t i = from; i < n; i++) {
+    const sdb_event *e = sdb_events_at(rt->ev, i);
+    char *s = full ? sdb_event_format(e) : sdb_event_summary(e);
+    lua_pushstring(L, s ? s : "?");
+    free(s);
+    lua_rawseti(L, -2, (lua_Integer)(i - from + 1));
+  }
+  return 1;
+}
+
+static int l_event_count(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)sdb_events_count(runtime(L)->ev));
+  return 1;
+}
+
+/* shapedb.bindings(value) -> "u0: .size()[0]" for the pending symbols of
+** the current ShapeEnv (peek: does not clear) */
+static int l_bindings(lua_State *L) {
+  sdb_shape_env *env = current_env(L);
+  lua_settop(L, 1);
+  argbox *b = collect_args(L, "bindings", 1, 1, NULL);
+  sdb_bindings out;
+  sdb_err err = SDB_ERR_INIT;
+  if (sdb_compute_unbacked_bindings(env, &b->pos[0], true, &out, &err)) return lsdb_raise(L, &err);
+  char *s = sdb_bindings_str(&out);
+  sdb_bindings_free(&out);
+  lua_pushstring(L, s ? s : "");
+  free(s);
+  return 1;
+}
+
+/* shapedb.tensor{5, 2, dtype = "float32", device = "cpu", requires_grad = true,
+**                dynamic = {1}} -> a real tensor (concrete sizes) whose listed
+** dims are marked dynamic, as DESIGN.md's program inputs are written. */
+static int l_tensor(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lruntime *rt = runtime(L);
+  size_t n = lua_rawlen(L, 1);
+  if (n > 64) return luaL_error(L, "shapedb.tensor: at most 64 dims");
+  const sdb_expr *sizes[64];
+  for (size_t i = 0; i < n; i++) {
+    lua_rawgeti(L, 1, (lua_Integer)i + 1);
+    if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0)
+      return luaL_error(L, "shapedb.tensor: size %d must be a non-negative integer", (int)i + 1);
+    sizes[i] = sdb_int(lua_tointeger(L, -1));
+    lua_pop(L, 1);
+  }
+  int dtype = SDB_F32;
+  if (lua_getfield(L, 1, "dtype") != LUA_TNIL) {
+    dtype = sdb_dtype_from_name(luaL_checkstring(L, -1));
+    if (dtype < 0) return luaL_error(L, "shapedb.tensor: unknown dtype '%s'", lua_tostring(L, -1));
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, 1, "device");
+  const char *device = luaL_optstring(L, -1, "cpu");
+  sdb_fake *t = sdb_fake_new(rt->eager_mode, (sdb_dtype)dtype, device, sizes, (int)n);
+  lua_pop(L, 1);
+  if (!t) return luaL_error(L, "out of memory");
+  lua_getfield(L, 1, "requires_grad");
+  t->requires_grad = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  push_tensor(L, t);
+  sdb_fake_unref(t);
+  ltensor *u = check_ltensor(L, -1);
+  if (lua_getfield(L, 1, "dynamic") == LUA_TTABLE) {
+    for (size_t i = 1; i <= lua_rawlen(L, -1); i++) {
+      lua_rawgeti(L, -1, (lua_Integer)i);
+      lua_Integer d = luaL_checkinteger(L, -1);
+      if (d < 0) d += (lua_Integer)n;
+      if (d < 0 || d >= (lua_Integer)n) return luaL_error(L, "shapedb.tensor: dynamic dim %d out of range", (int)d);
+      u->dynamic_dims |= (uint64_t)1 << d;
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* ------------------------------------------------------------------------
+** Registration
+** ---------------------------------------------------------------------- */
+
+static int size_tostring(lua_State *L) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, "torch.Size([");
+  size_t n = lua_rawlen(L, 1);
+  for (size_t i = 1; i <= n; i++) {
+    if (i > 1) luaL_addstring(&b, ", ");
+    lua_rawgeti(L, 1, (lua_Integer)i);
+    luaL_addstring(&b, luaL_tolstring(L, -1, NULL));
+    lua_pop(L, 2);
+  }
+  luaL_addstring(&b, "])");
+  luaL_pushresult(&b);
+  return 1;
+}
+
+static const luaL_Reg tensor_extra[] = {
+  {"size", t_size}, {"stride", t_stride}, {"storage_offset", t_storage_offset},
+  {"dim", t_dim}, {"numel", t_numel}, {"meta", t_meta}, {"version", t_version},
+  {"storage_id", t_storage_id}, {"mark_dynamic", t_mark_dynamic},
+  {"requires_grad_", t_requires_grad_}, {NULL, NULL}
+};
+
+static const luaL_Reg sym_meta[] = {
+  {"__add", s_add}, {"__sub", s_sub}, {"__mul", s_mul}, {"__idiv", s_idiv},
+  {"__mod", s_mod}, {"__unm", s_unm}, {"__lt", s_lt}, {"__le", s_le},
+  {"__eq", s_eq}, {"__tostring", s_tostring}, {"__concat", s_concat}, {NULL, NULL}
+};
+
+static const luaL_Reg sym_methods[] = {
+  {"lt", s_lt_b}, {"le", s_le_b}, {"gt", s_gt_b}, {"ge", s_ge_b}, {"eq", s_eq_b},
+  {"ne", s_ne_b}, {"guard_int", s_guard_int}, {"bool", s_bool}, {"expr", s_expr},
+  {"node", s_node}, {NULL, NULL}
+};
+
+static const luaL_Reg trace_methods[] = {
+  {"input", trace_input}, {"finish", trace_finish}, {"abort", trace_abort},
+  {"graph", trace_graph}, {"bindings", trace_bindings}, {"guards", trace_guards},
+  {"name", trace_name}, {NULL, NULL}
+};
+
+static const luaL_Reg torch_fns[] = {
+  {"_check", l_check}, {"_check_is_size", l_check_is_size},
+  {"sym_and", l_sym_and}, {"sym_or", l_sym_or}, {"sym_not", l_sym_not},
+  {NULL, NULL}
+};
+
+static void new_sym_type(lua_State *L, const char *name, const char *pretty) {
+  luaL_newmetatable(L, name);
+  luaL_setfuncs(L, sym_meta, 0);
+  luaL_newlib(L, sym_methods);
+  lua_setfield(L, -2, "__index");
+  lua_pushstring(L, pretty);
+  lua_setfield(L, -2, "__name");
+  lua_pop(L, 1);
+}
+
+void lsdb_open_torch(lua_State *L) {
+  /* the runtime */
+  lruntime *rt = lua_newuserdatauv(L, sizeof *rt, 0);
+  memset(rt, 0, sizeof *rt);
+  luaL_newmetatable(L, LSDB_RUNTIME);
+  lua_pushcfunction(L, runtime_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  rt->ev = sdb_events_new();
+  rt->eager_env = sdb_shape_env_new(NULL, NULL);
+  rt->eager_mode = rt->eager_env ? sdb_fake_mode_new(rt->eager_env, "eager") : NULL;
+  if (!rt->ev || !rt->eager_mode) luaL_error(L, "out of memory");
+  rt->L = L;
+  sdb_events_set_locator(rt->ev, runtime_locate, rt);
+  lua_setfield(L, LUA_REGISTRYINDEX, LSDB_RUNTIME);
+
+  /* tensors */
+  luaL_newmetatable(L, LSDB_TENSOR);
+  lua_pushcfunction(L, tensor_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, t_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_pushcfunction(L, tensor_index);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, t_add);
+  lua_setfield(L, -2, "__add");
+  lua_pushcfunction(L, t_sub);
+  lua_setfield(L, -2, "__sub");
+  lua_pushcfunction(L, t_mul);
+  lua_setfield(L, -2, "__mul");
+  lua_pushcfunction(L, t_div);
+  lua_setfield(L, -2, "__div");
+  lua_pushcfunction(L, t_unm);
+  lua_setfield(L, -2, "__unm");
+  lua_pushliteral(L, "Tensor");
+  lua_setfield(L, -2, "__name");
+  lua_pop(L, 1);
+
+  luaL_newmetatable(L, "shapedb.Size");
+  lua_pushcfunction(L, size_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
+
+  new_sym_type(L, LSDB_SYMINT, "SymInt");
+  new_sym_type(L, LSDB_SYMBOOL, "SymBool");
+  new_sym_type(L, LSDB_SYMFLOAT, "SymFloat");
+
+  luaL_newmetatable(L, LSDB_TRACE);
+  lua_pushcfunction(L, trace_gc);
+  lua_setfield(L, -2, "__gc");
+  luaL_newlib(L, trace_methods);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+
+  /* methods: tensor extras, then every op usable as a method */
+  lua_newtable(L);
+  luaL_setfuncs(L, tensor_extra, 0);
+  /* torch: every op usable as a function */
+  lua_newtable(L);
+  luaL_setfuncs(L, torch_fns, 0);
+  for (size_t i = 0; i < sdb_op_count(); i++) {
+    const sdb_op *op = sdb_op_at(i);
+    if (!(op->flags & SDB_OP_FUNCTION_ONLY)) {
+      lua_pushlightuserdata(L, (void *)op);
+      lua_pushboolean(L, 1);
+      lua_pushcclosure(L, l_op, 2);
+      lua_setfield(L, -3, op->name);
+    }
+    if (!(op->flags & SDB_OP_METHOD_ONLY)) {
+      lua_pushlightuserdata(L, (void *)op);
+      lua_pushboolean(L, 0);
+      lua_pushcclosure(L, l_op, 2);
+      lua_setfield(L, -2, op->name);
+    }
+  }
+  /* dtypes as their printed names */
+  for (int d = 0; d < SDB_DTYPE_COUNT; d++) {
+    const char *full = sdb_dtype_name((sdb_dtype)d);
+    lua_pushstring(L, full);
+    lua_setfield(L, -2, full + 6);
+  }
+  static const char *const aliases[][2] = {
+    {"float", "torch.float32"}, {"double", "torch.float64"}, {"half", "torch.float16"},
+    {"long", "torch.int64"}, {"int", "torch.int32"}, {"short", "torch.int16"},
+  };
+  for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+    lua_pushstring(L, aliases[i][1]);
+    lua_setfield(L, -2, aliases[i][0]);
+  }
+  /* torch._dynamo.mark_dynamic */
+  lua_newtable(L);
+  lua_pushcfunction(L, t_mark_dynamic);
+  lua_setfield(L, -2, "mark_dynamic");
+  lua_setfield(L, -2, "_dynamo");
+  lua_setglobal(L, "torch");
+  lua_setfield(L, LUA_REGISTRYINDEX, "shapedb.TensorMethods");
+
+  /* shapedb._trace_begin and friends (module table is at the top) */
+  lua_pushcfunction(L, l_trace_begin);
+  lua_setfield(L, -2, "_trace_begin");
+  lua_pushcfunction(L, l_events);
+  lua_setfield(L, -2, "events");
+  lua_pushcfunction(L, l_event_count);
+  lua_setfield(L, -2, "event_count");
+  lua_pushcfunction(L, l_bindings);
+  lua_setfield(L, -2, "bindings");
+  lua_pushcfunction(L, l_tensor);
+  lua_setfield(L, -2, "tensor");
+}

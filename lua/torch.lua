@@ -1,0 +1,106 @@
+-- torch.lua — torch.compile and the batch report, on top of the C trace
+-- primitives (shapedb._trace_begin, trace:input/finish/abort). Written in
+-- Lua so that a debugger can pause inside the traced function (a coroutine
+-- yield must not cross a C call that runs Lua code).
+local shapedb = ...
+
+local traces = {}          -- every finished or failed trace, in order
+shapedb._traces = traces
+
+local function param_names(fn)
+  local names, i = {}, 1
+  while true do
+    local n = debug.getlocal(fn, i)
+    if not n then break end
+    names[i], i = n, i + 1
+  end
+  return names
+end
+
+-- The name the caller knows fn by: a local of the calling function or a
+-- global holding it; else file:line.
+local function name_of(fn, level)
+  for i = 1, 200 do
+    local n, v = debug.getlocal(level + 1, i)
+    if not n then break end
+    if v == fn and n:sub(1, 1) ~= "(" then return n end
+  end
+  for k, v in pairs(_G) do
+    if v == fn and type(k) == "string" then return k end
+  end
+  local info = debug.getinfo(fn, "S")
+  return string.format("%s:%d", info.short_src:match("[^/]*$"), info.linedefined)
+end
+
+local BACKENDS = { eager = true, aot_eager = true, inductor = true }
+
+-- torch.compile(fn, { backend = "eager", dynamic = nil|true|false, name = "model" })
+function torch.compile(fn, opts)
+  if type(fn) ~= "function" then
+    error("torch.compile expects a function, got " .. type(fn), 2)
+  end
+  opts = opts or {}
+  local backend = opts.backend or "inductor"
+  if not BACKENDS[backend] then
+    error(string.format("torch.compile: unknown backend '%s' (eager, aot_eager or inductor)",
+      tostring(backend)), 2)
+  end
+  local name = opts.name or name_of(fn, 2)
+  local compiled = { fn = fn, name = name, backend = backend, opts = opts, traces = {} }
+
+  local function call(...)
+    local args = table.pack(...)
+    local names = param_names(fn)
+    local tr = shapedb._trace_begin(name, { duck_shape = opts.duck_shape })
+    local fake = {}
+    for i = 1, args.n do
+      fake[i] = tr:input(names[i] or ("arg" .. i), args[i], opts.dynamic == true)
+    end
+    local record = { trace = tr, name = name, backend = backend }
+    traces[#traces + 1] = record
+    compiled.traces[#compiled.traces + 1] = record
+    local res = table.pack(xpcall(fn, function(e)
+      return { msg = tostring(e), tb = debug.traceback(nil, 2) }
+    end, table.unpack(fake, 1, args.n)))
+    if not res[1] then
+      local e = res[2]
+      tr:abort(e.msg)
+      record.error = e.msg
+      error(e.msg, 0)
+    end
+    local outs = {}
+    for i = 2, res.n do outs[#outs + 1] = res[i] end
+    tr:finish(outs)
+    return table.unpack(outs)
+  end
+
+  return setmetatable(compiled, {
+    __call = function(_, ...) return call(...) end,
+    __tostring = function() return string.format("<compiled %s (backend=%s)>", name, backend) end,
+  })
+end
+
+-- The report `shapedb FILE.lua` prints: the event log, then per compiled
+-- function its graph, bindings and guards. quiet: only the end result.
+function shapedb.report(out, quiet)
+  out = out or io.stdout
+  if not quiet then
+    out:write("== events ==\n")
+    for _, line in ipairs(shapedb.events(true)) do out:write(line, "\n") end
+  end
+  for _, r in ipairs(traces) do
+    out:write(string.format("\n== %s (backend=%s) ==\n", r.name, r.backend))
+    if r.error then
+      out:write("error: ", r.error, "\n")
+    else
+      out:write(r.trace:graph(), "\n")
+      local b = r.trace:bindings()
+      out:write("unbacked bindings:", #b == 0 and " none\n" or "\n")
+      for _, line in ipairs(b) do out:write("  ", line, "\n") end
+      local g = r.trace:guards()
+      out:write("guards:", #g == 0 and " none\n" or "\n")
+      for _, line in ipairs(g) do out:write("  ", line, "\n") end
+    end
+  end
+  return #traces
+end
