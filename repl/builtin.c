@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LIST_FMT "  %-20s %s\n"
+
 
 static void heading(repl_session *s, const char *text) {
   bool color = repl_use_color(s, stdout);
@@ -35,7 +35,7 @@ static void help_list(repl_session *s) {
     heading(s, groups[g]);
     for (size_t i = 0; i < n; i++)
       if (v[i]->group && !strcmp(v[i]->group, groups[g]))
-        printf(LIST_FMT, v[i]->usage, v[i]->summary);
+        repl_cmd_print_line(v[i]);
   }
   printf("\n"
 "Any other line is Lua, as at the stock `lua` prompt: an expression prints\n"
@@ -66,7 +66,7 @@ static void help_one(repl_session *s, const repl_cmd *c, const char *parent) {
   const repl_cmd *const *v = parent ? NULL : repl_cmd_list(c->name, &n);
   if (n > 0) {
     printf("\nSubcommands:\n");
-    for (size_t i = 0; i < n; i++) printf(LIST_FMT, v[i]->usage, v[i]->summary);
+    for (size_t i = 0; i < n; i++) repl_cmd_print_line(v[i]);
   }
 }
 
@@ -135,14 +135,14 @@ static int cmd_apropos(repl_session *s, const repl_cmd *self, const repl_args *a
   const repl_cmd *const *v = repl_cmd_list(NULL, &n);
   for (size_t i = 0; i < n; i++) {
     if (cmd_mentions(v[i], a->rest)) {
-      printf(LIST_FMT, v[i]->usage, v[i]->summary);
+      repl_cmd_print_line(v[i]);
       found++;
     }
     size_t nsub;
     const repl_cmd *const *sub = repl_cmd_list(v[i]->name, &nsub);
     for (size_t j = 0; j < nsub; j++)
       if (cmd_mentions(sub[j], a->rest)) {
-        printf(LIST_FMT, sub[j]->usage, sub[j]->summary);
+        repl_cmd_print_line(sub[j]);
         found++;
       }
   }

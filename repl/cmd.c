@@ -295,12 +295,17 @@ static const char *skip_blanks(const char *p) {
   return p;
 }
 
+void repl_cmd_print_line(const repl_cmd *c) {
+  int w = (int)strlen(c->usage);
+  printf("  %s%*s %s\n", c->usage, w < 24 ? 24 - w : 0, "", c->summary);
+}
+
 static void list_subcommands(repl_session *s, const repl_cmd *cmd) {
   size_t n;
   const repl_cmd *const *v = repl_cmd_list(cmd->name, &n);
   (void)s;
   printf("%s subcommands:\n", cmd->name);
-  for (size_t i = 0; i < n; i++) printf("  %-20s %s\n", v[i]->usage, v[i]->summary);
+  for (size_t i = 0; i < n; i++) repl_cmd_print_line(v[i]);
 }
 
 static int exec_at(repl_session *s, const repl_cmd *cmd, const char *text,

@@ -110,6 +110,10 @@ char *repl_cmd_candidates(const char *parent, const char *word, size_t len);
 int repl_cmd_exec(repl_session *s, const repl_cmd *cmd, const char *text,
                   const repl_cmd **ran);
 
+/* "  usage    summary": one line of the help listing, apropos and the
+** subcommand list a prefix command prints alone. */
+void repl_cmd_print_line(const repl_cmd *c);
+
 /* Split text into words (blanks separate, '...' and "..." group). Returns
 ** a malloc'ed NULL-terminated vector that repl_words_free releases. */
 char **repl_words_split(const char *text, int *n);

@@ -322,6 +322,15 @@ static int print_results(repl_session *s, int base) {
   return 0;
 }
 
+/* The error message (with its traceback) on top of the stack. After
+** Ctrl-C the terminal has echoed ^C where the cursor was: start a line. */
+static void report_lua_error(repl_session *s) {
+  const char *msg = lua_tostring(s->L, -1);
+  if (repl_host_interrupted && s->tty) putchar('\n');
+  repl_host_clear_interrupt();
+  repl_error(s, "%s", msg ? msg : "(error object is not a string)");
+}
+
 static int eval_lua(repl_session *s, const char *code, input *in, bool unknown_if_bad) {
   lua_State *L = s->L;
   int base = lua_gettop(L);
@@ -375,10 +384,8 @@ static int eval_lua(repl_session *s, const char *code, input *in, bool unknown_i
     unknown_command(s, skip_blanks(code));
     return -1;
   }
-  const char *msg = lua_tostring(L, -1);
-  repl_error(s, "%s", msg ? msg : "(error object is not a string)");
+  report_lua_error(s);
   lua_settop(L, base);
-  repl_host_clear_interrupt();
   return -1;
 }
 
@@ -567,10 +574,8 @@ int repl_run_default(repl_session *s, const char *args) {
   }
   for (int i = 0; i < s->prog_argc; i++) lua_pushstring(L, s->prog_argv[i]);
   if (repl_host_pcall(L, s->prog_argc, 0) != LUA_OK) {
-    const char *msg = lua_tostring(L, -1);
-    repl_error(s, "%s", msg ? msg : "(error object is not a string)");
+    report_lua_error(s);
     lua_settop(L, base);
-    repl_host_clear_interrupt();
     return -1;
   }
   lua_settop(L, base);

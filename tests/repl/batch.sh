@@ -1,0 +1,456 @@
+#!/bin/sh
+# batch.sh — the REPL without a terminal: --batch -x lists and piped stdin,
+# compared with the exact text they print (stdout and stderr together, in
+# order) and their exit status. Run by prove through tests/tap-exec, which
+# sets $SHAPEDB.
+SHAPEDB=${SHAPEDB:-bin/shapedb}
+case $SHAPEDB in /*) ;; *) SHAPEDB=$PWD/$SHAPEDB ;; esac
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sdb-batch.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+work=$tmp/work
+mkdir "$work"
+# No terminal, so no colour and no history; the environment must not
+# change that.
+unset NO_COLOR XDG_STATE_HOME
+HOME=$tmp
+export HOME
+
+n=0
+# check NAME: compare $tmp/got with $tmp/want.
+check() {
+  n=$((n + 1))
+  if diff -u "$tmp/want" "$tmp/got" > "$tmp/diff"; then
+    echo "ok $n - $1"
+  else
+    echo "not ok $n - $1"
+    sed 's/^/# /' "$tmp/diff"
+  fi
+}
+# run ARGS...: shapedb ARGS in $work, stdin empty; output and "[exit N]".
+run() {
+  (cd "$work" && "$SHAPEDB" "$@" < /dev/null) > "$tmp/got" 2>&1
+  echo "[exit $?]" >> "$tmp/got"
+}
+# feed TEXT ARGS...: the same with TEXT piped to stdin.
+feed() {
+  text=$1
+  shift
+  (cd "$work" && printf '%s' "$text" | "$SHAPEDB" "$@") > "$tmp/got" 2>&1
+  echo "[exit $?]" >> "$tmp/got"
+}
+want() { cat > "$tmp/want"; }
+TAB=$(printf '\t')
+
+cat > "$work/prog.lua" <<'LUA'
+print("prog runs with", ...)
+print("arg[0] is " .. arg[0])
+answer = 42
+LUA
+printf 'x =\n' > "$work/bad.lua"
+printf 'local t = {}\nerror("oops")\n' > "$work/err.lua"
+cat > "$work/cmds.sdb" <<'SDB'
+# a comment
+echo from a file
+for i = 1, 2 do
+  print("line", i)
+end
+nosuchcommand
+echo not reached
+SDB
+
+# --- help ------------------------------------------------------------------
+want <<'OUT'
+Commands by group ('help CMD' explains one, 'apropos WORD' searches):
+
+Running
+  run [LUA]                run the loaded program, or the Lua code LUA
+
+Data
+  lua CODE                 run CODE as Lua, even when it starts like a command
+
+Status
+  info SUBCOMMAND          show the state of the session
+  show [SETTING]           show the settings, or one of them
+
+Files
+  load FILE                make FILE the session's program, without running it
+  source FILE              run the command lines in FILE
+
+Support
+  apropos WORD             list the commands whose help mentions WORD
+  complete TEXT            list the completions of TEXT, as Tab would
+  echo [TEXT]              print TEXT
+  help [CMD [SUB]]         list the commands, or explain one
+  quit [STATUS]            leave shapedb (Ctrl-D at the prompt does too)
+  set SETTING VALUE        change a setting: color, history, prompt
+
+Any other line is Lua, as at the stock `lua` prompt: an expression prints
+its value, an unfinished statement continues on a `>>` line, an error
+prints a traceback. A line is a command when its first word is a command's
+name or alias, or a unique prefix of a name that is not also a Lua global
+(`h` for `help`), and is not followed by = ( . [ : (so `s = 1` is Lua).
+`lua CODE` forces Lua. Enter on an empty line repeats the last stepping
+command.
+[exit 0]
+OUT
+run --batch -x help
+check "help lists the commands by group"
+
+want <<'OUT'
+usage: load FILE
+
+Load the Lua program FILE as the session's program: the file must exist
+and compile (errors name FILE:LINE), but nothing in it runs until
+`run`. A later `load` replaces the program. `shapedb -i FILE` does the
+same at start-up.
+
+Example:
+  (shapedb) load scripts/tour.lua
+  loaded scripts/tour.lua
+[exit 0]
+OUT
+run --batch -x 'help load'
+check "help load: usage, text and example"
+
+want <<'OUT'
+usage: quit [STATUS]
+aliases: exit
+
+Leave shapedb, saving the history. STATUS (0 to 255) becomes the exit
+status; otherwise it is 0, or 1 in --batch mode when a command failed.
+
+Example:
+  (shapedb) quit
+usage: info program
+
+Show the path of the loaded program and the arguments `run` passes it.
+
+Example:
+  (shapedb) info program
+  program: scripts/tour.lua
+unknown command: hepl. Did you mean 'help'?
+[exit 1]
+OUT
+run --batch -x 'h exit' -x 'help i p' -x 'help hepl'
+check "help takes prefixes, aliases and subcommands; a typo gets a suggestion"
+
+want <<'OUT'
+info subcommands:
+  info program             the loaded program and its arguments
+  apropos WORD             list the commands whose help mentions WORD
+  quit [STATUS]            leave shapedb (Ctrl-D at the prompt does too)
+  set SETTING VALUE        change a setting: color, history, prompt
+  set history on|off       record the lines typed, and save them at exit
+  show history             whether input is recorded
+no command mentions 'xyzzy'
+[exit 0]
+OUT
+run --batch -x info -x 'apropos HISTORY' -x 'apropos xyzzy'
+check "a prefix command alone lists its subcommands; apropos searches"
+
+# --- unknown, ambiguous, usage ---------------------------------------------
+want <<'OUT'
+unknown command: hlep. Did you mean 'help'?
+unknown command: hlep. Did you mean 'help'?
+unknown command: xyzzy. Type 'help' for a list of commands.
+unknown command: sourse-file. Type 'help' for a list of commands.
+ambiguous command: s, could be: set, show, source
+unknown info subcommand: progrm. Did you mean 'program'?
+unknown set subcommand: zz. Try 'help set'.
+usage: load FILE
+usage: set color on|off|auto
+usage: quit [STATUS] (STATUS is 0 to 255)
+still alive
+[exit 1]
+OUT
+run --batch -x hlep -x 'hlep load' -x xyzzy -x sourse-file -x s -x 'info progrm' \
+  -x 'set zz 1' -x load -x 'set color blue' -x 'quit soon' -x 'echo still alive'
+check "bad commands: suggestion, ambiguity, usage; the session goes on"
+
+# --- Lua lines ---------------------------------------------------------------
+want <<'OUT'
+2
+10
+1	nil	hi
+hello
+[exit 0]
+OUT
+feed '1+1
+x = 5
+x * 2
+1, nil, "hi"
+print("hello")
+'
+check "Lua expressions print their values; globals persist between lines"
+
+want <<'OUT'
+1
+2
+done
+[exit 0]
+OUT
+feed 'for i = 1, 2 do
+print(i)
+end
+print("done")
+'
+check "an incomplete statement continues on the next line"
+
+{ cat <<'OUT'
+before
+stdin:1: boom
+stack traceback:
+OUT
+  echo "${TAB}[C]: in function 'error'"
+  echo "${TAB}stdin:1: in main chunk"
+  cat <<'OUT'
+stdin:1: attempt to call a nil value (global 'nosuch')
+stack traceback:
+OUT
+  echo "${TAB}stdin:1: in main chunk"
+  cat <<'OUT'
+stdin:1: unexpected symbol near '='
+5
+stdin:2: 'end' expected (to close 'for' at line 1) near <eof>
+[exit 0]
+OUT
+} > "$tmp/want"
+feed 'print("before")
+error("boom")
+nosuch()
+x = = 1
+y = 5
+y
+for i = 1, 2 do
+print(i)
+'
+check "Lua errors print a traceback and never end the session"
+
+want <<'OUT'
+3
+7
+color: auto
+history: on
+prompt: "(shapedb) "
+mine
+1
+[exit 0]
+OUT
+feed 'sh = 3
+sh
+show = 7
+lua show
+show
+lua help = "mine"
+lua help
+t = {}
+t.x = 1
+t.x
+'
+check "the command-or-Lua rule: assignments, globals, exact names, lua CODE"
+
+# --- load, run, source -------------------------------------------------------
+want <<'OUT'
+run: no program loaded; use `load FILE` or start shapedb with a FILE
+load: cannot open nosuch.lua: No such file or directory
+load: bad.lua:2: unexpected symbol near <eof>
+no program loaded
+[exit 1]
+OUT
+run --batch -x run -x 'load nosuch.lua' -x 'load bad.lua' -x 'info program'
+check "run without a program, load of a missing or broken file"
+
+want <<'OUT'
+loaded prog.lua
+program: prog.lua
+prog runs with
+arg[0] is prog.lua
+42
+[exit 0]
+OUT
+run --batch -x 'load prog.lua' -x 'i p' -x run -x answer
+check "load, then run: the program's globals stay for the prompt"
+
+want <<'OUT'
+program: prog.lua
+arguments: a b
+prog runs with	a	b
+arg[0] is prog.lua
+[exit 0]
+OUT
+run --batch -x 'info program' -x run prog.lua a b
+check "--batch FILE args: loaded, not run, until run"
+
+{ echo "loaded err.lua"
+  echo "err.lua:2: oops"
+  echo "stack traceback:"
+  echo "${TAB}[C]: in function 'error'"
+  echo "${TAB}err.lua:2: in main chunk"
+  echo "after"
+  echo "[exit 1]"
+} > "$tmp/want"
+run --batch -x 'load err.lua' -x run -x 'echo after'
+check "a failing program reports file:line with a traceback"
+
+want <<'OUT'
+4
+r
+[exit 0]
+OUT
+run --batch -x 'run 2 + 2' -x 'run print("r")'
+check "run LUA runs Lua code"
+
+want <<'OUT'
+from a file
+line	1
+line	2
+unknown command: nosuchcommand. Type 'help' for a list of commands.
+source: stopped at cmds.sdb:6
+after
+[exit 1]
+OUT
+run --batch -x 'source cmds.sdb' -x 'echo after'
+check "source runs a command file and stops at the first failure"
+
+# --- command line --------------------------------------------------------------
+want <<'OUT'
+program: prog.lua
+prog runs with
+arg[0] is prog.lua
+[exit 0]
+OUT
+feed 'info program
+run
+' -i prog.lua
+check "-i FILE with a pipe: loaded quietly, commands from stdin"
+
+want <<'OUT'
+first
+piped
+[exit 0]
+OUT
+feed 'echo piped
+' -x 'echo first'
+check "-x without --batch runs, then reads the REPL's input"
+
+want <<'OUT'
+prog runs with	one
+arg[0] is prog.lua
+[exit 0]
+OUT
+run prog.lua one
+check "shapedb FILE runs the program"
+
+want <<'OUT'
+3
+6
+[exit 0]
+OUT
+run -e 'z = 3' -e 'print(z)' --batch -x 'z * 2'
+check "-e chunks run first, in the session's Lua state"
+
+want <<'OUT'
+shapedb: (command line):1: e fails
+stack traceback:
+[exit 1]
+OUT
+run -e 'error("e fails")' --batch -x 'echo never'
+sed -i '/^'"$TAB"'/d' "$tmp/got"
+check "a failing -e chunk exits with status 1"
+
+want <<'OUT'
+ok
+unknown command: nope. Type 'help' for a list of commands.
+also run
+[exit 1]
+OUT
+run --batch -x 'echo ok' -x nope -x 'echo also run'
+check "--batch runs every command and exits 1 when one failed"
+
+want <<'OUT'
+[exit 3]
+OUT
+run --batch -x 'quit 3' -x 'echo never'
+check "quit STATUS ends the batch with that status"
+
+n=$((n + 1))
+out=$("$SHAPEDB" --version 2>&1)
+if printf '%s\n' "$out" | grep -Eq '^shapedb [0-9]+\.[0-9]+\.[0-9]+ \(Lua 5\.4(\.[0-9]+)?\)$'; then
+  echo "ok $n - --version"
+else
+  echo "not ok $n - --version"
+  echo "# got: $out"
+fi
+
+want <<'OUT'
+usage: shapedb [options] [FILE.lua [args...]]
+  FILE.lua [args]  run the Lua program FILE and exit, as `lua FILE` does
+  -i, --debug      open the REPL with FILE loaded (not run); without
+                   FILE, open it with nothing loaded (also the default)
+  -x CMD           run the REPL command CMD (repeatable, in order), then
+                   open the REPL with FILE loaded as with -i
+  --batch          run the -x commands and exit instead: status 0 if
+                   they all succeeded, 1 otherwise; stdin is not read
+  -e CHUNK         run the Lua chunk CHUNK first (repeatable); with no
+                   FILE, -i, -x or --batch, exit afterwards
+  --version        print the version and exit
+  --help           print this help and exit
+Lua runs with the `shapedb` module loaded as a global. The REPL uses
+readline when stdin is a terminal; otherwise it reads one line at a
+time from stdin and prints no prompt. Type `help` in it for commands.
+[exit 0]
+OUT
+run --help
+check "--help lists every option"
+
+run --bogus
+head -1 "$tmp/got" > "$tmp/got1"
+tail -1 "$tmp/got" >> "$tmp/got1"
+mv "$tmp/got1" "$tmp/got"
+want <<'OUT'
+shapedb: unknown option '--bogus'
+[exit 2]
+OUT
+check "an unknown option is a usage error (exit 2)"
+
+run -x
+head -1 "$tmp/got" > "$tmp/got1"
+tail -1 "$tmp/got" >> "$tmp/got1"
+mv "$tmp/got1" "$tmp/got"
+want <<'OUT'
+shapedb: '-x' needs an argument
+[exit 2]
+OUT
+check "-x without its command is a usage error"
+
+# --- settings and completion ---------------------------------------------------
+want <<'OUT'
+color: off
+history: off
+prompt: "(sdb) "
+unknown show subcommand: colr. Did you mean 'color'?
+[exit 1]
+OUT
+run --batch -x 'set color off' -x 'set hist off' -x 'set prompt "(sdb) "' -x show -x 'show colr'
+check "set and show"
+
+want <<'OUT'
+help
+info
+i program
+set color
+set color off
+set color on
+load prog.lua
+help info
+string.find
+string.format
+print(string.format
+[exit 0]
+OUT
+run --batch -x 'complete he' -x 'complete inf' -x 'complete i pro' -x 'complete set co' \
+  -x 'complete set color o' -x 'complete load pro' -x 'complete help inf' \
+  -x 'complete string.f' -x 'complete print(string.fo'
+check "complete: commands, subcommands, words, files, Lua fields"
+
+echo "1..$n"
