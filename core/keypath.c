@@ -200,8 +200,9 @@ char *sdb_bindings_str(const sdb_bindings *b) {
   sdb_buf out = SDB_BUF_INIT;
   for (size_t i = 0; i < b->n; i++) {
     char ps[256];
+    /* the empty path (item()) reads as the value itself */
     sdb_buf_printf(&out, "%s%s: %s", i ? ", " : "", b->v[i].sym->name,
-                   sdb_keypath_str(&b->v[i].path, ps, sizeof ps));
+                   b->v[i].path.n ? sdb_keypath_str(&b->v[i].path, ps, sizeof ps) : "<value>");
   }
   return sdb_buf_take(&out);
 }

@@ -67,7 +67,8 @@ typedef struct sdb_bindings {
 
 void sdb_bindings_free(sdb_bindings *b);
 bool sdb_bindings_copy(sdb_bindings *dst, const sdb_bindings *src);
-/* "u0: .size()[0], u1: [1]" ("" when empty). Malloc'ed. */
+/* "u0: .size()[0], u1: <value>" ("" when empty; the empty path of item()
+** reads `<value>`). Malloc'ed. */
 char *sdb_bindings_str(const sdb_bindings *b);
 
 /* compute_unbacked_bindings: find every pending fresh symbol in v (sizes,

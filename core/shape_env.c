@@ -1274,14 +1274,15 @@ int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) 
     g.source = src;
     g.expr = e;
     g.prov.seq = -1;
-    if (e->kind == SDB_INT && sdb_source_is_tensor_property(src)) {
+    const sdb_expr *raw = env->tracked[i].expr;
+    if (e->kind == SDB_INT && sdb_source_is_tensor_property(src) && raw->kind == SDB_INT) {
       g.kind = SDB_SG_STATIC;   /* TENSOR_MATCH checks it; not a shape guard */
       g.text = sdb_internf("%s == %lld", src->name, (long long)e->ival);
     } else {
       g.kind = SDB_SG_EQUALITY;
       g.text = sdb_internf("%s == %s", src->name, py_text(&gb, e));
-      /* provenance: the replacement that made them equal, if any */
-      const sdb_expr *raw = env->tracked[i].expr;
+      /* provenance: the replacement that made them equal (or specialized a
+      ** symbolic dim, shown rather than left to TENSOR_MATCH) */
       const sdb_replacement *r = raw->kind == SDB_SYM ? sdb_map_get(&env->repl, raw) : NULL;
       if (r) g.prov = r->prov;
     }

@@ -635,6 +635,14 @@ static sdb_node *assert_node(sdb_tracer *tr, sdb_node **after, const sdb_expr *e
 }
 
 int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
+  /* the pass builds its own nodes: only graph inputs (and the accessors it
+  ** makes) stand for symbols, never a node the user's code made later */
+  sdb_map user_proxies = tr->sym_proxy;
+  tr->sym_proxy = (sdb_map)SDB_MAP_INIT;
+  for (size_t i = 0; i < tr->graph->n; i++) {
+    sdb_node *ph = tr->graph->nodes[i];
+    if (ph->op == SDB_N_PLACEHOLDER && ph->example.kind == SDB_V_INT) remember_sym(tr, ph->example.expr, ph);
+  }
   sdb_map done = SDB_MAP_INIT;
   size_t nasserts = sdb_assert_count(tr->env);
   /* walk a snapshot: nodes we add are not revisited */
@@ -651,7 +659,6 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
       const sdb_expr *u = node->bindings.v[b].sym;
       /* the pass binds each symbol afresh from the node's unbacked_bindings
       ** (sym_size_int), whatever Dynamo-level proxies the trace made */
-      sdb_map_put(&tr->sym_proxy, u, NULL);   /* NULL reads as absent */
       sdb_node *acc = accessor(tr, node, u, err);
       if (!acc) { rc = err ? err->code : SDB_E_INVALID; break; }
       sdb_map_put(&tr->sym_proxy, u, acc);
@@ -676,6 +683,8 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
   }
   free(snap);
   sdb_map_free(&done);
+  sdb_map_free(&tr->sym_proxy);
+  tr->sym_proxy = user_proxies;
   sdb_graph_insert_at_end(tr->graph);
   if (rc == SDB_OK) sdb_graph_dce(tr->graph);
   return rc;

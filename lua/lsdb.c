@@ -27,6 +27,22 @@ int lsdb_load_prelude(lua_State *L) {
   return 0;
 }
 
+/* A function called through xpcall has no name in its frame; torch.compile
+** records the names of the functions it traces in a weak table. */
+static const char *known_name(lua_State *L, int level, lua_Debug *ar) {
+  const char *name = NULL;
+  lua_Debug fr;
+  if (lua_getstack(L, level, &fr) && lua_getinfo(L, "f", &fr)) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "shapedb.fn_names") == LUA_TTABLE) {
+      lua_pushvalue(L, -2);
+      if (lua_rawget(L, -2) == LUA_TSTRING) name = sdb_intern(lua_tostring(L, -1));
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+  }
+  return name ? name : sdb_internf("function <%s:%d>", ar->short_src, ar->linedefined);
+}
+
 bool lsdb_locate(void *ud, sdb_loc *out) {
   lua_State *L = ud;
   lua_Debug ar;
@@ -37,7 +53,7 @@ bool lsdb_locate(void *ud, sdb_loc *out) {
     out->line = ar.currentline;
     if (ar.name) out->func = sdb_intern(ar.name);
     else if (*ar.what == 'm') out->func = sdb_intern("main chunk");
-    else out->func = sdb_internf("function <%s:%d>", ar.short_src, ar.linedefined);
+    else out->func = known_name(L, level, &ar);
     return true;
   }
   return false;
@@ -50,12 +66,20 @@ int lsdb_raise(lua_State *L, sdb_err *err) {
 }
 
 int luaopen_shapedb(lua_State *L) {
+  lua_newtable(L);                        /* function -> name, weak keys */
+  lua_newtable(L);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, "shapedb.fn_names");
   lua_newtable(L);
   lua_pushliteral(L, "0.1.0");
   lua_setfield(L, -2, "version");
   lsdb_open_expr(L);
   lsdb_open_shape_env(L);
   lsdb_open_torch(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, "shapedb.fn_names");
+  lua_setfield(L, -2, "_fn_names");
   lsdb_load_prelude(L);
   return 1;
 }

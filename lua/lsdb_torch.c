@@ -1109,6 +1109,19 @@ static int l_bindings(lua_State *L) {
   return 1;
 }
 
+/* shapedb.leak_unbacked() -> the symbol: allocate a fresh unbacked SymInt
+** in the active trace and return it only to the caller, as a buggy fake
+** implementation would; the next node placed fails with
+** PendingUnbackedSymbolNotFound (seed 001), which is the point. */
+static int l_leak_unbacked(lua_State *L) {
+  lruntime *rt = runtime(L);
+  if (!rt->active) return luaL_error(L, "shapedb.leak_unbacked: no trace is active");
+  const sdb_expr *u = sdb_create_unbacked_symint(rt->active->env);
+  if (!u) return luaL_error(L, "out of memory");
+  lsdb_push_expr(L, u);
+  return 1;
+}
+
 /* shapedb.tensor{5, 2, dtype = "float32", device = "cpu", requires_grad = true,
 **                dynamic = {1}} -> a real tensor (concrete sizes) whose listed
 ** dims are marked dynamic, as DESIGN.md's program inputs are written. */
@@ -1325,4 +1338,6 @@ void lsdb_open_torch(lua_State *L) {
   lua_setfield(L, -2, "bindings");
   lua_pushcfunction(L, l_tensor);
   lua_setfield(L, -2, "tensor");
+  lua_pushcfunction(L, l_leak_unbacked);
+  lua_setfield(L, -2, "leak_unbacked");
 }

@@ -46,6 +46,7 @@ function torch.compile(fn, opts)
       tostring(backend)), 2)
   end
   local name = opts.name or name_of(fn, 2)
+  shapedb._fn_names[fn] = name
   local compiled = { fn = fn, name = name, backend = backend, opts = opts, traces = {} }
 
   local function call(...)

@@ -1,0 +1,12 @@
+-- nonzero.lua — a data-dependent output size: nonzero allocates a fresh
+-- unbacked symbol u0, which is pending until the node that produced it is
+-- placed, then bound at .size()[0] (seed 001). _check_is_size adds the
+-- runtime assert u0 >= 0, inserted right after the binding node.
+local function model(x, y)
+  local idx = x:nonzero()               -- i64[u0, 2]
+  torch._check_is_size(idx:size(0))
+  return idx:sum() + y:sum()
+end
+
+local compiled = torch.compile(model, { backend = "eager" })
+return compiled(shapedb.tensor{5, 2}, shapedb.tensor{7})

@@ -1,0 +1,193 @@
+-- trace.lua — the trace phase end to end: torch.compile on Lua functions,
+-- graph text, per-node unbacked bindings, guards in source form, the event
+-- sequence for nonzero, and the errors a user meets (data-dependent branch,
+-- a pending symbol never found).
+local t = require("tap")
+local T = shapedb.tensor
+
+local function lines(list) return table.concat(list, "\n") end
+
+-- events emitted since mark, as summaries
+local function events_since(mark)
+  return shapedb.events(false, mark)
+end
+
+-- 1. nonzero: graph, bindings, asserts, event sequence
+do
+  local mark = shapedb.event_count()
+  local function model(x, y)
+    local idx = x:nonzero()
+    torch._check_is_size(idx:size(0))
+    return idx:sum() + y:sum()
+  end
+  local compiled = torch.compile(model, { backend = "eager" })
+  local out = compiled(T{5, 2}, T{7})
+  t.is(tostring(out), "FakeTensor(..., size=())", "the call returns the fake output")
+  local tr = compiled.traces[1].trace
+  t.is(tr:graph(), lines{
+    'class GraphModule(torch.nn.Module):',
+    '    def forward(self, L_x_: "f32[5, 2]", L_y_: "f32[7]"):',
+    '        l_x_ = L_x_',
+    '        l_y_ = L_y_',
+    '        nonzero: "i64[u0, 2]" = l_x_.nonzero();  l_x_ = None',
+    '        # u0: .size()[0]',
+    '        sym_size_int: "Sym(u0)" = torch.ops.aten.sym_size.int(nonzero, 0)',
+    '        ge: "Sym(u0 >= 0)" = sym_size_int >= 0',
+    '        _assert_scalar_default = torch.ops.aten._assert_scalar.default(ge, "Runtime assertion failed for expression u0 >= 0 on node \'ge\'");  ge = _assert_scalar_default = None',
+    '        le: "Sym(u0 <= 10)" = sym_size_int <= 10;  sym_size_int = None',
+    '        _assert_scalar_default_1 = torch.ops.aten._assert_scalar.default(le, "Runtime assertion failed for expression u0 <= 10 on node \'le\'");  le = _assert_scalar_default_1 = None',
+    '        size: "Sym(u0)" = nonzero.size(0)',
+    '        _check_is_size = torch._check_is_size(size);  size = _check_is_size = None',
+    '        sum_1: "i64[]" = nonzero.sum();  nonzero = None',
+    '        sum_2: "f32[]" = l_y_.sum();  l_y_ = None',
+    '        add: "f32[]" = sum_1 + sum_2;  sum_1 = sum_2 = None',
+    '        return (add,)',
+    '',
+  }, "the graph in print_readable style, asserts right after the binding node")
+  t.is(lines(tr:bindings()), "nonzero: u0: .size()[0]", "bindings per node")
+  t.is(#tr:guards(), 0, "static inputs: no shape guards")
+  local ev = events_since(mark)
+  local seq, want = {}, {
+    "create_unbacked_symbol u0 [0, 10]",
+    "pending_changed {u0}",
+    "node_placed nonzero",
+    "unbacked_bindings %nonzero u0: .size()[0]",
+    "pending_changed {}",
+  }
+  for _, e in ipairs(ev) do
+    if e:find("u0", 1, true) and (e:find("^create_unbacked") or e:find("^pending") or e:find("^unbacked_bindings"))
+       or e:find("^node_placed nonzero") or (e:find("^pending_changed {}")) then
+      seq[#seq + 1] = e:match("^node_placed nonzero") and "node_placed nonzero" or e
+    end
+  end
+  t.is(lines(seq), lines(want), "event sequence: create, pending {u0}, node_placed, bindings, pending {}")
+  t.is(ev[1], "phase_start trace (model)", "the trace phase starts")
+  local full = shapedb.events(true, mark)
+  local nz
+  for _, e in ipairs(full) do if e:find("create_unbacked_symbol u0", 1, true) then nz = e end end
+  t.like(nz, "^trace  trace%.lua:%d+%s+create_unbacked_symbol u0 %[0, 10%]$",
+    "events carry the phase and the user's file:line")
+end
+
+-- 2. dynamic inputs: symbol placeholders before the tensor that brings them
+do
+  local function f(x, y)
+    local n = x:size(0)
+    local z = x + y
+    if n > 3 then z = z * 2 end
+    return z:sum(0)
+  end
+  local c = torch.compile(f, { backend = "eager", dynamic = true })
+  local out = c(T{5, 2}, T{5, 2})
+  t.is(out:meta(), "f32[s1]", "output metadata")
+  local tr = c.traces[1].trace
+  t.is(tr:graph(), lines{
+    'class GraphModule(torch.nn.Module):',
+    '    def forward(self, s0: "Sym(s0)", s1: "Sym(s1)", L_x_: "f32[s0, s1]", L_y_: "f32[s0, s1]"):',
+    '        l_x_ = L_x_',
+    '        l_y_ = L_y_',
+    '        add: "f32[s0, s1]" = l_x_ + l_y_;  l_x_ = l_y_ = None',
+    '        mul: "f32[s0, s1]" = add * 2;  add = None',
+    '        sum_1: "f32[s1]" = mul.sum(0);  mul = None',
+    '        return (sum_1,)',
+    '',
+  }, "dynamic graph: unused size() nodes are eliminated")
+  t.is(lines(tr:guards()), lines{
+    "L['x'].stride()[0] == L['x'].size()[1]",
+    "L['y'].size()[0] == L['x'].size()[0]",
+    "L['y'].size()[1] == L['x'].size()[1]",
+    "L['y'].stride()[0] == L['x'].size()[1]",
+    "4 <= L['x'].size()[0]",
+    "2 <= L['x'].size()[1]",
+  }, "guards: duck sizing equalities, strides, and n > 3 as a range")
+end
+
+-- 3. a SymInt flowing into an op is recorded as nodes
+do
+  local function f(x)
+    local n = x:size(0)
+    return x:sum() * (n * 2)
+  end
+  local c = torch.compile(f, { backend = "eager", dynamic = true })
+  c(T{6})
+  local g = c.traces[1].trace:graph()
+  t.has(g, '        size: "Sym(s0)" = l_x_.size(0)\n', "size = l_x_.size(0)")
+  t.has(g, '        mul: "Sym(2*s0)" = size * 2;  size = None\n', "arithmetic on sizes is a node")
+  t.has(g, '        mul_1: "f32[]" = sum_1 * mul;  sum_1 = mul = None\n', "and feeds the op")
+end
+
+-- 4. the broadcast that guards
+do
+  local out = dofile((os.getenv("SHAPEDB_TESTS") or "tests") .. "/../scripts/broadcast.lua")
+  t.is(out:meta(), "f32[s0]", "broadcast result")
+  local tr = shapedb._traces[#shapedb._traces].trace
+  t.is(lines(tr:guards()), "L['y'].size()[0] == L['x'].size()[0]\n2 <= L['x'].size()[0]",
+    "Eq(s0, s1) became a replacement, shown as a source equality")
+end
+
+-- 5. item: empty key path, runtime asserts from torch._check
+do
+  dofile((os.getenv("SHAPEDB_TESTS") or "tests") .. "/../scripts/item.lua")
+  local tr = shapedb._traces[#shapedb._traces].trace
+  t.is(lines(tr:bindings()), "item: u0: <value>", "item binds u0 with the empty path")
+  local g = tr:graph()
+  t.has(g, '        ge_1: "Sym(u0 >= 1)" = item >= 1\n', "_check(n:ge(1)) becomes a runtime assert")
+  t.has(g, 'torch.ops.aten._assert_scalar.default(le_1, "Runtime assertion failed for expression u0 <= 64 on node \'le_1\'")',
+    "and _check(n:le(64)) too")
+  t.has(g, '        _check = torch._check(ge);  ge = _check = None\n', "torch._check is recorded where it was called")
+end
+
+-- 6. a data-dependent branch fails with the line and the suggestions
+do
+  local script = (os.getenv("SHAPEDB_TESTS") or "tests") .. "/../scripts/ddbranch.lua"
+  local err = t.error_of(function() dofile(script) end)
+  t.has(err, "GuardOnDataDependentSymNode: Could not guard on data-dependent expression u0 > 2 (unhinted: u0 > 2).  (Size-like symbols: none)",
+    "the DDE message")
+  t.has(err, "Caused by: if v > 2 then                          -- GuardOnDataDependentSymNode  # ddbranch.lua:7 in model (trace phase)",
+    "Caused by shows the Lua line of the branch")
+  t.has(err, "u0 [-int_oo, int_oo], created by item at ddbranch.lua:6 in model (trace phase)",
+    "and where u0 was created")
+  t.has(err, "  1. torch._check(u0 > 2)\n  2. torch._check(u0 <= 2)", "and the checks that would fix it")
+  local r = shapedb._traces[#shapedb._traces]
+  t.ok(r.error ~= nil, "the failed trace is recorded with its error")
+  local last = shapedb.events(false)
+  t.like(last[#last - 1], "^error GuardOnDataDependentSymNode", "an error event")
+  t.is(last[#last], "phase_end trace (model)", "and the phase ends")
+end
+
+-- 7. a pending symbol never found
+do
+  local function f(x)
+    shapedb.leak_unbacked()       -- a fake implementation allocating one symbol too many
+    return x:sum()
+  end
+  local c = torch.compile(f, { backend = "eager" })
+  local line = debug.getinfo(1, "l").currentline + 1
+  local err = t.error_of(function() c(T{3}) end)
+  t.has(err, "PendingUnbackedSymbolNotFound: Pending unbacked symbols {u0} not in returned outputs FakeTensor(..., size=()) ((), 0).",
+    "the node after the leak fails with PyTorch's message")
+  t.has(err, "Did you accidentally call new_dynamic_size() or item() more times than you needed to in your fake implementation?",
+    "and its hint")
+end
+
+-- 8. n == 4 with a plain number never reaches a metamethod; comparisons guard
+do
+  local function f(x)
+    local n = x:size(0)
+    local plain = (n == 5)        -- always false in Lua: userdata vs number
+    local ok = n:eq(5):bool()     -- the explicit guard
+    return x, plain, ok
+  end
+  local c = torch.compile(f, { backend = "eager", dynamic = true })
+  local _, plain, ok = c(T{5})
+  t.is(plain, false, "n == 5 is false: Lua compares userdata and number without __eq")
+  t.is(ok, true, "n:eq(5):bool() takes the guard")
+  t.is(lines(c.traces[1].trace:guards()), "L['x'].size()[0] == 5", "which specializes x's size")
+end
+
+-- 9. torch.compile argument errors
+t.error_like(function() torch.compile(42) end, "torch.compile expects a function, got number", "not a function")
+t.error_like(function() torch.compile(function() end, { backend = "tvm" }) end,
+  "unknown backend 'tvm' (eager, aot_eager or inductor)", "unknown backend")
+
+t.done()
