@@ -1,0 +1,187 @@
+#!/bin/sh
+# pty.sh — the real interactive binary on a pseudo terminal, driven through
+# tmux (send-keys, capture-pane): the prompt, Tab completion, history recall
+# and the history file across two sessions, Ctrl-C in a running Lua loop
+# and at the prompt, Ctrl-D. Run by prove through tests/tap-exec.
+if ! command -v tmux > /dev/null 2>&1; then
+  echo "1..0 # SKIP tmux not installed"
+  exit 0
+fi
+SHAPEDB=${SHAPEDB:-bin/shapedb}
+case $SHAPEDB in /*) ;; *) SHAPEDB=$PWD/$SHAPEDB ;; esac
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sdb-pty.XXXXXX") || exit 1
+sock=sdbtest$$
+T() { tmux -L "$sock" -f /dev/null "$@"; }
+trap 'T kill-server 2> /dev/null; rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP
+# readline 8.2 wraps the prompt in bracketed-paste escapes unless told not to.
+printf 'set enable-bracketed-paste off\n' > "$tmp/inputrc"
+mkdir "$tmp/home"
+
+n=0
+pass() { n=$((n + 1)); echo "ok $n - $1"; }
+fail() {
+  n=$((n + 1))
+  echo "not ok $n - $1"
+  echo "# screen:"
+  sed 's/^/#   /' "$tmp/screen"
+}
+sess=none
+screen() { T capture-pane -p -t "$sess" > "$tmp/screen" 2> /dev/null; }
+# wait_for TEXT: poll the screen until a line contains TEXT (3 s at most).
+wait_for() {
+  i=0
+  while [ $i -lt 60 ]; do
+    screen
+    grep -Fq -- "$1" "$tmp/screen" && return 0
+    sleep 0.05
+    i=$((i + 1))
+  done
+  return 1
+}
+# wait_line LINE: the same, for a whole line.
+wait_line() {
+  i=0
+  while [ $i -lt 60 ]; do
+    screen
+    grep -Fqx -- "$1" "$tmp/screen" && return 0
+    sleep 0.05
+    i=$((i + 1))
+  done
+  return 1
+}
+# expect NAME TEXT: a TAP line for wait_for TEXT.
+expect() { if wait_for "$2"; then pass "$1"; else fail "$1"; fi; }
+keys() { T send-keys -t "$sess" "$@"; }
+type_line() { keys -l "$1"; keys Enter; }
+# Clear the screen (readline's C-l) so later checks see only new output.
+clear_screen() { keys C-l; sleep 0.1; }
+# start NAME xdg|home: a new tmux session running shapedb, with its history
+# under $XDG_STATE_HOME or (XDG_STATE_HOME unset) in $HOME. When shapedb
+# exits, the pane shows its exit status. Sessions stay until the end, so
+# the tmux server does too.
+start() {
+  sess=$1
+  if [ "$2" = xdg ]; then xdg="XDG_STATE_HOME='$tmp/state'"; else xdg="-u XDG_STATE_HOME"; fi
+  T new-session -d -x 120 -y 40 -s "$sess" \
+    "cd '$tmp' && env -u NO_COLOR $xdg HOME='$tmp/home' INPUTRC='$tmp/inputrc' '$SHAPEDB'; echo \"[exit \$?]\"; sleep 60"
+}
+
+start one xdg
+expect "the prompt appears on a terminal" "(shapedb)"
+
+keys -l 'ech'
+keys Tab
+keys -l 'tab-ok'
+keys Enter
+if wait_for "(shapedb) echo tab-ok" && wait_for "tab-ok" &&
+   [ "$(grep -cx 'tab-ok' "$tmp/screen")" = 1 ]; then
+  pass "Tab completes a command prefix"
+else
+  fail "Tab completes a command prefix"
+fi
+
+clear_screen
+type_line 'x = 41'
+type_line 'print("hist" .. 1)'
+wait_for "hist1" > /dev/null
+keys Up
+if wait_for '(shapedb) print("hist" .. 1)'; then
+  keys Enter
+  i=0
+  while [ $i -lt 60 ]; do
+    screen
+    [ "$(grep -cx 'hist1' "$tmp/screen")" = 2 ] && break
+    sleep 0.05
+    i=$((i + 1))
+  done
+  if [ "$(grep -cx 'hist1' "$tmp/screen")" = 2 ]; then
+    pass "Up recalls the previous line"
+  else
+    fail "Up recalls the previous line"
+  fi
+else
+  fail "Up recalls the previous line"
+fi
+
+clear_screen
+type_line 'while true do end'
+sleep 0.3
+keys C-c
+if wait_line "interrupted!"; then
+  pass "Ctrl-C interrupts a running Lua loop"
+else
+  fail "Ctrl-C interrupts a running Lua loop"
+fi
+type_line 'x + 1'
+if wait_for "(shapedb) x + 1" && wait_line "42"; then
+  pass "the prompt returns with the Lua state intact"
+else
+  fail "the prompt returns with the Lua state intact"
+fi
+
+clear_screen
+keys -l 'abc'
+wait_for "(shapedb) abc" > /dev/null
+keys C-c
+wait_for "(shapedb) abc^C" > /dev/null
+type_line '1 + 2'
+if wait_for "(shapedb) 1 + 2" && wait_line "3" && ! grep -q "abc1" "$tmp/screen"; then
+  pass "Ctrl-C at the prompt clears the line"
+else
+  fail "Ctrl-C at the prompt clears the line"
+fi
+
+clear_screen
+type_line 'for i = 1, 2 do'
+wait_for ">> " > /dev/null
+keys C-c
+type_line '7'
+if wait_for "(shapedb) 7" && [ "$(grep -cx '7' "$tmp/screen")" = 1 ]; then
+  pass "Ctrl-C at the >> prompt drops the unfinished statement"
+else
+  fail "Ctrl-C at the >> prompt drops the unfinished statement"
+fi
+
+type_line 'answer = 6 * 7'
+keys C-d
+expect "Ctrl-D at an empty prompt quits with status 0" "[exit 0]"
+
+hist=$tmp/state/shapedb/history
+if [ -f "$hist" ] && grep -qx 'x = 41' "$hist" && [ "$(tail -n 1 "$hist")" = 'answer = 6 * 7' ]; then
+  pass "the history goes to \$XDG_STATE_HOME/shapedb/history"
+else
+  fail "the history goes to \$XDG_STATE_HOME/shapedb/history"
+  [ -f "$hist" ] && sed 's/^/#   history: /' "$hist"
+fi
+
+start two xdg
+wait_for "(shapedb)" > /dev/null
+keys Up
+if wait_for "(shapedb) answer = 6 * 7"; then
+  keys Enter
+  type_line 'answer'
+  if wait_line "42"; then
+    pass "a second session recalls the first one's history"
+  else
+    fail "a second session recalls the first one's history"
+  fi
+else
+  fail "a second session recalls the first one's history"
+fi
+keys C-d
+wait_for "[exit 0]" > /dev/null
+
+start three home
+wait_for "(shapedb)" > /dev/null
+type_line 'echo to-home'
+wait_for "to-home" > /dev/null
+type_line 'quit'
+wait_for "[exit 0]" > /dev/null
+if grep -qx 'echo to-home' "$tmp/home/.shapedb_history" 2> /dev/null; then
+  pass "without XDG_STATE_HOME the history goes to ~/.shapedb_history"
+else
+  fail "without XDG_STATE_HOME the history goes to ~/.shapedb_history"
+fi
+
+echo "1..$n"
