@@ -38,9 +38,10 @@ int repl_host_pcall(lua_State *L, int nargs, int nresults);
 ** it runs (NULL: back to the lua_State of the pcall). */
 void repl_host_interrupt_target(lua_State *co);
 
-/* Set by the SIGINT handler while a pcall runs; code that loops in C (or
-** pauses at event boundaries) can poll it. Cleared by
-** repl_host_clear_interrupt and at the start of every outermost pcall. */
+/* Set by Ctrl-C while a pcall runs, and (on a terminal) while a command
+** runs outside one; code that loops in C (or pauses at event boundaries)
+** can poll it. Cleared by repl_host_clear_interrupt, before each prompt
+** and at the start of every outermost pcall. */
 extern volatile sig_atomic_t repl_host_interrupted;
 void repl_host_clear_interrupt(void);
 

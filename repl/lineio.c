@@ -90,9 +90,12 @@ static void remember(const char *line) {
 ** where it is safe to redraw.
 ** ---------------------------------------------------------------------- */
 
+/* Also raises repl_host_interrupted, so C code running a command outside
+** any pcall (a debugger's stepping loop) can see the Ctrl-C. */
 static void on_prompt_sigint(int sig) {
   (void)sig;
   prompt_sigint = 1;
+  repl_host_interrupted = 1;
 }
 
 static int on_signal_event(void) {

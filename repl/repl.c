@@ -4,6 +4,12 @@
 ** for incomplete statements, errors with a traceback that never end the
 ** loop), the input sources (stdin, -x lists, `source` files), `load` and
 ** the default `run`.
+**
+** User code runs only inside lua_pcall. Outside it this file pushes
+** strings and reads tables raw (never lua_getglobal, which could run a
+** metatable on _G): those calls fail only when memory runs out, which
+** panics as in any embedding, so no recoverable error can longjmp past a
+** malloc'ed line held here.
 */
 #include "repl.h"
 #include "host.h"
