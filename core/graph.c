@@ -116,14 +116,16 @@ const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate) {
   }
   /* a trailing _<digits> is a number on the base, as in FX */
   long num = 0;
+  bool has_num = false;
   char *us = strrchr(base, '_');
   if (us && us[1] && strspn(us + 1, "0123456789") == strlen(us + 1) && us != base) {
     num = strtol(us + 1, NULL, 10);
+    has_num = true;
     *us = '\0';
   }
   const char *ibase = sdb_intern(base);
   char cand[160];
-  if (num) snprintf(cand, sizeof cand, "%s_%ld", base, num);
+  if (has_num) snprintf(cand, sizeof cand, "%s_%ld", base, num);
   else snprintf(cand, sizeof cand, "%s", base);
   if (!num) num = (long)(uintptr_t)sdb_map_get(&g->base_count, ibase);
   while (sdb_map_has(&g->used, sdb_intern(cand)) || illegal_name(cand)) {
@@ -140,15 +142,17 @@ sdb_graph *sdb_graph_new_sub(sdb_graph *parent, const char *base) {
   sdb_graph **v = realloc(parent->subs, (parent->nsubs + 1) * sizeof *v);
   if (!v) return NULL;
   parent->subs = v;
+  /* submodule names count from 0 per base (cond_true_0, wrap_body_0), in
+  ** their own namespace, apart from node names */
   char cand[128];
-  /* attribute names count from 0: cond_true_0, wrap_body_0 */
   for (int i = 0;; i++) {
     snprintf(cand, sizeof cand, "%s_%d", base, i);
-    if (!sdb_map_has(&parent->used, sdb_intern(cand))) break;
+    const char *c = sdb_intern(cand);
+    bool taken = false;
+    for (size_t k = 0; k < parent->nsubs && !taken; k++) taken = parent->subs[k]->name == c;
+    if (!taken) break;
   }
-  const char *name = sdb_intern(cand);
-  sdb_map_put(&parent->used, name, (void *)name);
-  sdb_graph *g = sdb_graph_new(name);
+  sdb_graph *g = sdb_graph_new(cand);
   if (!g) return NULL;
   parent->subs[parent->nsubs++] = g;
   return g;
@@ -254,6 +258,18 @@ void sdb_graph_insert_after(sdb_graph *g, const sdb_node *after) {
 }
 
 void sdb_graph_insert_at_end(sdb_graph *g) { g->insert_at = g->n; }
+
+int sdb_graph_set_placeholders(sdb_graph *g, sdb_node *const *order, size_t n) {
+  size_t np = sdb_graph_num_placeholders(g);
+  if (n != np) return -1;
+  for (size_t i = 0; i < n; i++) {
+    bool found = false;
+    for (size_t k = 0; k < np && !found; k++) found = g->nodes[k] == order[i];
+    if (!found) return -1;
+  }
+  for (size_t i = 0; i < n; i++) g->nodes[i] = order[i];
+  return 0;
+}
 
 size_t sdb_graph_num_placeholders(const sdb_graph *g) {
   size_t i = 0;

@@ -114,6 +114,8 @@ sdb_node *sdb_graph_output_node(const sdb_graph *g);
 ** sdb_graph_insert_at_end. */
 void sdb_graph_insert_after(sdb_graph *g, const sdb_node *after);
 void sdb_graph_insert_at_end(sdb_graph *g);
+/* Make `order` (every placeholder of g, each once) the placeholder order. */
+int sdb_graph_set_placeholders(sdb_graph *g, sdb_node *const *order, size_t n);
 /* Number of placeholders at the front. */
 size_t sdb_graph_num_placeholders(const sdb_graph *g);
 

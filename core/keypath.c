@@ -174,6 +174,48 @@ bad:
   return NULL;
 }
 
+static bool find_rec(const sdb_value *v, const sdb_expr *sym, sdb_keypath *p) {
+  switch (v->kind) {
+    case SDB_V_TUPLE: case SDB_V_LIST:
+      for (size_t i = 0; i < v->n; i++) {
+        sdb_keypath q = *p;
+        sdb_key k = {SDB_KEY_INDEX, (int64_t)i, NULL};
+        if (push(&q, k) && find_rec(&v->items[i], sym, &q)) { *p = q; return true; }
+      }
+      return false;
+    case SDB_V_TENSOR: {
+      const sdb_fake *t = v->tensor;
+      for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < t->ndim; i++) {
+          if ((pass ? t->strides : t->sizes)[i] != sym) continue;
+          sdb_key k1 = {(uint8_t)(pass ? SDB_KEY_STRIDE : SDB_KEY_SIZE), 0, NULL};
+          sdb_key k2 = {SDB_KEY_INDEX, i, NULL};
+          return push(p, k1) && push(p, k2);
+        }
+      if (t->storage_offset == sym) {
+        sdb_key k = {SDB_KEY_STORAGE_OFFSET, 0, NULL};
+        return push(p, k);
+      }
+      return false;
+    }
+    case SDB_V_INT: case SDB_V_FLOAT:
+      return v->expr == sym;
+    case SDB_V_BOOL:
+      if (v->expr && v->expr->kind == SDB_EQ && v->expr->args[0] == sym) {
+        sdb_key k = {SDB_KEY_CONVERT_INT, 0, NULL};
+        return push(p, k);
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+bool sdb_keypath_find(const sdb_value *v, const sdb_expr *sym, sdb_keypath *out) {
+  out->n = 0;
+  return find_rec(v, sym, out);
+}
+
 /* ------------------------------------------------------------------------
 ** Bindings
 ** ---------------------------------------------------------------------- */

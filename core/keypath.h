@@ -55,6 +55,10 @@ bool sdb_keypath_parse(const char *s, sdb_keypath *out);
 const sdb_expr *sdb_keypath_get(sdb_shape_env *env, const sdb_value *v,
                                 const sdb_keypath *p, sdb_err *err);
 
+/* The first path at which v holds exactly sym (a size, stride, offset or
+** scalar), in compute_unbacked_bindings' order. */
+bool sdb_keypath_find(const sdb_value *v, const sdb_expr *sym, sdb_keypath *out);
+
 typedef struct sdb_binding {
   const sdb_expr *sym;
   sdb_keypath path;

@@ -16,6 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Where an unbacked symbol can be read off a node's value. */
+typedef struct {
+  sdb_node *node;
+  sdb_keypath path;
+} site;
+
 static int oom(sdb_err *err) {
   return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
 }
@@ -60,7 +66,9 @@ void sdb_tracer_free(sdb_tracer *tr) {
   else sdb_events_set_tracer(tr->ev, "trace", 0);
   sdb_map_free(&tr->tensor_proxy);
   sdb_map_free(&tr->sym_proxy);
+  sdb_map_free(&tr->bound_symbols);
   sdb_map_free(&tr->lifted_freevars);
+  for (size_t i = 0; i < tr->unbacked_site.len; i++) free(tr->unbacked_site.vals[i]);
   sdb_map_free(&tr->unbacked_site);
   free(tr);
 }
@@ -91,6 +99,11 @@ static sdb_node *place(sdb_tracer *tr, const sdb_node *after, sdb_node_op op,
   return node;
 }
 
+/* n binds symbol s in this tracer (a placeholder or an accessor). */
+static void bind_here(sdb_tracer *tr, const sdb_expr *s, sdb_node *n) {
+  if (!sdb_map_get(&tr->bound_symbols, s)) sdb_map_put(&tr->bound_symbols, s, n);
+}
+
 static void remember_sym(sdb_tracer *tr, const sdb_expr *e, sdb_node *n) {
   if (e && !sdb_is_const(e) && !sdb_map_get(&tr->sym_proxy, e))
     sdb_map_put(&tr->sym_proxy, e, n);
@@ -99,7 +112,12 @@ static void remember_sym(sdb_tracer *tr, const sdb_expr *e, sdb_node *n) {
 void sdb_tracer_track(sdb_tracer *tr, const sdb_value *v, sdb_node *node) {
   switch (v->kind) {
     case SDB_V_TENSOR: sdb_map_put(&tr->tensor_proxy, v->tensor, node); break;
-    case SDB_V_INT: case SDB_V_BOOL: case SDB_V_FLOAT: remember_sym(tr, v->expr, node); break;
+    case SDB_V_INT: case SDB_V_BOOL: case SDB_V_FLOAT:
+      remember_sym(tr, v->expr, node);
+      /* a fresh unbacked symbol as a value (item()) is bound by its node */
+      if (v->expr && v->expr->kind == SDB_SYM && sdb_is_unbacked(tr->env, v->expr))
+        bind_here(tr, v->expr, node);
+      break;
     default: break;
   }
 }
@@ -156,7 +174,7 @@ static int bind_tensor_symbols(sdb_tracer *tr, const sdb_fake *t, bool lifting, 
   if (nf < 0) return oom(err);
   int rc = SDB_OK;
   for (long i = 0; i < nf && rc == SDB_OK; i++) {
-    if (sdb_map_get(&tr->sym_proxy, fs[i])) continue;
+    if (sdb_map_get(&tr->bound_symbols, fs[i]) || sdb_map_get(&tr->sym_proxy, fs[i])) continue;
     if (!lifting) continue;
     if (!bind_symbol(tr, fs[i], err)) rc = err ? err->code : SDB_E_INVALID;
   }
@@ -174,6 +192,7 @@ sdb_node *sdb_tracer_input_tensor(sdb_tracer *tr, sdb_fake *t, const char *argna
     sdb_node *ph = sdb_graph_placeholder(tr->graph, s->name, s->name, &ex, NULL);
     if (!ph) { oom(err); return NULL; }
     remember_sym(tr, s, ph);
+    bind_here(tr, s, ph);
     node_placed(tr, ph);
     graph_input_event(tr, ph, NULL, s);
     symbol_bound_event(tr, s, ph);
@@ -200,19 +219,21 @@ sdb_node *sdb_tracer_input_symint(sdb_tracer *tr, const sdb_expr *e, const char 
   sdb_node *ph = sdb_graph_placeholder(tr->graph, name, target, &ex, src);
   if (!ph) { oom(err); return NULL; }
   remember_sym(tr, e, ph);
+  if (e->kind == SDB_SYM) bind_here(tr, e, ph);
   node_placed(tr, ph);
   graph_input_event(tr, ph, NULL, e->kind == SDB_SYM ? e : NULL);
   if (e->kind == SDB_SYM) symbol_bound_event(tr, e, ph);
   return ph;
 }
 
-/* Make the accessor for an unbacked symbol bound by `site` (root tracer). */
-static sdb_node *accessor(sdb_tracer *tr, sdb_node *site, const sdb_expr *sym, sdb_err *err) {
-  const sdb_keypath *p = NULL;
-  for (size_t i = 0; i < site->bindings.n; i++)
-    if (site->bindings.v[i].sym == sym) p = &site->bindings.v[i].path;
-  if (!p) { sdb_err_set(err, SDB_E_INVALID, "AssertionError", "%s has no binding on %s", sym->name, site->name); return NULL; }
-  sdb_node *cur = site, *after = site;
+/* Make the accessor for an unbacked symbol from where a node holds it. */
+/* Nodes go right after *cursor, which advances (several accessors of one
+** node stay in order). */
+static sdb_node *accessor(sdb_tracer *tr, const site *st, const sdb_expr *sym,
+                          sdb_node **cursor, sdb_err *err) {
+  const sdb_keypath *p = &st->path;
+  sdb_node *site_node = st->node;
+  sdb_node *cur = site_node, *after = *cursor;
   for (int i = 0; i < p->n; i++) {
     const sdb_key *k = &p->k[i];
     sdb_arg *args = calloc(2, sizeof *args);
@@ -254,17 +275,26 @@ static sdb_node *accessor(sdb_tracer *tr, sdb_node *site, const sdb_expr *sym, s
     if (!cur) { oom(err); return NULL; }
     after = cur;
   }
+  *cursor = after;
   remember_sym(tr, sym, cur);
+  bind_here(tr, sym, cur);
   symbol_bound_event(tr, sym, cur);
   return cur;
 }
 
-/* bound_symbols[s] in this tracer, lifting from the parent when needed. */
+/* bound_symbols[s] in this tracer, lifting from the parent when needed.
+** Seed 004: a child lifts the parent's binding of the symbol (its
+** placeholder), not whatever node last computed the same value. */
 static sdb_node *bind_symbol(sdb_tracer *tr, const sdb_expr *s, sdb_err *err) {
-  sdb_node *n = sdb_map_get(&tr->sym_proxy, s);
+  sdb_node *n = sdb_map_get(&tr->bound_symbols, s);
   if (n) return n;
-  sdb_node *site = sdb_map_get(&tr->unbacked_site, s);
-  if (site) return accessor(tr, site, s, err);
+  n = sdb_map_get(&tr->sym_proxy, s);
+  if (n) return n;
+  site *st = sdb_map_get(&tr->unbacked_site, s);
+  if (st) {
+    sdb_node *cursor = st->node;
+    return accessor(tr, st, s, &cursor, err);
+  }
   if (!tr->parent) {
     sdb_err_set(err, SDB_E_INVALID, "AssertionError",
                 "symbol %s has no proxy in %s: it is neither an input nor bound by a node",
@@ -277,6 +307,7 @@ static sdb_node *bind_symbol(sdb_tracer *tr, const sdb_expr *s, sdb_err *err) {
   sdb_node *ph = sdb_graph_placeholder_at(tr->graph, symbol_slot(tr->graph), s->name, s->name, &ex, NULL);
   if (!ph) { oom(err); return NULL; }
   remember_sym(tr, s, ph);
+  bind_here(tr, s, ph);
   sdb_map_put(&tr->lifted_freevars, pn, ph);
   node_placed(tr, ph);
   graph_input_event(tr, ph, pn, s);
@@ -482,7 +513,6 @@ static int record_bindings(sdb_tracer *tr, sdb_node *node, const sdb_value *out,
       char ps[256];
       syms[i] = node->bindings.v[i].sym;
       texts[i] = sdb_intern(sdb_keypath_str(&node->bindings.v[i].path, ps, sizeof ps));
-      if (!tr->parent) sdb_map_put(&tr->unbacked_site, syms[i], node);
     }
     sdb_event e = {0};
     e.kind = SDB_EV_UNBACKED_BINDINGS;
@@ -500,9 +530,36 @@ static int record_bindings(sdb_tracer *tr, sdb_node *node, const sdb_value *out,
   return rc;
 }
 
+/* Remember where each unbacked symbol of a node's value can be read, for
+** symbols with no proxy yet: bound ones from the bindings, and (under
+** ignore_fresh_unbacked_symbols, where nothing is bound) any other, so a
+** nested subgraph can still lift it (track_unbacked_symbols). */
+static void note_sites(sdb_tracer *tr, sdb_node *node, const sdb_value *v) {
+  for (size_t i = 0; i < node->bindings.n; i++) {
+    const sdb_expr *u = node->bindings.v[i].sym;
+    if (sdb_map_get(&tr->unbacked_site, u)) continue;
+    site *st = malloc(sizeof *st);
+    if (!st) return;
+    st->node = node;
+    st->path = node->bindings.v[i].path;
+    if (!sdb_map_put(&tr->unbacked_site, u, st)) free(st);
+  }
+  if (v->kind != SDB_V_TENSOR) return;
+  const sdb_fake *t = v->tensor;
+  for (int i = 0; i < t->ndim; i++) {
+    const sdb_expr *u = t->sizes[i];
+    if (u->kind != SDB_SYM || !sdb_is_unbacked(tr->env, u)) continue;
+    if (sdb_map_get(&tr->sym_proxy, u) || sdb_map_get(&tr->unbacked_site, u)) continue;
+    site *st = malloc(sizeof *st);
+    if (!st) return;
+    st->node = node;
+    if (!sdb_keypath_find(v, u, &st->path) || !sdb_map_put(&tr->unbacked_site, u, st)) free(st);
+  }
+}
+
 /* Tuple outputs: a getitem node per element, so each can be used (DCE
 ** removes the unused ones). */
-static void track_output(sdb_tracer *tr, sdb_node *node, const sdb_value *out) {
+void sdb_tracer_track_output(sdb_tracer *tr, sdb_node *node, const sdb_value *out) {
   if (out->kind != SDB_V_TUPLE && out->kind != SDB_V_LIST) {
     sdb_tracer_track(tr, out, node);
     return;
@@ -515,7 +572,10 @@ static void track_output(sdb_tracer *tr, sdb_node *node, const sdb_value *out) {
     args[0] = sdb_arg_node(node);
     args[1] = sdb_arg_const(sdb_value_int64((int64_t)i));
     sdb_node *g = place(tr, NULL, SDB_N_CALL_FUNCTION, "operator.getitem", "getitem", args, 2, item);
-    if (g) sdb_tracer_track(tr, item, g);
+    if (g) {
+      sdb_tracer_track(tr, item, g);
+      note_sites(tr, g, item);
+    }
   }
 }
 
@@ -544,7 +604,8 @@ int sdb_tracer_call(sdb_tracer *tr, const sdb_op *op, bool method, const sdb_arg
   rc = record_bindings(tr, node, out, err);
   sdb_events_pop_op(tr->ev);
   if (rc) { sdb_value_free(out); return rc; }
-  track_output(tr, node, out);
+  note_sites(tr, node, out);
+  sdb_tracer_track_output(tr, node, out);
   if (node_out) *node_out = node;
   return SDB_OK;
 }
@@ -568,9 +629,20 @@ sdb_node *sdb_tracer_node(sdb_tracer *tr, sdb_node_op op, const char *target,
   n->impure = impure;
   if (example) {
     if (record_bindings(tr, n, example, err)) return NULL;
-    sdb_tracer_track(tr, example, n);
+    note_sites(tr, n, example);
+    sdb_tracer_track_output(tr, n, example);
   }
   return n;
+}
+
+sdb_node *sdb_tracer_adopt_node(sdb_tracer *tr, sdb_node *node, const sdb_value *example,
+                                sdb_err *err) {
+  node_placed(tr, node);
+  if (!example) return node;
+  if (record_bindings(tr, node, example, err)) return NULL;
+  note_sites(tr, node, example);
+  sdb_tracer_track_output(tr, node, example);
+  return node;
 }
 
 sdb_node *sdb_tracer_output(sdb_tracer *tr, const sdb_value *v, sdb_err *err) {
@@ -659,11 +731,10 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
       const sdb_expr *u = node->bindings.v[b].sym;
       /* the pass binds each symbol afresh from the node's unbacked_bindings
       ** (sym_size_int), whatever Dynamo-level proxies the trace made */
-      sdb_node *acc = accessor(tr, node, u, err);
+      site st = {node, node->bindings.v[b].path};
+      sdb_node *acc = accessor(tr, &st, u, &after, err);
       if (!acc) { rc = err ? err->code : SDB_E_INVALID; break; }
       sdb_map_put(&tr->sym_proxy, u, acc);
-      /* accessors sit right after the binding node; asserts follow them */
-      if (acc != node && acc->graph == tr->graph) after = acc;
     }
     for (size_t b = 0; b < node->bindings.n && rc == SDB_OK; b++) {
       const sdb_expr *u = node->bindings.v[b].sym;

@@ -36,9 +36,10 @@ struct sdb_tracer {
   sdb_shape_env *env;
   sdb_events *ev;
   sdb_map tensor_proxy;      /* sdb_fake* -> sdb_node* */
-  sdb_map sym_proxy;         /* symbolic expr -> sdb_node* (bound_symbols for symbols) */
+  sdb_map sym_proxy;         /* symbolic expr -> latest node whose value it is */
+  sdb_map bound_symbols;     /* symbol -> placeholder or accessor binding it here */
   sdb_map lifted_freevars;   /* parent sdb_node* -> placeholder here */
-  sdb_map unbacked_site;     /* root: unbacked sym -> binding node (lazy accessor) */
+  sdb_map unbacked_site;     /* unbacked sym -> where a node holds it (lazy accessor) */
 };
 
 /* A root tracer (parent NULL) or a child speculating a subgraph; emits
@@ -76,8 +77,17 @@ sdb_node *sdb_tracer_node(sdb_tracer *tr, sdb_node_op op, const char *target,
                           const char *const *kwnames, size_t nargs,
                           const sdb_value *example, bool impure, sdb_err *err);
 
+/* A node the caller built into this tracer's graph (a HOP call): announce
+** it, record its unbacked bindings and track its output (example may be
+** NULL). Returns node, or NULL with err. */
+sdb_node *sdb_tracer_adopt_node(sdb_tracer *tr, sdb_node *node, const sdb_value *example,
+                                sdb_err *err);
+
 /* Remember `node` as the proxy of every tensor/symbolic value inside v. */
 void sdb_tracer_track(sdb_tracer *tr, const sdb_value *v, sdb_node *node);
+/* The same for a node's output: a tuple gets a `getitem = node[i]` per
+** element (DCE removes the unused ones). */
+void sdb_tracer_track_output(sdb_tracer *tr, sdb_node *node, const sdb_value *out);
 
 /* The output node `return (a, b)`; values by proxy. */
 sdb_node *sdb_tracer_output(sdb_tracer *tr, const sdb_value *v, sdb_err *err);

@@ -12,7 +12,7 @@
 ** its proxy (`size = l_x_.size(0)` then `mul = size * 2`). Comparing SymInts
 ** with < <= == takes a guard through the ShapeEnv, as bool(SymBool) does.
 */
-#include "lsdb.h"
+#include "lsdb_rt.h"
 #include "buf.h"
 #include "fake.h"
 #include "graph.h"
@@ -25,40 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LSDB_TENSOR "shapedb.Tensor"
-#define LSDB_SYMINT "shapedb.SymInt"
-#define LSDB_SYMBOOL "shapedb.SymBool"
-#define LSDB_SYMFLOAT "shapedb.SymFloat"
-#define LSDB_TRACE "shapedb.Trace"
-#define LSDB_RUNTIME "shapedb.runtime"
-#define MAX_ARGS 64
 
 /* ------------------------------------------------------------------------
 ** Runtime: one per Lua state, in the registry
 ** ---------------------------------------------------------------------- */
-
-typedef struct ltrace ltrace;
-
-typedef struct {
-  sdb_events *ev;             /* the program's event stream (all phases) */
-  sdb_shape_env *eager_env;   /* no symbols: real tensors */
-  sdb_fake_mode *eager_mode;
-  ltrace *active;             /* innermost active trace, or NULL */
-  lua_State *L;               /* the thread of the current call */
-} lruntime;
-
-struct ltrace {
-  lruntime *rt;
-  sdb_shape_env *env;
-  sdb_fake_mode *mode;
-  sdb_graph *graph;
-  sdb_tracer *tracer;         /* innermost tracer of this trace */
-  ltrace *prev_active;
-  bool active, finished;
-  const char *name;
-  sdb_shape_guards guards;
-  bool have_guards;
-};
 
 static bool runtime_locate(void *ud, sdb_loc *out) {
   lruntime *rt = ud;
@@ -85,36 +55,25 @@ static lruntime *runtime(lua_State *L) {
   return rt;
 }
 
+lruntime *lsdb_runtime(lua_State *L) { return runtime(L); }
 sdb_events *lsdb_events(lua_State *L) { return runtime(L)->ev; }
 
 /* ------------------------------------------------------------------------
 ** Tensors and symbolic scalars
 ** ---------------------------------------------------------------------- */
 
-typedef struct {
-  sdb_fake *t;
-  uint64_t dynamic_dims;      /* mark_dynamic on a real tensor */
-} ltensor;
-
-typedef struct {
-  const sdb_expr *e;
-  sdb_node *node;             /* producer while tracing, or NULL */
-  const sdb_tracer *tracer;   /* the tracer node belongs to */
-  sdb_shape_env *env;         /* for guards */
-} lsym;
-
-static void push_tensor(lua_State *L, sdb_fake *t) {
+void lsdb_push_tensor(lua_State *L, sdb_fake *t) {
   ltensor *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->t = sdb_fake_ref(t);
   u->dynamic_dims = 0;
   luaL_setmetatable(L, LSDB_TENSOR);
 }
 
-static ltensor *check_ltensor(lua_State *L, int idx) {
+ltensor *lsdb_check_ltensor(lua_State *L, int idx) {
   return luaL_checkudata(L, idx, LSDB_TENSOR);
 }
 
-static sdb_fake *check_tensor(lua_State *L, int idx) { return check_ltensor(L, idx)->t; }
+static sdb_fake *check_tensor(lua_State *L, int idx) { return lsdb_check_ltensor(L, idx)->t; }
 
 static int tensor_gc(lua_State *L) {
   ltensor *u = luaL_checkudata(L, 1, LSDB_TENSOR);
@@ -139,7 +98,6 @@ static void push_sym(lua_State *L, const char *mt, const sdb_expr *e, sdb_node *
 }
 
 /* An int/bool/float value to Lua: constants as numbers/booleans. */
-static void push_value(lua_State *L, const sdb_value *v, sdb_node *node);
 
 static void push_scalar(lua_State *L, const sdb_value *v, sdb_node *node) {
   lruntime *rt = runtime(L);
@@ -162,15 +120,15 @@ static void push_scalar(lua_State *L, const sdb_value *v, sdb_node *node) {
   }
 }
 
-static void push_value(lua_State *L, const sdb_value *v, sdb_node *node) {
+void lsdb_push_value(lua_State *L, const sdb_value *v, sdb_node *node) {
   switch (v->kind) {
-    case SDB_V_TENSOR: push_tensor(L, v->tensor); break;
+    case SDB_V_TENSOR: lsdb_push_tensor(L, v->tensor); break;
     case SDB_V_INT: case SDB_V_BOOL: case SDB_V_FLOAT: push_scalar(L, v, node); break;
     case SDB_V_STR: lua_pushstring(L, v->str); break;
     case SDB_V_LIST: case SDB_V_TUPLE:
       lua_createtable(L, (int)v->n, 0);
       for (size_t i = 0; i < v->n; i++) {
-        push_value(L, &v->items[i], NULL);
+        lsdb_push_value(L, &v->items[i], NULL);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
       }
       break;
@@ -180,7 +138,6 @@ static void push_value(lua_State *L, const sdb_value *v, sdb_node *node) {
 
 /* Lua value -> sdb_value (tensors referenced, not copied). Returns false if
 ** the value has no meaning as an op argument. */
-static bool to_value(lua_State *L, int idx, sdb_value *out);
 
 static bool table_to_list(lua_State *L, int idx, sdb_value *out) {
   size_t n = lua_rawlen(L, idx);
@@ -188,14 +145,14 @@ static bool table_to_list(lua_State *L, int idx, sdb_value *out) {
   if (n && !out->items) return false;
   for (size_t i = 0; i < n; i++) {
     lua_rawgeti(L, idx, (lua_Integer)i + 1);
-    bool ok = to_value(L, lua_gettop(L), &out->items[i]);
+    bool ok = lsdb_to_value(L, lua_gettop(L), &out->items[i]);
     lua_pop(L, 1);
     if (!ok) { sdb_value_free(out); return false; }
   }
   return true;
 }
 
-static bool to_value(lua_State *L, int idx, sdb_value *out) {
+bool lsdb_to_value(lua_State *L, int idx, sdb_value *out) {
   lsym *s;
   switch (lua_type(L, idx)) {
     case LUA_TNIL: *out = SDB_VALUE_NONE; return true;
@@ -223,7 +180,7 @@ static bool to_value(lua_State *L, int idx, sdb_value *out) {
 
 /* While tracing, a symbolic argument that carries its producer node makes
 ** that node its proxy (latest wins), as the Dynamo variable would. */
-static void adopt_proxy(lua_State *L, int idx, sdb_tracer *tr) {
+void lsdb_adopt_proxy(lua_State *L, int idx, sdb_tracer *tr) {
   lsym *s = NULL;
   if (!tr || lua_type(L, idx) != LUA_TUSERDATA) return;
   if (!(s = luaL_testudata(L, idx, LSDB_SYMINT)) && !(s = luaL_testudata(L, idx, LSDB_SYMBOOL)) &&
@@ -238,11 +195,6 @@ static void adopt_proxy(lua_State *L, int idx, sdb_tracer *tr) {
 ** Values live in a userdata on the stack so a Lua error cannot leak them.
 ** ---------------------------------------------------------------------- */
 
-typedef struct {
-  sdb_value pos[MAX_ARGS];
-  sdb_kwarg kw[MAX_ARGS];
-  size_t npos, nkw;
-} argbox;
 
 static int argbox_gc(lua_State *L) {
   argbox *b = lua_touserdata(L, 1);
@@ -264,21 +216,26 @@ static bool is_kwargs_table(lua_State *L, int idx) {
   return any && strkeys;
 }
 
-static argbox *collect_args(lua_State *L, const char *opname, int first, int last,
-                            sdb_tracer *tr) {
+argbox *lsdb_new_argbox(lua_State *L) {
   argbox *b = lua_newuserdatauv(L, sizeof *b, 0);
   b->npos = b->nkw = 0;
   lua_newtable(L);
   lua_pushcfunction(L, argbox_gc);
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
+  return b;
+}
+
+static argbox *collect_args(lua_State *L, const char *opname, int first, int last,
+                            sdb_tracer *tr) {
+  argbox *b = lsdb_new_argbox(L);
   int box = lua_gettop(L);
   if (last >= first && is_kwargs_table(L, last)) {
     lua_pushnil(L);
     while (lua_next(L, last)) {
       if (b->nkw == MAX_ARGS) luaL_error(L, "%s: too many keyword arguments", opname);
-      adopt_proxy(L, lua_gettop(L), tr);
-      if (!to_value(L, lua_gettop(L), &b->kw[b->nkw].value))
+      lsdb_adopt_proxy(L, lua_gettop(L), tr);
+      if (!lsdb_to_value(L, lua_gettop(L), &b->kw[b->nkw].value))
         luaL_error(L, "%s: keyword '%s' has an unsupported value (%s)", opname,
                    lua_tostring(L, -2), luaL_typename(L, -1));
       b->kw[b->nkw].name = sdb_intern(lua_tostring(L, -2));
@@ -289,8 +246,8 @@ static argbox *collect_args(lua_State *L, const char *opname, int first, int las
   }
   for (int i = first; i <= last; i++) {
     if (b->npos == MAX_ARGS) luaL_error(L, "%s: too many arguments", opname);
-    adopt_proxy(L, i, tr);
-    if (!to_value(L, i, &b->pos[b->npos]))
+    lsdb_adopt_proxy(L, i, tr);
+    if (!lsdb_to_value(L, i, &b->pos[b->npos]))
       luaL_error(L, "%s: argument %d has an unsupported type (%s)", opname, i - first + 1,
                  luaL_typename(L, i));
     b->npos++;
@@ -307,11 +264,11 @@ static int push_results(lua_State *L, const sdb_value *out, sdb_node *node, sdb_
       sdb_node *item_node = NULL;
       if (tr && out->items[i].expr && !sdb_is_const(out->items[i].expr))
         item_node = sdb_map_get(&tr->sym_proxy, out->items[i].expr);
-      push_value(L, &out->items[i], item_node);
+      lsdb_push_value(L, &out->items[i], item_node);
     }
     return (int)out->n;
   }
-  push_value(L, out, node);
+  lsdb_push_value(L, out, node);
   return 1;
 }
 
@@ -333,14 +290,9 @@ static int l_op(lua_State *L) {
               : sdb_op_call(rt->eager_mode, op, &a, &out, &err);
   if (rc) return lsdb_raise(L, &err);
   /* keep out alive while pushing (pushing may raise on OOM) */
-  argbox *ob = lua_newuserdatauv(L, sizeof *ob, 0);
+  argbox *ob = lsdb_new_argbox(L);
   ob->npos = 1;
-  ob->nkw = 0;
   ob->pos[0] = out;
-  lua_newtable(L);
-  lua_pushcfunction(L, argbox_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
   return push_results(L, &ob->pos[0], node, tr);
 }
 
@@ -463,7 +415,7 @@ static int t_storage_id(lua_State *L) {
 }
 
 static int t_mark_dynamic(lua_State *L) {
-  ltensor *u = check_ltensor(L, 1);
+  ltensor *u = lsdb_check_ltensor(L, 1);
   int64_t d = check_dim(L, u->t, 2);
   if (d < 64) u->dynamic_dims |= (uint64_t)1 << d;
   return 0;
@@ -514,7 +466,7 @@ static int tensor_binop(lua_State *L, const char *opname, const char *target, co
     node = sdb_tracer_node(tr, SDB_N_CALL_FUNCTION, target, hint, b->pos, NULL, 2, &out, false, &err);
     if (!node) { sdb_value_free(&out); return lsdb_raise(L, &err); }
   }
-  push_value(L, &out, node);
+  lsdb_push_value(L, &out, node);
   sdb_value_free(&out);
   return 1;
 }
@@ -544,7 +496,7 @@ static int t_unm(lua_State *L) {
     node = sdb_tracer_node(tr, SDB_N_CALL_FUNCTION, "operator.neg", "neg", b->pos, NULL, 1, &out, false, &err);
     if (!node) { sdb_value_free(&out); return lsdb_raise(L, &err); }
   }
-  push_value(L, &out, node);
+  lsdb_push_value(L, &out, node);
   sdb_value_free(&out);
   return 1;
 }
@@ -553,7 +505,7 @@ static int t_unm(lua_State *L) {
 ** SymInt / SymBool / SymFloat
 ** ---------------------------------------------------------------------- */
 
-static lsym *test_sym(lua_State *L, int idx) {
+lsym *lsdb_test_sym(lua_State *L, int idx) {
   lsym *s = luaL_testudata(L, idx, LSDB_SYMINT);
   if (!s) s = luaL_testudata(L, idx, LSDB_SYMBOOL);
   if (!s) s = luaL_testudata(L, idx, LSDB_SYMFLOAT);
@@ -593,8 +545,8 @@ static int sym_binop(lua_State *L, const sdb_expr *(*build)(const sdb_expr *, co
   sdb_node *node = NULL;
   if (rt->active && !sdb_is_const(r)) {
     sdb_tracer *tr = rt->active->tracer;
-    adopt_proxy(L, 1, tr);
-    adopt_proxy(L, 2, tr);
+    lsdb_adopt_proxy(L, 1, tr);
+    lsdb_adopt_proxy(L, 2, tr);
     sdb_value args[2] = {sdb_value_int(a), sdb_value_int(b)};
     sdb_err err = SDB_ERR_INIT;
     node = sdb_tracer_node(tr, SDB_N_CALL_FUNCTION, target, hint, args, NULL, 2, &ex, false, &err);
@@ -649,7 +601,7 @@ static int s_le(lua_State *L) {
 
 /* __eq only runs between two userdata: SymInt == SymInt guards Eq. */
 static int s_eq(lua_State *L) {
-  lsym *a = test_sym(L, 1), *b = test_sym(L, 2);
+  lsym *a = lsdb_test_sym(L, 1), *b = lsdb_test_sym(L, 2);
   if (!a || !b) { lua_pushboolean(L, 0); return 1; }
   const sdb_expr *r = sdb_eq(a->e, b->e);
   if (!r) return luaL_error(L, "%s", sdb_expr_error());
@@ -658,7 +610,7 @@ static int s_eq(lua_State *L) {
 }
 
 static int s_tostring(lua_State *L) {
-  lsym *s = test_sym(L, 1);
+  lsym *s = lsdb_test_sym(L, 1);
   if (!s) return luaL_typeerror(L, 1, "SymInt");
   const sdb_expr *e = s->env ? sdb_simplify(s->env, s->e) : s->e;
   char *t = sdb_expr_str(e ? e : s->e);
@@ -669,7 +621,7 @@ static int s_tostring(lua_State *L) {
 
 static int s_concat(lua_State *L) {
   for (int i = 1; i <= 2; i++) {
-    if (test_sym(L, i)) { lua_pushcfunction(L, s_tostring); lua_pushvalue(L, i); lua_call(L, 1, 1); }
+    if (lsdb_test_sym(L, i)) { lua_pushcfunction(L, s_tostring); lua_pushvalue(L, i); lua_call(L, 1, 1); }
     else lua_pushstring(L, luaL_tolstring(L, i, NULL));
   }
   lua_concat(L, 2);
@@ -697,14 +649,14 @@ static int s_bool(lua_State *L) {
 
 /* n:expr() -> the Expr (for shapedb.bound, printing, teaching) */
 static int s_expr(lua_State *L) {
-  lsym *s = test_sym(L, 1);
+  lsym *s = lsdb_test_sym(L, 1);
   if (!s) return luaL_typeerror(L, 1, "SymInt");
   lsdb_push_expr(L, s->e);
   return 1;
 }
 
 static int s_node(lua_State *L) {
-  lsym *s = test_sym(L, 1);
+  lsym *s = lsdb_test_sym(L, 1);
   if (s && s->node) lua_pushstring(L, s->node->name);
   else lua_pushnil(L);
   return 1;
@@ -731,7 +683,7 @@ static int bool_combine(lua_State *L, bool and_) {
   sdb_node *node = NULL;
   if (rt->active && !sdb_is_const(acc)) {
     sdb_tracer *tr = rt->active->tracer;
-    for (int i = 1; i <= n; i++) adopt_proxy(L, i, tr);
+    for (int i = 1; i <= n; i++) lsdb_adopt_proxy(L, i, tr);
     sdb_err err = SDB_ERR_INIT;
     node = sdb_tracer_proxy_expr(tr, acc, &err);
     if (!node) return lsdb_raise(L, &err);
@@ -750,7 +702,7 @@ static int l_sym_not(lua_State *L) {
   sdb_value ex = sdb_value_bool(e);
   sdb_node *node = NULL;
   if (rt->active && !sdb_is_const(e)) {
-    adopt_proxy(L, 1, rt->active->tracer);
+    lsdb_adopt_proxy(L, 1, rt->active->tracer);
     sdb_err err = SDB_ERR_INIT;
     node = sdb_tracer_proxy_expr(rt->active->tracer, e, &err);
     if (!node) return lsdb_raise(L, &err);
@@ -783,7 +735,7 @@ static int check_common(lua_State *L, bool is_size) {
   const char *msg = is_size ? NULL : luaL_optstring(L, 2, NULL);
   if (rt->active && !sdb_is_const(e)) {
     sdb_tracer *tr = rt->active->tracer;
-    adopt_proxy(L, 1, tr);
+    lsdb_adopt_proxy(L, 1, tr);
     sdb_value args[1] = {is_size ? sdb_value_int(e) : sdb_value_bool(e)};
     sdb_err err = SDB_ERR_INIT;
     sdb_node *n = sdb_tracer_node(tr, SDB_N_CALL_FUNCTION, is_size ? "torch._check_is_size" : "torch._check",
@@ -837,7 +789,7 @@ static int trace_gc(lua_State *L) {
   return 0;
 }
 
-static void phase_event(lruntime *rt, sdb_event_kind k, sdb_phase p, const char *text) {
+void lsdb_phase_event(lruntime *rt, sdb_event_kind k, sdb_phase p, const char *text) {
   sdb_events_set_phase(rt->ev, p);
   sdb_event e = {0};
   e.kind = k;
@@ -860,7 +812,7 @@ static int l_trace_begin(lua_State *L) {
   luaL_setmetatable(L, LSDB_TRACE);
   t->rt = rt;
   t->name = sdb_intern(name);
-  phase_event(rt, SDB_EV_PHASE_START, SDB_PHASE_TRACE, name);
+  lsdb_phase_event(rt, SDB_EV_PHASE_START, SDB_PHASE_TRACE, name);
   t->env = sdb_shape_env_new(rt->ev, &o);
   t->mode = t->env ? sdb_fake_mode_new(t->env, "trace") : NULL;
   t->graph = sdb_graph_new("GraphModule");
@@ -881,7 +833,7 @@ static int trace_input(lua_State *L) {
   const sdb_source *src = sdb_source_local(argname);
   sdb_err err = SDB_ERR_INIT;
   if (luaL_testudata(L, 3, LSDB_TENSOR)) {
-    ltensor *real = check_ltensor(L, 3);
+    ltensor *real = lsdb_check_ltensor(L, 3);
     sdb_fake *r = real->t;
     int64_t sizes[64];
     for (int i = 0; i < r->ndim && i < 64; i++) {
@@ -910,7 +862,7 @@ static int trace_input(lua_State *L) {
     if (rc) return lsdb_raise(L, &err);
     sdb_node *ph = sdb_tracer_input_tensor(t->tracer, fake, argname, src, &err);
     if (!ph) { sdb_fake_unref(fake); return lsdb_raise(L, &err); }
-    push_tensor(L, fake);
+    lsdb_push_tensor(L, fake);
     sdb_fake_unref(fake);
     return 1;
   }
@@ -948,20 +900,15 @@ static int trace_finish(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   lruntime *rt = t->rt;
   size_t n = lua_rawlen(L, 2);
-  argbox *b = lua_newuserdatauv(L, sizeof *b, 0);
-  b->npos = b->nkw = 0;
-  lua_newtable(L);
-  lua_pushcfunction(L, argbox_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
+  argbox *b = lsdb_new_argbox(L);
   sdb_value tup = sdb_value_seq(SDB_V_TUPLE, n);
   if (n && !tup.items) return luaL_error(L, "out of memory");
   b->pos[0] = tup;
   b->npos = 1;
   for (size_t i = 0; i < n; i++) {
     lua_rawgeti(L, 2, (lua_Integer)i + 1);
-    adopt_proxy(L, lua_gettop(L), t->tracer);
-    if (!to_value(L, lua_gettop(L), &b->pos[0].items[i]))
+    lsdb_adopt_proxy(L, lua_gettop(L), t->tracer);
+    if (!lsdb_to_value(L, lua_gettop(L), &b->pos[0].items[i]))
       return luaL_error(L, "the traced function returned an unsupported value (%s)", luaL_typename(L, -1));
     lua_pop(L, 1);
   }
@@ -969,9 +916,9 @@ static int trace_finish(lua_State *L) {
   if (!sdb_tracer_output(t->tracer, &b->pos[0], &err)) return lsdb_raise(L, &err);
   if (sdb_tracer_finalize(t->tracer, &err)) return lsdb_raise(L, &err);
   deactivate(t);
-  phase_event(rt, SDB_EV_PHASE_END, SDB_PHASE_TRACE, t->name);
+  lsdb_phase_event(rt, SDB_EV_PHASE_END, SDB_PHASE_TRACE, t->name);
   /* guards phase: the one guard set, installed */
-  phase_event(rt, SDB_EV_PHASE_START, SDB_PHASE_GUARDS, t->name);
+  lsdb_phase_event(rt, SDB_EV_PHASE_START, SDB_PHASE_GUARDS, t->name);
   if (sdb_produce_guards(t->env, &t->guards, &err)) return lsdb_raise(L, &err);
   t->have_guards = true;
   sdb_buf text = SDB_BUF_INIT;
@@ -986,7 +933,7 @@ static int trace_finish(lua_State *L) {
   e.detail = sdb_buf_cstr(&text);
   sdb_emit(rt->ev, &e);
   sdb_buf_free(&text);
-  phase_event(rt, SDB_EV_PHASE_END, SDB_PHASE_GUARDS, t->name);
+  lsdb_phase_event(rt, SDB_EV_PHASE_END, SDB_PHASE_GUARDS, t->name);
   sdb_events_set_phase(rt->ev, SDB_PHASE_NONE);
   t->finished = true;
   lua_settop(L, 2);
@@ -1010,7 +957,7 @@ static int trace_abort(lua_State *L) {
   e.text = kind;
   e.detail = msg;
   sdb_emit(rt->ev, &e);
-  phase_event(rt, SDB_EV_PHASE_END, sdb_events_phase(rt->ev), t->name);
+  lsdb_phase_event(rt, SDB_EV_PHASE_END, sdb_events_phase(rt->ev), t->name);
   sdb_events_set_phase(rt->ev, SDB_PHASE_NONE);
   return 0;
 }
@@ -1152,9 +1099,9 @@ static int l_tensor(lua_State *L) {
   lua_getfield(L, 1, "requires_grad");
   t->requires_grad = lua_toboolean(L, -1);
   lua_pop(L, 1);
-  push_tensor(L, t);
+  lsdb_push_tensor(L, t);
   sdb_fake_unref(t);
-  ltensor *u = check_ltensor(L, -1);
+  ltensor *u = lsdb_check_ltensor(L, -1);
   if (lua_getfield(L, 1, "dynamic") == LUA_TTABLE) {
     for (size_t i = 1; i <= lua_rawlen(L, -1); i++) {
       lua_rawgeti(L, -1, (lua_Integer)i);
@@ -1340,4 +1287,5 @@ void lsdb_open_torch(lua_State *L) {
   lua_setfield(L, -2, "tensor");
   lua_pushcfunction(L, l_leak_unbacked);
   lua_setfield(L, -2, "leak_unbacked");
+  lsdb_open_hop(L);
 }

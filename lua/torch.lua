@@ -105,3 +105,49 @@ function shapedb.report(out, quiet)
   end
   return #traces
 end
+
+-- Run one branch of a higher-order op: the branch is traced into its own
+-- subgraph; an error inside it leaves the hop cleanly.
+local function run_branch(h, which, fn, args)
+  h:branch(which)
+  local res = table.pack(xpcall(fn, function(e) return tostring(e) end,
+    table.unpack(args, 1, args.n or #args)))
+  if not res[1] then
+    h:abort()
+    error(res[2], 0)
+  end
+  h:branch_end(table.pack(table.unpack(res, 2, res.n)))
+end
+
+-- torch.cond(pred, true_fn, false_fn, operands): both branches are traced
+-- as subgraphs; outputs whose sizes differ (or leak unbacked symbols made
+-- inside a branch) get fresh unbacked symbols bound on the cond node.
+function torch.cond(pred, true_fn, false_fn, operands)
+  operands = operands or {}
+  if type(true_fn) ~= "function" or type(false_fn) ~= "function" then
+    error("torch.cond: true_fn and false_fn must be functions", 2)
+  end
+  if type(operands) ~= "table" then
+    error("torch.cond: operands must be a list of tensors and SymInts", 2)
+  end
+  local args = table.pack(table.unpack(operands))
+  if type(pred) == "boolean" then
+    io.stderr:write("UserWarning: Pred is a Python constant. When used with torch.cond, it specializes ",
+      "on one of the branches. If you want torch.cond to preserve two branches, please make the ",
+      "predicate a boolean tensor or a SymBool.\n")
+    return (pred and true_fn or false_fn)(table.unpack(args, 1, args.n))
+  end
+  local h = shapedb._hop_begin("cond", pred)
+  run_branch(h, "true", true_fn, args)
+  run_branch(h, "false", false_fn, args)
+  return h:finish()
+end
+
+-- torch.wrap(fn, ...): the simplest higher-order op, one subgraph called
+-- with the arguments (PyTorch's lifting tests are written with it).
+function torch.wrap(fn, ...)
+  if type(fn) ~= "function" then error("torch.wrap expects a function", 2) end
+  local h = shapedb._hop_begin("wrap")
+  run_branch(h, "body", fn, table.pack(...))
+  return h:finish()
+end

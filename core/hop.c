@@ -1,0 +1,325 @@
+/*
+** hop.c — cond and wrap around speculated subgraphs (see hop.h).
+*/
+#include "hop.h"
+#include "buf.h"
+#include "fake.h"
+#include "intern.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int oom(sdb_err *err) {
+  return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
+}
+
+void sdb_branch_clear(sdb_branch *b) {
+  free(b->inputs);
+  b->inputs = NULL;
+  b->ninputs = 0;
+  sdb_value_free(&b->outputs);
+}
+
+int sdb_branch_collect_inputs(sdb_branch *b, const sdb_tracer *child, sdb_err *err) {
+  const sdb_graph *g = child->graph;
+  size_t np = sdb_graph_num_placeholders(g);
+  free(b->inputs);
+  b->inputs = calloc(np + 1, sizeof *b->inputs);
+  b->ninputs = 0;
+  if (!b->inputs) return oom(err);
+  for (size_t i = 0; i < np; i++) {
+    sdb_node *ph = g->nodes[i];
+    /* find the parent proxy this placeholder was lifted from */
+    for (size_t k = 0; k < child->lifted_freevars.len; k++) {
+      if (child->lifted_freevars.vals[k] != ph) continue;
+      b->inputs[b->ninputs].parent = (sdb_node *)child->lifted_freevars.keys[k];
+      b->inputs[b->ninputs].ph = ph;
+      b->ninputs++;
+      break;
+    }
+  }
+  return SDB_OK;
+}
+
+/* --- versions --------------------------------------------------------------- */
+
+int sdb_snapshot_versions(const sdb_tracer *parent, sdb_version_snapshot *s, sdb_err *err) {
+  size_t n = 0;
+  for (const sdb_tracer *t = parent; t; t = t->parent) n += t->tensor_proxy.len;
+  s->t = calloc(n + 1, sizeof *s->t);
+  s->version = calloc(n + 1, sizeof *s->version);
+  s->n = 0;
+  if (!s->t || !s->version) { sdb_snapshot_free(s); return oom(err); }
+  for (const sdb_tracer *t = parent; t; t = t->parent)
+    for (size_t i = 0; i < t->tensor_proxy.len; i++) {
+      sdb_fake *f = (sdb_fake *)t->tensor_proxy.keys[i];
+      s->t[s->n] = sdb_fake_ref(f);
+      s->version[s->n] = f->storage ? f->storage->version : 0;
+      s->n++;
+    }
+  return SDB_OK;
+}
+
+void sdb_snapshot_free(sdb_version_snapshot *s) {
+  for (size_t i = 0; s->t && i < s->n; i++) sdb_fake_unref(s->t[i]);
+  free(s->t);
+  free(s->version);
+  s->t = NULL;
+  s->version = NULL;
+  s->n = 0;
+}
+
+static void hop_check_event(sdb_events *ev, bool ok, const char *name, const char *what) {
+  sdb_event e = {0};
+  e.kind = SDB_EV_HOP_CHECK;
+  e.flags = ok;
+  e.text = name;
+  e.detail = what;
+  sdb_emit(ev, &e);
+}
+
+static void collect_tensors(const sdb_value *v, sdb_fake **out, size_t *n, size_t cap) {
+  if (v->kind == SDB_V_TENSOR && *n < cap) out[(*n)++] = v->tensor;
+  if (v->kind == SDB_V_TUPLE || v->kind == SDB_V_LIST)
+    for (size_t i = 0; i < v->n; i++) collect_tensors(&v->items[i], out, n, cap);
+}
+
+int sdb_hop_check_branch(sdb_events *ev, const char *name, const sdb_version_snapshot *before,
+                         const sdb_value *outputs, sdb_err *err) {
+  sdb_fake *outs[256];
+  size_t nout = 0;
+  collect_tensors(outputs, outs, &nout, 256);
+  /* aliasing: an output sharing storage with an input or another output */
+  for (size_t i = 0; i < nout; i++) {
+    bool alias = false;
+    for (size_t k = 0; k < before->n && !alias; k++) alias = outs[i]->storage == before->t[k]->storage;
+    for (size_t k = 0; k < i && !alias; k++) alias = outs[i]->storage == outs[k]->storage;
+    if (alias) {
+      hop_check_event(ev, false, name, "aliasing");
+      return sdb_err_set(err, SDB_E_HOP, "RuntimeError", "%s might be aliasing the input or the output!", name);
+    }
+  }
+  hop_check_event(ev, true, name, "no input or output aliasing");
+  /* mutation: a version counter moved (views share it, so a mutation
+  ** through a view is caught) */
+  for (size_t k = 0; k < before->n; k++) {
+    sdb_fake *t = before->t[k];
+    if ((t->storage ? t->storage->version : 0) != before->version[k]) {
+      hop_check_event(ev, false, name, "input mutation");
+      return sdb_err_set(err, SDB_E_HOP, "RuntimeError", "%s might be modifying the input!", name);
+    }
+  }
+  hop_check_event(ev, true, name, "no input mutation");
+  return SDB_OK;
+}
+
+/* --- cond's output merge ------------------------------------------------------------ */
+
+/* pytree's TreeSpec repr for our outputs: leaves are `*` */
+static void put_spec(sdb_buf *b, const sdb_value *v, int indent) {
+  if (v->kind != SDB_V_TUPLE && v->kind != SDB_V_LIST) {
+    sdb_buf_puts(b, v->kind == SDB_V_NONE ? "None" : "*");
+    return;
+  }
+  sdb_buf_printf(b, "TreeSpec(%s, None, [", v->kind == SDB_V_TUPLE ? "tuple" : "list");
+  indent += 2;
+  for (size_t i = 0; i < v->n; i++) {
+    if (i) sdb_buf_printf(b, ",\n%*s", indent, "");
+    put_spec(b, &v->items[i], indent);
+  }
+  sdb_buf_puts(b, "])");
+}
+
+static bool same_structure(const sdb_value *a, const sdb_value *b) {
+  bool seq_a = a->kind == SDB_V_TUPLE || a->kind == SDB_V_LIST;
+  bool seq_b = b->kind == SDB_V_TUPLE || b->kind == SDB_V_LIST;
+  if (seq_a != seq_b) return false;
+  if (!seq_a) return (a->kind == SDB_V_NONE) == (b->kind == SDB_V_NONE);
+  if (a->kind != b->kind || a->n != b->n) return false;
+  for (size_t i = 0; i < a->n; i++)
+    if (!same_structure(&a->items[i], &b->items[i])) return false;
+  return true;
+}
+
+static sdb_range side_bound(sdb_shape_env *env, const sdb_expr *e) {
+  return sdb_bound_in(env, e);
+}
+
+/* A fresh unbacked symbol for an output that differs between branches,
+** with the union of their ranges (min_max). Not size-like. */
+static const sdb_expr *fresh_merged(sdb_shape_env *env, const sdb_expr *a, const sdb_expr *b,
+                                    const char *why, sdb_err *err) {
+  sdb_range ra = side_bound(env, a), rb = side_bound(env, b);
+  const sdb_expr *u = sdb_create_unbacked_symint(env);
+  if (!u) { oom(err); return NULL; }
+  int64_t lo = ra.lo < rb.lo ? ra.lo : rb.lo, hi = ra.hi > rb.hi ? ra.hi : rb.hi;
+  if (sdb_constrain_range(env, u, lo, hi, "cond output: union of the branches' ranges", err)) return NULL;
+  sdb_event e = {0};
+  e.kind = SDB_EV_COND_OUTPUT_SYMBOL;
+  e.sym = u;
+  e.range = sdb_symbol_range(env, u);
+  e.has_range = true;
+  e.detail = why;
+  sdb_emit(sdb_shape_env_events(env), &e);
+  return u;
+}
+
+static char *why_differs(sdb_shape_env *env, const sdb_expr *a, const sdb_expr *b) {
+  char *sa = sdb_expr_str(a), *sb = sdb_expr_str(b);
+  sdb_buf w = SDB_BUF_INIT;
+  if (sdb_has_unbacked(env, a) || sdb_has_unbacked(env, b))
+    sdb_buf_printf(&w, "true branch %s, false branch %s: an unbacked symbol leaks out of a branch",
+                   sa ? sa : "?", sb ? sb : "?");
+  else
+    sdb_buf_printf(&w, "true branch %s, false branch %s differ", sa ? sa : "?", sb ? sb : "?");
+  free(sa);
+  free(sb);
+  return sdb_buf_take(&w);
+}
+
+static int merge_leaf(sdb_fake_mode *m, const sdb_value *a, const sdb_value *b, sdb_value *out,
+                      sdb_err *err) {
+  sdb_shape_env *env = m->env;
+  const char *prefix = "When merging two branches' output in torch.cond, ";
+  if (a->kind == SDB_V_NONE && b->kind == SDB_V_NONE) { *out = SDB_VALUE_NONE; return SDB_OK; }
+  if (a->kind == SDB_V_INT && b->kind == SDB_V_INT) {
+    const sdb_expr *sa = sdb_simplify(env, a->expr), *sb = sdb_simplify(env, b->expr);
+    if (sa && sa == sb && sa->kind == SDB_INT) { *out = sdb_value_int(sa); return SDB_OK; }
+    char *why = why_differs(env, a->expr, b->expr);
+    const sdb_expr *u = fresh_merged(env, a->expr, b->expr, why, err);
+    free(why);
+    if (!u) return err ? err->code : SDB_E_INVALID;
+    *out = sdb_value_int(u);
+    return SDB_OK;
+  }
+  if (a->kind != SDB_V_TENSOR || b->kind != SDB_V_TENSOR) {
+    const sdb_value *bad = a->kind != SDB_V_TENSOR && a->kind != SDB_V_INT ? a : b;
+    if (bad->kind != SDB_V_TENSOR && bad->kind != SDB_V_INT)
+      return sdb_err_set(err, SDB_E_HOP, "RuntimeError",
+                         "Expected branches to return a possibly nested pytree of tensors or constant ints.");
+    return sdb_err_set(err, SDB_E_HOP, "RuntimeError",
+                       "%s expected same type but got %s and %s.", prefix,
+                       a->kind == SDB_V_TENSOR ? "Tensor" : "int", b->kind == SDB_V_TENSOR ? "Tensor" : "int");
+  }
+  sdb_fake *ta = a->tensor, *tb = b->tensor;
+  if (ta->dtype != tb->dtype)
+    return sdb_err_set(err, SDB_E_HOP, "RuntimeError", "%s expected same dtype but got %s and %s.",
+                       prefix, sdb_dtype_name(ta->dtype), sdb_dtype_name(tb->dtype));
+  if (strcmp(ta->device, tb->device))
+    return sdb_err_set(err, SDB_E_HOP, "RuntimeError", "%s expected same device but got %s and %s.",
+                       prefix, ta->device, tb->device);
+  if (ta->ndim != tb->ndim)
+    return sdb_err_set(err, SDB_E_HOP, "RuntimeError", "%s expected same dim but got %d and %d.",
+                       prefix, ta->ndim, tb->ndim);
+  if (!sdb_fake_is_contiguous(env, ta) || !sdb_fake_is_contiguous(env, tb))
+    return sdb_err_set(err, SDB_E_HOP, "RuntimeError",
+                       "It seems one of cond's output stride is not a simple accumulative "
+                       "multiplication of sizes. This could be because cond returns a slice of a "
+                       "tensor, which is not dense in memory. Hint: can call t.contiguous(). ");
+  const sdb_expr *sizes[64];
+  for (int i = 0; i < ta->ndim && i < 64; i++) {
+    const sdb_expr *sa = sdb_simplify(env, ta->sizes[i]), *sb = sdb_simplify(env, tb->sizes[i]);
+    if (!sa || !sb) return sdb_err_expr(err);
+    if (!sdb_has_unbacked(env, sa) && !sdb_has_unbacked(env, sb) && sa == sb) {
+      sizes[i] = sa;
+      continue;
+    }
+    char *why = why_differs(env, sa, sb);
+    sizes[i] = fresh_merged(env, sa, sb, why, err);
+    free(why);
+    if (!sizes[i]) return err ? err->code : SDB_E_INVALID;
+  }
+  sdb_fake *r = sdb_fake_new(m, ta->dtype, ta->device, sizes, ta->ndim);
+  if (!r) return oom(err);
+  r->requires_grad = ta->requires_grad || tb->requires_grad;
+  *out = sdb_value_tensor(r);
+  sdb_fake_unref(r);
+  return SDB_OK;
+}
+
+static int merge_rec(sdb_fake_mode *m, const sdb_value *a, const sdb_value *b, sdb_value *out,
+                     sdb_err *err) {
+  if (a->kind != SDB_V_TUPLE && a->kind != SDB_V_LIST) return merge_leaf(m, a, b, out, err);
+  *out = sdb_value_seq(a->kind, a->n);
+  if (a->n && !out->items) return oom(err);
+  for (size_t i = 0; i < a->n; i++) {
+    int rc = merge_rec(m, &a->items[i], &b->items[i], &out->items[i], err);
+    if (rc) { sdb_value_free(out); return rc; }
+  }
+  return SDB_OK;
+}
+
+int sdb_cond_merge(sdb_fake_mode *m, const sdb_value *a, const sdb_value *b,
+                   sdb_value *out, sdb_err *err) {
+  *out = SDB_VALUE_NONE;
+  if (!same_structure(a, b)) {
+    sdb_buf sa = SDB_BUF_INIT, sb = SDB_BUF_INIT;
+    put_spec(&sa, a, 0);
+    put_spec(&sb, b, 0);
+    int rc = sdb_err_set(err, SDB_E_HOP, "RuntimeError",
+                         "Unmatched output spec from torch.cond branches: true branch tree_spec %s "
+                         "vs false branch tree_spec %s.", sdb_buf_cstr(&sa), sdb_buf_cstr(&sb));
+    sdb_buf_free(&sa);
+    sdb_buf_free(&sb);
+    return rc;
+  }
+  return merge_rec(m, a, b, out, err);
+}
+
+/* --- one signature for every branch -------------------------------------------------- */
+
+static sdb_node *input_for(const sdb_branch *b, const sdb_node *parent) {
+  for (size_t i = 0; i < b->ninputs; i++)
+    if (b->inputs[i].parent == parent) return b->inputs[i].ph;
+  return NULL;
+}
+
+static bool listed(sdb_node *const *v, size_t n, const sdb_node *x) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
+int sdb_hop_signature(sdb_branch *branches, size_t n, sdb_node ***operands,
+                      size_t *noperands, sdb_err *err) {
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) total += branches[i].ninputs;
+  sdb_node **order = calloc(total + 1, sizeof *order);
+  if (!order) return oom(err);
+  size_t k = 0;
+  /* inputs every branch has, in the first branch's order */
+  for (size_t i = 0; n && i < branches[0].ninputs; i++) {
+    sdb_node *p = branches[0].inputs[i].parent;
+    bool everywhere = true;
+    for (size_t b = 1; b < n; b++) everywhere = everywhere && input_for(&branches[b], p);
+    if (everywhere) order[k++] = p;
+  }
+  /* then each branch's own */
+  for (size_t b = 0; b < n; b++)
+    for (size_t i = 0; i < branches[b].ninputs; i++)
+      if (!listed(order, k, branches[b].inputs[i].parent)) order[k++] = branches[b].inputs[i].parent;
+  /* every branch graph gets exactly these placeholders, in this order */
+  for (size_t b = 0; b < n; b++) {
+    sdb_node **phs = calloc(k + 1, sizeof *phs);
+    if (!phs) { free(order); return oom(err); }
+    for (size_t i = 0; i < k; i++) {
+      phs[i] = input_for(&branches[b], order[i]);
+      if (!phs[i]) {   /* an input this branch does not use */
+        phs[i] = sdb_graph_placeholder(branches[b].graph, order[i]->name, order[i]->name,
+                                       &order[i]->example, NULL);
+        if (!phs[i]) { free(phs); free(order); return oom(err); }
+      }
+    }
+    int rc = sdb_graph_set_placeholders(branches[b].graph, phs, k);
+    free(phs);
+    if (rc) {
+      free(order);
+      return sdb_err_set(err, SDB_E_INVALID, "AssertionError", "%s has placeholders that were not lifted",
+                         branches[b].name);
+    }
+  }
+  *operands = order;
+  *noperands = k;
+  return SDB_OK;
+}

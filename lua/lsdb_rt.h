@@ -1,0 +1,85 @@
+/*
+** lsdb_rt.h — private to the torch binding (lsdb_torch.c, lsdb_hop.c): the
+** per-Lua-state runtime, trace objects, tensor and SymInt userdata, and the
+** marshalling helpers they share.
+*/
+#ifndef LSDB_RT_H
+#define LSDB_RT_H
+
+#include "lsdb.h"
+#include "fake.h"
+#include "graph.h"
+#include "ops.h"
+#include "shape_env.h"
+#include "tracer.h"
+
+#define LSDB_TENSOR "shapedb.Tensor"
+#define LSDB_SYMINT "shapedb.SymInt"
+#define LSDB_SYMBOOL "shapedb.SymBool"
+#define LSDB_SYMFLOAT "shapedb.SymFloat"
+#define LSDB_TRACE "shapedb.Trace"
+#define LSDB_RUNTIME "shapedb.runtime"
+#define MAX_ARGS 64
+
+typedef struct ltrace ltrace;
+
+typedef struct {
+  sdb_events *ev;             /* the program's event stream (all phases) */
+  sdb_shape_env *eager_env;   /* no symbols: real tensors */
+  sdb_fake_mode *eager_mode;
+  ltrace *active;             /* innermost active trace, or NULL */
+  lua_State *L;               /* the thread of the current call */
+} lruntime;
+
+struct ltrace {
+  lruntime *rt;
+  sdb_shape_env *env;
+  sdb_fake_mode *mode;
+  sdb_graph *graph;
+  sdb_tracer *tracer;         /* innermost tracer of this trace */
+  ltrace *prev_active;
+  bool active, finished;
+  const char *name;
+  sdb_shape_guards guards;
+  bool have_guards;
+};
+
+typedef struct {
+  sdb_fake *t;
+  uint64_t dynamic_dims;      /* mark_dynamic on a real tensor */
+} ltensor;
+
+typedef struct {
+  const sdb_expr *e;
+  sdb_node *node;             /* producer while tracing, or NULL */
+  const sdb_tracer *tracer;   /* the tracer node belongs to */
+  sdb_shape_env *env;         /* for guards */
+} lsym;
+
+/* Values kept alive in a userdata while Lua code may raise. */
+typedef struct {
+  sdb_value pos[MAX_ARGS];
+  sdb_kwarg kw[MAX_ARGS];
+  size_t npos, nkw;
+} argbox;
+
+lruntime *lsdb_runtime(lua_State *L);
+void lsdb_push_tensor(lua_State *L, sdb_fake *t);
+ltensor *lsdb_check_ltensor(lua_State *L, int idx);
+lsym *lsdb_test_sym(lua_State *L, int idx);
+/* a value to Lua (constants as numbers/booleans, symbolic as userdata
+** carrying node as their proxy) */
+void lsdb_push_value(lua_State *L, const sdb_value *v, sdb_node *node);
+/* Lua value -> sdb_value (false if it cannot be an op argument) */
+bool lsdb_to_value(lua_State *L, int idx, sdb_value *out);
+/* a symbolic argument carrying its producer node becomes the proxy */
+void lsdb_adopt_proxy(lua_State *L, int idx, sdb_tracer *tr);
+/* a new empty argbox on the stack (freed by __gc) */
+argbox *lsdb_new_argbox(lua_State *L);
+/* set the program's phase and emit phase_start/phase_end */
+void lsdb_phase_event(lruntime *rt, sdb_event_kind k, sdb_phase p, const char *text);
+
+/* lsdb_hop.c */
+void lsdb_open_hop(lua_State *L);
+
+#endif
