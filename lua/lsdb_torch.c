@@ -1069,6 +1069,16 @@ static int l_leak_unbacked(lua_State *L) {
   return 1;
 }
 
+/* shapedb._note(text): a note in the event log (what a log line would say) */
+static int l_note(lua_State *L) {
+  lruntime *rt = runtime(L);
+  sdb_event e = {0};
+  e.kind = SDB_EV_NOTE;
+  e.detail = luaL_checkstring(L, 1);
+  sdb_emit(rt->ev, &e);
+  return 0;
+}
+
 /* shapedb.tensor{5, 2, dtype = "float32", device = "cpu", requires_grad = true,
 **                dynamic = {1}} -> a real tensor (concrete sizes) whose listed
 ** dims are marked dynamic, as DESIGN.md's program inputs are written. */
@@ -1287,5 +1297,7 @@ void lsdb_open_torch(lua_State *L) {
   lua_setfield(L, -2, "tensor");
   lua_pushcfunction(L, l_leak_unbacked);
   lua_setfield(L, -2, "leak_unbacked");
+  lua_pushcfunction(L, l_note);
+  lua_setfield(L, -2, "_note");
   lsdb_open_hop(L);
 }

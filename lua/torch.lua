@@ -50,6 +50,12 @@ function torch.compile(fn, opts)
   local compiled = { fn = fn, name = name, backend = backend, opts = opts, traces = {} }
 
   local function call(...)
+    -- inside torch.export the compiled region runs inline with the eager
+    -- backend: export captures the ops itself (seed 004, #164171)
+    if shapedb._tracing() then
+      shapedb._note(string.format("torch.compile(%s) inside torch.export: using the eager backend", name))
+      return fn(...)
+    end
     local args = table.pack(...)
     local names = param_names(fn)
     local tr = shapedb._trace_begin(name, { duck_shape = opts.duck_shape })
@@ -79,6 +85,33 @@ function torch.compile(fn, opts)
     __call = function(_, ...) return call(...) end,
     __tostring = function() return string.format("<compiled %s (backend=%s)>", name, backend) end,
   })
+end
+
+-- torch.export(fn, args [, { dynamic = true }]): trace fn once,
+-- non-strictly, into one graph (returned as the ExportedProgram-like record
+-- { trace = ..., outputs = {...} }).
+function torch.export(fn, args, opts)
+  if type(fn) ~= "function" then error("torch.export expects a function", 2) end
+  args, opts = args or {}, opts or {}
+  local name = opts.name or name_of(fn, 2)
+  shapedb._fn_names[fn] = name
+  local names = param_names(fn)
+  local tr = shapedb._trace_begin(name, { duck_shape = opts.duck_shape })
+  local fake = {}
+  for i = 1, #args do fake[i] = tr:input(names[i] or ("arg" .. i), args[i], opts.dynamic == true) end
+  local record = { trace = tr, name = name, backend = "export" }
+  traces[#traces + 1] = record
+  local res = table.pack(xpcall(fn, function(e) return tostring(e) end, table.unpack(fake, 1, #args)))
+  if not res[1] then
+    tr:abort(res[2])
+    record.error = res[2]
+    error(res[2], 0)
+  end
+  local outs = {}
+  for i = 2, res.n do outs[#outs + 1] = res[i] end
+  tr:finish(outs)
+  record.outputs = outs
+  return record
 end
 
 -- The report `shapedb FILE.lua` prints: the event log, then per compiled

@@ -1,0 +1,248 @@
+-- cond.lua — seed 004's worked examples: nested subgraph tracers lifting
+-- free tensors and symbols (symbols first), the shared-symbol case,
+-- closures over SymInt / unbacked SymInt / a tensor with an unbacked shape,
+-- cond outputs that leak unbacked symbols, the mutation and aliasing
+-- checks, autograd dispatch, wrap, and torch.compile inside torch.export.
+local t = require("tap")
+local T = shapedb.tensor
+
+local function last_graph() return shapedb._traces[#shapedb._traces].trace:graph() end
+local function compile(fn, dynamic) return torch.compile(fn, { backend = "eager", dynamic = dynamic }) end
+-- the `def forward(...)` line of class `cls` in a printed graph
+local function signature(g, cls)
+  local pat = "class " .. cls:gsub("_", "%%_") .. "%(torch%.nn%.Module%):\n%s*(def forward%b())"
+  return g:match(pat)
+end
+local function events_matching(pat, from)
+  local out = {}
+  for _, e in ipairs(shapedb.events(false, from)) do if e:find(pat) then out[#out + 1] = e end end
+  return out
+end
+
+-- 1. seed 004: x [s0, s1] used two levels down; each tracer lifts it and
+--    binds its symbols first: gm(s0, s1, x), true_gm(s0, s1, x), inner(s0, s1, x)
+do
+  local function f(x)
+    local function true_f()
+      local function true_f_inner() return x:sin() end
+      local function false_f_inner() return x:cos() end
+      return torch.cond(x:sum():gt(0), true_f_inner, false_f_inner)
+    end
+    local function false_f() return x:cos() end
+    return torch.cond(x:sum():gt(0), true_f, false_f)
+  end
+  compile(f, true)(T{3, 4})
+  local g = last_graph()
+  t.is(signature(g, "GraphModule"), 'def forward(self, s0: "Sym(s0)", s1: "Sym(s1)", L_x_: "f32[s0, s1]")',
+    "gm(s0, s1, x)")
+  t.has(g, '    class cond_true_0(torch.nn.Module):\n        def forward(self, s0: "Sym(s0)", s1: "Sym(s1)", l_x_: "f32[s0, s1]"):',
+    "true_gm(s0, s1, x): the lifted tensor's symbols are bound too, before it")
+  t.has(g, '        class cond_true_0(torch.nn.Module):\n            def forward(self, s0: "Sym(s0)", s1: "Sym(s1)", l_x_: "f32[s0, s1]"):\n                sin: "f32[s0, s1]" = l_x_.sin();  l_x_ = None',
+    "true_gm_inner(s0, s1, x) two levels down")
+  t.has(g, 'cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (s0, s1, l_x_));  gt = cond_true_0 = cond_false_0 = s0 = s1 = l_x_ = None',
+    "the cond call passes the lifted inputs as one tuple")
+  t.has(g, '        getitem: "f32[s0, s1]" = cond[0];  cond = None\n        return (getitem,)', "and reads its output")
+end
+
+-- 2. three levels
+do
+  local function f(x)
+    return torch.cond(x:sum():gt(0), function()
+      return torch.cond(x:sum():gt(1), function()
+        return torch.cond(x:sum():gt(2), function() return x:sin() end, function() return x:cos() end)
+      end, function() return x:tan() end)
+    end, function() return x:exp() end)
+  end
+  compile(f, true)(T{5})
+  local g = last_graph()
+  t.has(g, '            class cond_true_0(torch.nn.Module):\n                def forward(self, s0: "Sym(s0)", l_x_: "f32[s0]"):\n                    sin: "f32[s0]" = l_x_.sin();  l_x_ = None',
+    "three levels deep, still (s0, x)")
+  local pushes = 0
+  for _, e in ipairs(shapedb.events(false)) do if e:find("^tracer_push trace > cond%.true_branch > cond%.true_branch > cond%.true_branch$") then pushes = pushes + 1 end end
+  t.is(pushes, 1, "the tracer stack shows the nesting")
+end
+
+-- 3. two tensors sharing a symbol: x1 [s0, s1], x2 [s1, s2]; s1 is lifted once
+do
+  local function f(x1, x2)
+    return torch.cond(x1:sum():gt(0), function() return x1:sum() + x2:sum() end,
+                                      function() return x1:sum() - x2:sum() end)
+  end
+  compile(f, true)(T{2, 3}, T{3, 4})
+  local g = last_graph()
+  t.is(signature(g, "cond_true_0"),
+    'def forward(self, s0: "Sym(s0)", s1: "Sym(s1)", s2: "Sym(s2)", l_x1_: "f32[s0, s1]", l_x2_: "f32[s1, s2]")',
+    "s1 is bound once; symbols first, then tensors, in creation order")
+  t.is(signature(g, "cond_false_0"), signature(g, "cond_true_0"), "both branches share one signature")
+end
+
+-- 4. closures over a SymInt, an unbacked SymInt and a tensor with an unbacked shape
+do
+  local function f(x)
+    local function true_f()
+      local c = x:size(0)
+      local u = x:sum():long():item()
+      local r = torch.zeros(u)
+      local function inner_t() return r:sum() * c end
+      local function inner_f() return r:sum() end
+      return torch.cond(x:sum():gt(0), inner_t, inner_f)
+    end
+    return torch.cond(x:sum():gt(0), true_f, function() return x:sum() end)
+  end
+  compile(f, true)(T{4})
+  local g = last_graph()
+  t.is(signature(g, "cond_true_0"), 'def forward(self, s0: "Sym(s0)", l_x_: "f32[s0]")', "true_f lifts x")
+  t.has(g, '            def forward(self, u0: "Sym(u0)", zeros: "f32[u0]", s0: "Sym(s0)"):',
+    "inputs both inner branches need first (u0, r), then the true branch's own (the SymInt c)")
+  t.has(g, 'cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (item, zeros, s0))',
+    "u0 is found where it was created: item in the parent tracer")
+end
+do
+  local function f(x)
+    local v = x:sum():long():item()
+    return torch.cond(x:sum():gt(0), function() return x * v end, function() return x * (v + 1) end)
+  end
+  compile(f, true)(T{4})
+  local g = last_graph()
+  t.is(signature(g, "cond_true_0"), 'def forward(self, s0: "Sym(s0)", u0: "Sym(u0)", l_x_: "f32[s0]")',
+    "an unbacked SymInt closure is lifted as u0")
+end
+
+-- 5. outputs: equal backed shapes keep them; leaked unbacked shapes get a fresh symbol
+do
+  local mark = shapedb.event_count()
+  local function f(x)
+    return torch.cond(x:sum():gt(0), function() return x:sin() end, function() return x:cos() end)
+  end
+  local out = compile(f, true)(T{6})
+  t.is(out:meta(), "f32[s0]", "equal backed shapes: the size is kept")
+  t.is(#events_matching("^cond_output_symbol", mark), 0, "no fresh symbol")
+end
+do
+  local mark = shapedb.event_count()
+  local function f(x)
+    return torch.cond(x:sum():gt(0), function() return x:nonzero() end, function() return x:nonzero() end)
+  end
+  local out = compile(f)(T{3})
+  t.is(out:meta(), "i64[u2, 1]", "both branches leak an unbacked size: a fresh u2")
+  t.is(table.concat(events_matching("^cond_output_symbol", mark), "\n"),
+    "cond_output_symbol u2 [0, 3] (true branch u0, false branch u1: an unbacked symbol leaks out of a branch)",
+    "with the union of the branches' ranges")
+  local tr = shapedb._traces[#shapedb._traces].trace
+  t.is(table.concat(tr:bindings(), "\n"), "cond: u2: [0].size()[0]", "bound on the cond node")
+  t.is(#events_matching("^pending_changed {u0", mark), 0, "branch symbols are never pending (ignore_fresh_unbacked_symbols)")
+end
+do
+  local function f(x)
+    return torch.cond(x:sum():gt(0), function() return x:nonzero() end, function() return x:new_zeros(2, 1):long() end)
+  end
+  local out = compile(f)(T{3})
+  t.is(out:meta(), "i64[u1, 1]", "a leak in one branch is enough")
+end
+do
+  local function f(x)
+    return torch.cond(x:sum():gt(0), function() return x:sum(), 0 end, function() return x:sum(), 1 end)
+  end
+  local _, flag = compile(f)(T{3})
+  t.is(tostring(flag), "u0", "ints that differ become an unbacked int")
+  local g = last_graph()
+  t.has(g, '"Runtime assertion failed for expression u0 >= 0 on node \'ge\'"', "with a runtime assert u0 >= 0")
+  t.has(g, '"Runtime assertion failed for expression u0 <= 1 on node \'le\'"', "and u0 <= 1")
+end
+
+-- 6. errors: structure, metadata, mutation (direct and through a view), aliasing
+do
+  local function run(tf, ff)
+    local f = function(x) return torch.cond(x:sum():gt(0), function() return tf(x) end, function() return ff(x) end) end
+    return t.error_of(function() compile(f)(T{4, 2}) end)
+  end
+  local e = run(function(x) return x:sin(), x:cos() end, function(x) return x:sin() end)
+  t.has(e, "RuntimeError: Unmatched output spec from torch.cond branches: true branch tree_spec TreeSpec(tuple, None, [*,\n  *]) vs false branch tree_spec TreeSpec(tuple, None, [*]).",
+    "different output structures")
+  e = run(function(x) return x:sin() end, function(x) return x:long() end)
+  t.has(e, "When merging two branches' output in torch.cond,  expected same dtype but got torch.float32 and torch.int64.",
+    "different dtypes, in PyTorch's words (two spaces and all)")
+  e = run(function(x) return x:sin() end, function(x) return x:sum(0) end)
+  t.has(e, "expected same dim but got 2 and 1.", "different ranks")
+  e = run(function(x) x:add_(1); return x:sin() end, function(x) return x:cos() end)
+  t.has(e, "RuntimeError: cond_true might be modifying the input!", "an in-place op on an input")
+  e = run(function(x) return x:sin() end, function(x) x:view(8):mul_(2); return x:cos() end)
+  t.has(e, "RuntimeError: cond_false might be modifying the input!", "a mutation through a view is caught (versions are shared)")
+  e = run(function(x) return x:view(8) end, function(x) return x:reshape(8):clone() end)
+  t.has(e, "RuntimeError: cond_true might be aliasing the input or the output!", "returning a view of an input")
+  local checks = events_matching("^hop_check FAILED")
+  t.like(checks[#checks], "^hop_check FAILED cond_true: aliasing$", "the failed check is an event")
+  -- the REPL-visible state is intact after the error: tracing continues normally
+  local ok = pcall(compile(function(x) return x:sin() end), T{2})
+  t.ok(ok, "a later compile works")
+  local bad = t.error_of(function() compile(function(x) return torch.cond(x, function() return x end, function() return x end) end)(T{2}) end)
+  t.has(bad, "torch.cond: Expected `pred` to be a bool or a boolean tensor with a single item but got f32[2]",
+    "pred must be a single boolean")
+end
+
+-- 7. constant pred runs one branch; SymBool pred works
+do
+  local function f(x)
+    return torch.cond(true, function() return x:sin() end, function() return x:cos() end)
+  end
+  compile(f)(T{3})
+  local g = last_graph()
+  t.ok(g:find("sin", 1, true) and not g:find("cond", 1, true), "a constant pred just runs one branch")
+  local function h(x)
+    local n = x:size(0)
+    return torch.cond(n:gt(4), function() return x:sin() end, function() return x:cos() end)
+  end
+  compile(h, true)(T{6})
+  t.has(last_graph(), '        size: "Sym(s0)" = l_x_.size(0)\n        gt: "Sym(s0 > 4)" = size > 4;  size = None\n',
+    "a SymBool pred is computed in the graph")
+end
+
+-- 8. autograd: only when some operand requires grad
+do
+  local mark = shapedb.event_count()
+  local f = function(x) return torch.cond(x:sum():gt(0), function() return x:sin() end, function() return x:cos() end) end
+  local out = compile(f)(T{3})
+  t.is(table.concat(events_matching("^autograd", mark), "\n"),
+    "autograd cond: no operand requires grad: autograd is skipped", "skipped")
+  t.is(out.requires_grad, false, "the output does not require grad")
+  mark = shapedb.event_count()
+  out = compile(f)(T{3, requires_grad = true})
+  t.is(table.concat(events_matching("^autograd", mark), "\n"),
+    "autograd cond: an operand requires grad: the autograd key is dispatched", "taken")
+  t.is(out.requires_grad, true, "the output requires grad")
+end
+
+-- 9. wrap
+do
+  local function f(x)
+    return torch.wrap(function(y) return y:add(1) end, x)
+  end
+  compile(f, true)(T{3, 1})
+  local g = last_graph()
+  t.has(g, "        wrap_body_0 = self.wrap_body_0\n        wrap = torch.ops.higher_order.wrap(wrap_body_0, s0, l_x_);  wrap_body_0 = s0 = l_x_ = None\n",
+    "wrap(wrap_body_0, s0, x)")
+  t.is(signature(g, "wrap_body_0"), 'def forward(self, s0: "Sym(s0)", l_x_: "f32[s0, 1]")',
+    "the body takes the symbol, then the tensor")
+  local function h(a, b)
+    local u0 = a:sum():long():item()
+    local u1 = b:sum():long():item()
+    local r = torch.zeros(u0 + u1)
+    return torch.wrap(function(z) return z:sin() end, r)
+  end
+  compile(h)(T{2}, T{2})
+  g = last_graph()
+  t.is(signature(g, "wrap_body_0"), 'def forward(self, u0: "Sym(u0)", u1: "Sym(u1)", zeros: "f32[u0 + u1]")',
+    "basic symbols of a compound size are lifted one by one, sorted, before the tensor")
+end
+
+-- 10. torch.compile inside torch.export runs with the eager backend
+do
+  local inner = torch.compile(function(x) return x:sin() end, { backend = "inductor", name = "inner" })
+  local mark = shapedb.event_count()
+  local ep = torch.export(function(x) return inner(x) + 1 end, { T{4} })
+  t.is(table.concat(events_matching("^note", mark), "\n"),
+    "note: torch.compile(inner) inside torch.export: using the eager backend", "the log says so")
+  t.has(ep.trace:graph(), "sin", "the inner ops are captured by export itself")
+end
+
+t.done()
