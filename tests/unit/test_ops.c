@@ -1,0 +1,1626 @@
+/*
+** test_ops.c — the operator table (core/ops): output metadata and strides
+** of every operator, the guards, runtime asserts and unbacked symbols they
+** take, PyTorch's error messages, memos, and in-place semantics (the same
+** tensor back, metadata changed in place, versions bumped), against exact
+** strings.
+**
+** Each test gets a fresh ShapeEnv (duck sizing on) with an event stream and
+** a FakeTensorMode; inputs are fakified from L['name'] with a size spec
+** ("5,!2": 5 duck-sized, 2 static; "d5" DYNAMIC; "u5" UNBACKED). Results
+** and inputs live in per-test pools freed by the teardown.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "buf.h"
+#include "event.h"
+#include "expr.h"
+#include "fake.h"
+#include "ops.h"
+#include "shape_env.h"
+#include "source.h"
+#include "symctx.h"
+#include "value.h"
+
+/* ------------------------------------------------------------------------
+** Fixture
+** ---------------------------------------------------------------------- */
+
+#define POOL 512
+
+typedef struct fx {
+  sdb_events *ev;
+  sdb_shape_env *env;
+  sdb_fake_mode *m;
+  sdb_value vals[POOL];
+  size_t nvals;
+  sdb_fake *fakes[POOL];
+  size_t nfakes;
+  char *strs[POOL];
+  size_t nstrs;
+} fx;
+
+static fx *F;
+
+static void env_new(bool duck) {
+  sdb_shape_env_opts o = sdb_shape_env_default_opts();
+  o.duck_shape = duck;
+  F->ev = sdb_events_new();
+  F->env = sdb_shape_env_new(F->ev, &o);
+  F->m = sdb_fake_mode_new(F->env, "test");
+  assert_non_null(F->m);
+}
+
+static void env_free(void) {
+  for (size_t i = 0; i < F->nvals; i++) sdb_value_free(&F->vals[i]);
+  for (size_t i = 0; i < F->nfakes; i++) sdb_fake_unref(F->fakes[i]);
+  for (size_t i = 0; i < F->nstrs; i++) free(F->strs[i]);
+  F->nvals = F->nfakes = F->nstrs = 0;
+  sdb_fake_mode_free(F->m);
+  sdb_shape_env_free(F->env);
+  sdb_events_free(F->ev);
+}
+
+static int setup(void **state) {
+  F = calloc(1, sizeof *F);
+  if (!F) return -1;
+  env_new(true);
+  *state = F;
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  env_free();
+  free(F);
+  F = NULL;
+  return 0;
+}
+
+/* A fresh ShapeEnv and mode in the middle of a test (duck sizing off). */
+static void no_duck(void) {
+  env_free();
+  env_new(false);
+}
+
+static const char *keep(char *s) {
+  assert_non_null(s);
+  assert_true(F->nstrs < POOL);
+  F->strs[F->nstrs++] = s;
+  return s;
+}
+
+/* ------------------------------------------------------------------------
+** Inputs and values
+** ---------------------------------------------------------------------- */
+
+/* Fakify L[name] with sizes from spec: "5,!2,d3,u4" (duck, static,
+** dynamic, unbacked); "" is 0-dim. */
+static sdb_fake *Xg(const char *name, sdb_dtype dt, const char *spec, bool rg) {
+  int64_t sizes[16];
+  int n = 0;
+  sdb_symctx *ctx = sdb_symctx_new(false, 16, SDB_DIM_DUCK);
+  assert_non_null(ctx);
+  for (const char *p = spec; *p;) {
+    sdb_dim_dynamic d = SDB_DIM_DUCK;
+    if (*p == '!') { d = SDB_DIM_STATIC; p++; }
+    else if (*p == 'd') { d = SDB_DIM_DYNAMIC; p++; }
+    else if (*p == 'u') { d = SDB_DIM_UNBACKED; p++; }
+    char *end;
+    sizes[n] = strtoll(p, &end, 10);
+    assert_true(end != p);
+    ctx->sizes[n].dynamic = d;
+    n++;
+    p = *end == ',' ? end + 1 : end;
+  }
+  sdb_fake *t = NULL;
+  sdb_err err = SDB_ERR_INIT;
+  int rc = sdb_fakify(F->m, sizes, n, dt, "cpu", rg, sdb_source_local(name), ctx, &t, &err);
+  sdb_symctx_free(ctx);
+  if (rc) fail_msg("fakify %s: %s", name, err.msg);
+  assert_true(F->nfakes < POOL);
+  F->fakes[F->nfakes++] = t;
+  return t;
+}
+static sdb_fake *X(const char *name, sdb_dtype dt, const char *spec) { return Xg(name, dt, spec, false); }
+
+static sdb_value T(sdb_fake *t) { return sdb_value_tensor(t); }
+static sdb_value I(int64_t v) { return sdb_value_int64(v); }
+static sdb_value E(const sdb_expr *e) { assert_non_null(e); return sdb_value_int(e); }
+static sdb_value Fl(double d) { return sdb_value_float(d); }
+static sdb_value B(bool b) { return sdb_value_bool(sdb_bool(b)); }
+static sdb_value S(const char *s) { return sdb_value_string(s); }
+static sdb_value N(void) { return SDB_VALUE_NONE; }
+
+/* A list of n ints. */
+static sdb_value L(int n, ...) {
+  sdb_value v = sdb_value_seq(SDB_V_LIST, (size_t)n);
+  v.kind = SDB_V_LIST;
+  va_list ap;
+  va_start(ap, n);
+  for (int i = 0; i < n; i++) v.items[i] = sdb_value_int64(va_arg(ap, int));
+  va_end(ap);
+  return v;
+}
+/* A list of n expressions. */
+static sdb_value LE(int n, ...) {
+  sdb_value v = sdb_value_seq(SDB_V_LIST, (size_t)n);
+  v.kind = SDB_V_LIST;
+  va_list ap;
+  va_start(ap, n);
+  for (int i = 0; i < n; i++) v.items[i] = sdb_value_int(va_arg(ap, const sdb_expr *));
+  va_end(ap);
+  return v;
+}
+/* A list of n tensors. */
+static sdb_value LT(int n, ...) {
+  sdb_value v = sdb_value_seq(SDB_V_LIST, (size_t)n);
+  v.kind = SDB_V_LIST;
+  va_list ap;
+  va_start(ap, n);
+  for (int i = 0; i < n; i++) v.items[i] = sdb_value_tensor(va_arg(ap, sdb_fake *));
+  va_end(ap);
+  return v;
+}
+/* A list of arbitrary values (taken). */
+static sdb_value LV(int n, ...) {
+  sdb_value v = sdb_value_seq(SDB_V_LIST, (size_t)n);
+  v.kind = SDB_V_LIST;
+  va_list ap;
+  va_start(ap, n);
+  for (int i = 0; i < n; i++) v.items[i] = va_arg(ap, sdb_value);
+  va_end(ap);
+  return v;
+}
+
+/* ------------------------------------------------------------------------
+** Calling ops
+** ---------------------------------------------------------------------- */
+
+#define A(...) (sdb_value[]){__VA_ARGS__}, (sizeof((sdb_value[]){__VA_ARGS__}) / sizeof(sdb_value))
+#define K(...) (sdb_kwarg[]){__VA_ARGS__}, (sizeof((sdb_kwarg[]){__VA_ARGS__}) / sizeof(sdb_kwarg))
+#define NK NULL, 0
+
+static void free_args(sdb_value *pos, size_t npos, sdb_kwarg *kw, size_t nkw) {
+  for (size_t i = 0; i < npos; i++) sdb_value_free(&pos[i]);
+  for (size_t i = 0; i < nkw; i++) sdb_value_free(&kw[i].value);
+}
+
+static int run(const char *op, sdb_value *pos, size_t npos, sdb_kwarg *kw, size_t nkw,
+               sdb_value *out, sdb_err *err) {
+  sdb_args a = {pos, npos, kw, nkw};
+  int rc = sdb_op_call_name(F->m, op, &a, out, err);
+  free_args(pos, npos, kw, nkw);
+  return rc;
+}
+
+/* Call op; it must succeed. The result lives until teardown. */
+static sdb_value *callk(const char *op, sdb_value *pos, size_t npos, sdb_kwarg *kw, size_t nkw) {
+  sdb_err err = SDB_ERR_INIT;
+  sdb_value out;
+  int rc = run(op, pos, npos, kw, nkw, &out, &err);
+  if (rc) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", err.msg ? err.msg : "?");
+    sdb_err_clear(&err);
+    fail_msg("%s failed (%d): %s", op, rc, msg);
+  }
+  assert_true(F->nvals < POOL);
+  F->vals[F->nvals] = out;
+  return &F->vals[F->nvals++];
+}
+
+/* Call op; it must fail. Returns the message (kept until teardown). */
+static const char *errk(const char *op, sdb_value *pos, size_t npos, sdb_kwarg *kw, size_t nkw,
+                        int *code) {
+  sdb_err err = SDB_ERR_INIT;
+  sdb_value out;
+  int rc = run(op, pos, npos, kw, nkw, &out, &err);
+  if (!rc) {
+    char *s = sdb_value_text(&out);
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", s ? s : "?");
+    free(s);
+    sdb_value_free(&out);
+    fail_msg("%s succeeded with %s, expected an error", op, buf);
+  }
+  assert_true(out.kind == SDB_V_NONE);
+  if (code) *code = rc;
+  const char *m = keep(err.msg ? strdup(err.msg) : strdup("?"));
+  sdb_err_clear(&err);
+  return m;
+}
+
+#define OP(name, ...) callk(name, A(__VA_ARGS__), NK)
+#define OPK(name, kws, ...) callk(name, A(__VA_ARGS__), kws)
+#define ERR(name, ...) errk(name, A(__VA_ARGS__), NK, NULL)
+#define ERRK(name, kws, ...) errk(name, A(__VA_ARGS__), kws, NULL)
+
+/* ------------------------------------------------------------------------
+** Assertions
+** ---------------------------------------------------------------------- */
+
+static sdb_fake *TEN(const sdb_value *v) {
+  assert_non_null(v);
+  if (v->kind != SDB_V_TENSOR) fail_msg("expected a tensor, got kind %d", (int)v->kind);
+  return v->tensor;
+}
+
+static void check_meta(const sdb_value *v, bool strides, const char *want) {
+  char *s = sdb_fake_meta_str(TEN(v), strides);
+  assert_non_null(s);
+  if (strcmp(s, want)) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", s);
+    free(s);
+    fail_msg("metadata is %s, expected %s", buf, want);
+  }
+  free(s);
+}
+#define META(v, want) check_meta((v), false, (want))
+#define STRIDED(v, want) check_meta((v), true, (want))
+
+static void check_text(const sdb_value *v, const char *want) {
+  char *s = sdb_value_text(v);
+  assert_non_null(s);
+  if (strcmp(s, want)) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", s);
+    free(s);
+    fail_msg("value is %s, expected %s", buf, want);
+  }
+  free(s);
+}
+
+static void check_expr(const sdb_expr *e, const char *want) {
+  assert_non_null(e);
+  const sdb_expr *s = sdb_simplify(F->env, e);
+  char *t = sdb_expr_str(s ? s : e);
+  assert_non_null(t);
+  if (strcmp(t, want)) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", t);
+    free(t);
+    fail_msg("expression is %s, expected %s", buf, want);
+  }
+  free(t);
+}
+#define OFFSET(v, want) check_expr(TEN(v)->storage_offset, (want))
+
+/* Every guard, in order, joined by "; " ("" for none). */
+static void check_guards(const char *want) {
+  sdb_buf b = SDB_BUF_INIT;
+  for (size_t i = 0; i < sdb_guard_count(F->env); i++) {
+    char *s = sdb_expr_str(sdb_guard_at(F->env, i)->expr);
+    sdb_buf_printf(&b, "%s%s", i ? "; " : "", s);
+    free(s);
+  }
+  char *got = sdb_buf_take(&b);
+  if (strcmp(got, want)) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", got);
+    free(got);
+    fail_msg("guards are '%s', expected '%s'", buf, want);
+  }
+  free(got);
+}
+#define GUARDS(want) check_guards(want)
+
+/* Every runtime assert, in order, joined by "; ". */
+static void check_asserts(const char *want) {
+  sdb_buf b = SDB_BUF_INIT;
+  for (size_t i = 0; i < sdb_assert_count(F->env); i++) {
+    char *s = sdb_expr_str(sdb_assert_at(F->env, i)->expr);
+    sdb_buf_printf(&b, "%s%s", i ? "; " : "", s);
+    free(s);
+  }
+  char *got = sdb_buf_take(&b);
+  if (strcmp(got, want)) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", got);
+    free(got);
+    fail_msg("runtime asserts are '%s', expected '%s'", buf, want);
+  }
+  free(got);
+}
+#define ASSERTS(want) check_asserts(want)
+
+/* The range of an unbacked symbol, "[0, 12]". */
+static void check_range(const sdb_expr *sym, const char *want) {
+  char buf[SDB_RANGE_STRLEN];
+  sdb_range_str(sdb_symbol_range(F->env, sym), buf, sizeof buf);
+  assert_string_equal(buf, want);
+}
+
+/* How many events of a kind the stream holds. */
+static size_t count_events(sdb_event_kind k) {
+  size_t n = 0;
+  for (size_t i = 0; i < sdb_events_count(F->ev); i++)
+    if (sdb_events_at(F->ev, i)->kind == k) n++;
+  return n;
+}
+
+static const sdb_expr *SZ(const sdb_value *v, int i) { return TEN(v)->sizes[i]; }
+
+/* ------------------------------------------------------------------------
+** The table
+** ---------------------------------------------------------------------- */
+
+static void test_table(void **state) {
+  (void)state;
+  static const char *const names[] = {
+    "to", "long", "float", "bool", "int", "double", "half", "type_as",
+    "sin", "cos", "tan", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "neg", "abs", "relu",
+    "floor", "ceil", "round", "sign", "logical_not", "bitwise_not", "clamp", "gelu", "silu",
+    "softmax", "log_softmax", "dropout",
+    "pow", "maximum", "minimum", "remainder", "floor_divide", "true_divide", "logical_and",
+    "logical_or", "bitwise_and", "where", "masked_fill",
+    "mean", "amax", "amin", "max", "min", "argmax", "argmin", "prod", "any", "all", "std", "var", "norm",
+    "view", "reshape", "flatten", "unflatten", "unsqueeze", "squeeze", "permute", "transpose", "t",
+    "contiguous", "expand", "expand_as", "view_as", "reshape_as", "flip", "roll", "movedim", "as_strided",
+    "mm", "bmm", "matmul", "linear", "addmm",
+    "cat", "stack", "split", "chunk", "unbind", "index_select", "gather", "scatter", "narrow", "select",
+    "slice", "index", "clone", "detach", "repeat", "tile",
+    "arange", "tensor", "zeros", "ones", "empty", "full", "randn", "rand", "randint", "zeros_like",
+    "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "new_empty", "new_zeros",
+    "new_ones", "new_full", "eye",
+    "masked_select", "unique", "unique_consecutive", "repeat_interleave", "nonzero", "item",
+    "add_", "sub_", "mul_", "div_", "fill_", "zero_", "normal_", "uniform_", "copy_", "clamp_", "relu_",
+    "unsqueeze_", "squeeze_", "transpose_", "t_", "resize_", "masked_fill_", "index_add_", "index_copy_",
+    "add", "sub", "mul", "div", "gt", "ge", "lt", "le", "eq", "ne", "sum",
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    const sdb_op *op = sdb_op_find(names[i]);
+    if (!op) fail_msg("no operator %s", names[i]);
+    assert_non_null(op->meta);
+    assert_non_null(op->signature);
+    assert_true(!strncmp(op->aten, "aten.", 5));
+    assert_true(!strncmp(op->signature, names[i], strlen(names[i])));
+  }
+  /* names are unique */
+  for (size_t i = 0; i < sdb_op_count(); i++)
+    for (size_t j = i + 1; j < sdb_op_count(); j++)
+      assert_string_not_equal(sdb_op_at(i)->name, sdb_op_at(j)->name);
+  assert_null(sdb_op_at(sdb_op_count()));
+  assert_null(sdb_op_find("frobnicate"));
+  /* flags */
+  assert_int_equal(sdb_op_find("add_")->flags, SDB_OP_INPLACE | SDB_OP_METHOD_ONLY);
+  assert_true(sdb_op_find("view")->flags & SDB_OP_VIEW);
+  assert_true(sdb_op_find("select")->flags & SDB_OP_VIEW);
+  assert_false(sdb_op_find("clone")->flags & SDB_OP_VIEW);
+  assert_int_equal(sdb_op_find("zeros")->flags, SDB_OP_FACTORY | SDB_OP_FUNCTION_ONLY);
+  assert_int_equal(sdb_op_find("new_zeros")->flags, SDB_OP_FACTORY | SDB_OP_METHOD_ONLY);
+  assert_true(sdb_op_find("unique")->flags & SDB_OP_DATA_DEPENDENT);
+  assert_true(sdb_op_find("repeat_interleave")->flags & SDB_OP_DATA_DEPENDENT);
+  assert_string_equal(sdb_op_find("mm")->aten, "aten.mm.default");
+  /* an unknown operator is an error naming it */
+  int code = 0;
+  const char *m = errk("frobnicate", NULL, 0, NULL, 0, &code);
+  assert_string_equal(m, "unsupported operator: frobnicate");
+  assert_int_equal(code, SDB_E_UNSUPPORTED);
+}
+
+static void test_argument_errors(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "3,4");
+  assert_string_equal(ERR("sin", I(3)), "sin(): argument 'self' (position 1) must be Tensor, not int");
+  assert_string_equal(ERR("sin", T(x), I(1)), "sin() takes at most 1 positional arguments but 2 were given");
+  assert_string_equal(ERR("to", T(x), S("float33")), "to(): unknown dtype or device 'float33'");
+  assert_string_equal(ERR("transpose", T(x), E(x->sizes[0]), I(1)),
+                      "transpose(): argument 'dim0' must be a constant int here, not a SymInt");
+  assert_string_equal(ERR("transpose", T(x), I(2), I(1)),
+                      "transpose(): Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+  assert_string_equal(ERR("softmax", T(x)), "softmax() missing required argument 'dim' (pos 1)");
+  assert_string_equal(ERR("mean", T(x), S("zero")),
+                      "mean(): argument 'dim' (position 2) must be int or list of ints, not str");
+  assert_string_equal(ERRK("zeros", K({"layout", S("torch.sparse_coo")}), I(2)),
+                      "zeros(): argument 'layout' is not supported: only torch.strided is modelled");
+  GUARDS("");
+}
+
+/* ------------------------------------------------------------------------
+** Elementwise
+** ---------------------------------------------------------------------- */
+
+static void test_binary_broadcast_and_promotion(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "5,2"), *y = X("y", SDB_F32, "2");
+  META(OP("add", T(x), T(y)), "f32[s0, s1]");
+  sdb_fake *xi = X("xi", SDB_I64, "5,2"), *b = X("b", SDB_BOOL, "5,2");
+  META(OP("add", T(xi), Fl(2.5)), "f32[s0, s1]");
+  META(OP("mul", Fl(2.5), T(xi)), "f32[s0, s1]");
+  META(OP("add", T(b), I(1)), "i64[s0, s1]");
+  META(OP("add", T(b), B(true)), "b8[s0, s1]");
+  META(OP("add", T(xi), B(true)), "i64[s0, s1]");
+  sdb_fake *z64 = X("z", SDB_F64, "");
+  META(OP("add", T(xi), T(z64)), "f64[s0, s1]");      /* zero-dim of a higher category */
+  META(OP("add", T(x), T(z64)), "f32[s0, s1]");       /* same category: dims win */
+  sdb_fake *h = X("h", SDB_F16, "2");
+  META(OP("add", T(h), Fl(1.5)), "f16[s1]");
+  META(OP("sub", T(xi), T(b)), "i64[s0, s1]");
+  META(OP("div", T(xi), I(2)), "f32[s0, s1]");
+  META(OP("true_divide", T(xi), T(xi)), "f32[s0, s1]");
+  META(OP("floor_divide", T(xi), I(2)), "i64[s0, s1]");
+  META(OP("remainder", T(xi), I(3)), "i64[s0, s1]");
+  META(OP("remainder", T(xi), Fl(1.5)), "f32[s0, s1]");
+  META(OP("pow", T(xi), I(2)), "i64[s0, s1]");
+  META(OP("pow", T(xi), Fl(0.5)), "f32[s0, s1]");
+  META(OP("pow", T(x), T(y)), "f32[s0, s1]");
+  META(OP("maximum", T(xi), T(x)), "f32[s0, s1]");
+  META(OP("minimum", T(xi), T(b)), "i64[s0, s1]");
+  assert_string_equal(ERR("maximum", T(x), I(2)),
+                      "maximum(): argument 'other' (position 2) must be Tensor, not int");
+  META(OP("logical_and", T(x), T(b)), "b8[s0, s1]");
+  META(OP("logical_or", T(xi), I(0)), "b8[s0, s1]");
+  META(OP("gt", T(x), Fl(0.5)), "b8[s0, s1]");
+  sdb_fake *i32 = X("i32", SDB_I32, "2");
+  META(OP("bitwise_and", T(i32), T(i32)), "i32[s1]");
+  META(OP("bitwise_and", T(b), T(b)), "b8[s0, s1]");
+  assert_string_equal(ERR("bitwise_and", T(x), T(x)), "\"bitwise_and_cpu\" not implemented for 'Float'");
+  /* requires_grad flows through arithmetic, not through comparisons */
+  sdb_fake *g = Xg("g", SDB_F32, "2", true);
+  assert_true(TEN(OP("mul", T(g), T(x)))->requires_grad);
+  assert_false(TEN(OP("gt", T(g), T(x)))->requires_grad);
+  GUARDS("");
+  /* a static mismatch */
+  sdb_fake *p = X("p", SDB_F32, "!3"), *q = X("q", SDB_F32, "!4");
+  assert_string_equal(ERR("add", T(p), T(q)),
+                      "Attempting to broadcast a dimension of length 4 at -1! Mismatching argument at "
+                      "index 1 had [4]; but expected shape should be broadcastable to [3]");
+}
+
+/* broadcasting [s0] with [s1] of equal hints, duck sizing off: Eq(s0, s1) */
+static void test_binary_guards_no_duck(void **state) {
+  (void)state;
+  no_duck();
+  sdb_fake *x = X("x", SDB_F32, "3"), *y = X("y", SDB_F32, "3");
+  META(OP("add", T(x), T(y)), "f32[s0]");
+  GUARDS("Eq(s0, s1)");
+  /* now decided: no second guard */
+  META(OP("mul", T(y), T(x)), "f32[s0]");
+  GUARDS("Eq(s0, s1)");
+  /* different hints: the guard and the error */
+  sdb_fake *z = X("z", SDB_F32, "4");
+  assert_string_equal(ERR("sub", T(x), T(z)),
+                      "Attempting to broadcast a dimension of length s2 at -1! Mismatching argument at "
+                      "index 1 had [s2]; but expected shape should be broadcastable to [s0]");
+  GUARDS("Eq(s0, s1); Ne(s0, s2)");
+  /* an unbacked size is asserted at runtime instead */
+  sdb_fake *u = X("u", SDB_F32, "u3");
+  META(OP("add", T(x), T(u)), "f32[s0]");
+  ASSERTS("Eq(s0, u0)");
+}
+
+static void test_where_masked_fill(void **state) {
+  (void)state;
+  sdb_fake *c = X("c", SDB_BOOL, "4,!1"), *x = X("x", SDB_F32, "3"), *xi = X("xi", SDB_I64, "3");
+  META(OP("where", T(c), T(x), Fl(0.0)), "f32[s0, s1]");
+  META(OP("where", T(c), T(xi), I(0)), "i64[s0, s1]");
+  META(OP("where", T(c), T(xi), Fl(0.5)), "f32[s0, s1]");
+  META(OP("where", T(c), I(1), Fl(0.5)), "f32[s0, 1]");
+  META(OP("where", T(c), T(xi), T(x)), "f32[s0, s1]");
+  assert_string_equal(ERR("where", T(x), T(x), T(x)),
+                      "where expected condition to be a boolean tensor, but got a tensor with dtype Float");
+  sdb_fake *y = X("y", SDB_F32, "4,3"), *mask = X("mask", SDB_BOOL, "3");
+  META(OP("masked_fill", T(y), T(mask), Fl(1.0)), "f32[s0, s1]");
+  META(OP("masked_fill", T(xi), T(c), I(7)), "i64[s0, s1]");   /* expands like expand_outplace */
+  assert_string_equal(ERR("masked_fill", T(y), T(y), I(0)),
+                      "masked_fill_ only supports boolean masks, but got mask with dtype Float");
+  assert_string_equal(ERR("masked_fill", T(y), T(mask), T(x)),
+                      "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s).");
+  GUARDS("");
+}
+
+static void test_unary(void **state) {
+  (void)state;
+  sdb_fake *xi = X("xi", SDB_I64, "3,4"), *x = X("x", SDB_F32, "3,4"), *h = X("h", SDB_F16, "3");
+  sdb_fake *b = X("b", SDB_BOOL, "3");
+  static const char *const floats[] = {"sin", "cos", "tan", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid"};
+  for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++) {
+    META(OP(floats[i], T(xi)), "f32[s0, s1]");
+    META(OP(floats[i], T(h)), "f16[s0]");
+    META(OP(floats[i], T(b)), "f32[s0]");
+  }
+  static const char *const same[] = {"neg", "abs", "relu", "floor", "ceil", "round", "sign"};
+  for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+    META(OP(same[i], T(xi)), "i64[s0, s1]");
+    META(OP(same[i], T(x)), "f32[s0, s1]");
+  }
+  assert_string_equal(ERR("neg", T(b)),
+                      "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                      "to invert a mask, use the `~` or `logical_not()` operator instead.");
+  META(OP("logical_not", T(x)), "b8[s0, s1]");
+  META(OP("bitwise_not", T(b)), "b8[s0]");
+  META(OP("bitwise_not", T(xi)), "i64[s0, s1]");
+  assert_string_equal(ERR("bitwise_not", T(x)), "\"bitwise_not_cpu\" not implemented for 'Float'");
+  /* elementwise outputs keep a dense input's layout */
+  sdb_value *xt = OP("t", T(x));
+  STRIDED(OP("sin", T(TEN(xt))), "f32[s1, s0][1, s1]");
+  STRIDED(OP("neg", T(TEN(xt))), "f32[s1, s0][1, s1]");
+  GUARDS("");
+}
+
+static void test_clamp_and_activations(void **state) {
+  (void)state;
+  sdb_fake *xi = X("xi", SDB_I64, "3,4"), *x = Xg("x", SDB_F32, "3,4", true);
+  META(OP("clamp", T(xi), I(0), I(5)), "i64[s0, s1]");
+  META(OP("clamp", T(xi), Fl(0.5)), "f32[s0, s1]");
+  META(OPK("clamp", K({"max", I(2)}), T(xi)), "i64[s0, s1]");
+  sdb_fake *lo = X("lo", SDB_F32, "4");
+  META(OP("clamp", T(xi), T(lo)), "f32[s0, s1]");
+  assert_string_equal(ERR("clamp", T(xi)), "torch.clamp: At least one of 'min' or 'max' must not be None");
+  assert_string_equal(ERR("clamp", T(xi), N(), N()), "torch.clamp: At least one of 'min' or 'max' must not be None");
+  sdb_value *g = OP("gelu", T(x));
+  META(g, "f32[s0, s1]");
+  assert_true(TEN(g)->requires_grad);
+  META(OPK("gelu", K({"approximate", S("tanh")}), T(x)), "f32[s0, s1]");
+  assert_string_equal(ERRK("gelu", K({"approximate", S("erf")}), T(x)),
+                      "approximate argument must be either none or tanh.");
+  assert_string_equal(ERR("gelu", T(xi)), "\"GeluKernelImpl\" not implemented for 'Long'");
+  META(OP("silu", T(x)), "f32[s0, s1]");
+  assert_string_equal(ERR("silu", T(xi)), "\"silu_cpu\" not implemented for 'Long'");
+  META(OP("softmax", T(x), I(-1)), "f32[s0, s1]");
+  META(OP("log_softmax", T(x), I(0)), "f32[s0, s1]");
+  META(OPK("softmax", K({"dtype", S("float64")}), T(xi), I(1)), "f64[s0, s1]");
+  assert_string_equal(ERR("softmax", T(xi), I(1)), "\"softmax_lastdim_kernel_impl\" not implemented for 'Long'");
+  assert_string_equal(ERR("log_softmax", T(x), I(2)),
+                      "log_softmax(): Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+  sdb_value *d = OP("dropout", T(x), Fl(0.25), B(true));
+  META(d, "f32[s0, s1]");
+  assert_ptr_not_equal(TEN(d)->storage, x->storage);
+  META(OPK("dropout", K({"training", B(false)}), T(x)), "f32[s0, s1]");
+  assert_string_equal(ERR("dropout", T(x), Fl(1.5)),
+                      "dropout probability has to be between 0 and 1, but got 1.5");
+  assert_string_equal(ERR("dropout", T(xi), Fl(0.5)),
+                      "result type Float can't be cast to the desired output type Long");
+  GUARDS("");
+}
+
+static void test_conversions(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "3,4");
+  META(OP("to", T(x), S("float64")), "f64[s0, s1]");
+  META(OP("to", T(x), S("torch.int64")), "i64[s0, s1]");
+  META(OPK("to", K({"dtype", S("torch.bool")}), T(x)), "b8[s0, s1]");
+  /* nothing changes: the same tensor, as PyTorch's to() returns self */
+  assert_ptr_equal(TEN(OP("to", T(x), S("float32"))), x);
+  assert_ptr_not_equal(TEN(OPK("to", K({"copy", B(true)}), T(x), S("float32"))), x);
+  sdb_value *c = OP("to", T(x), S("cuda:0"));
+  char *r = sdb_fake_repr(TEN(c));
+  assert_string_equal(r, "FakeTensor(..., device='cuda:0', size=(s0, s1))");
+  free(r);
+  sdb_value *cd = OP("to", T(x), S("cuda"), S("float16"));
+  META(cd, "f16[s0, s1]");
+  assert_string_equal(TEN(cd)->device, "cuda");
+  sdb_fake *o = X("o", SDB_I32, "2");
+  META(OP("to", T(x), T(o)), "i32[s0, s1]");
+  META(OP("long", T(x)), "i64[s0, s1]");
+  META(OP("float", T(o)), "f32[s2]");
+  META(OP("bool", T(x)), "b8[s0, s1]");
+  META(OP("int", T(x)), "i32[s0, s1]");
+  META(OP("double", T(x)), "f64[s0, s1]");
+  META(OP("half", T(x)), "f16[s0, s1]");
+  META(OP("type_as", T(x), T(o)), "i32[s0, s1]");
+  assert_ptr_equal(TEN(OP("float", T(x))), x);
+  /* conversions keep the layout of a transposed input */
+  STRIDED(OP("double", T(TEN(OP("t", T(x))))), "f64[s1, s0][1, s1]");
+  GUARDS("");
+}
+
+/* ------------------------------------------------------------------------
+** Reductions
+** ---------------------------------------------------------------------- */
+
+static void test_reductions(void **state) {
+  (void)state;
+  sdb_fake *x = Xg("x", SDB_F32, "3,4,5", true), *xi = X("xi", SDB_I64, "3,4,5"), *b = X("b", SDB_BOOL, "3");
+  META(OP("sum", T(xi)), "i64[]");
+  META(OP("sum", T(x), I(1)), "f32[s0, s2]");
+  META(OP("mean", T(x)), "f32[]");
+  sdb_value *mn = OP("mean", T(x), L(2, 0, -1), B(true));
+  META(mn, "f32[1, s1, 1]");
+  assert_true(TEN(mn)->requires_grad);
+  META(OPK("mean", K({"dtype", S("float64")}), T(xi), I(0)), "f64[s1, s2]");
+  assert_string_equal(ERR("mean", T(xi)),
+                      "mean(): could not infer output dtype. Input dtype must be either a floating point "
+                      "or complex dtype. Got: Long");
+  assert_string_equal(ERRK("mean", K({"dtype", S("int32")}), T(x)),
+                      "mean(): could not infer output dtype. Optional dtype must be either a floating point "
+                      "or complex dtype. Got: Int");
+  META(OP("amax", T(xi), L(2, 1, 2)), "i64[s0]");
+  META(OP("amin", T(x), I(-1), B(true)), "f32[s0, s1, 1]");
+  META(OP("amax", T(x)), "f32[]");
+  /* max/min: a 0-dim value, or (values, indices) along a dim */
+  META(OP("max", T(x)), "f32[]");
+  check_text(OP("max", T(x), I(1)), "(f32[s0, s2], i64[s0, s2])");
+  check_text(OP("min", T(xi), I(0), B(true)), "(i64[1, s1, s2], i64[1, s1, s2])");
+  check_text(OPK("min", K({"keepdim", B(true)}), T(x), I(-1)), "(f32[s0, s1, 1], i64[s0, s1, 1])");
+  sdb_fake *y = X("y", SDB_F32, "5");
+  META(OP("max", T(xi), T(y)), "f32[s0, s1, s2]");
+  assert_string_equal(ERR("max", T(x), L(2, 0, 1)), "max(): argument 'dim' (position 2) must be int, not list");
+  META(OP("argmax", T(x)), "i64[]");
+  META(OP("argmax", T(x), I(1)), "i64[s0, s2]");
+  sdb_value *am = OP("argmin", T(x), I(2), B(true));
+  META(am, "i64[s0, s1, 1]");
+  assert_false(TEN(am)->requires_grad);
+  META(OP("prod", T(xi)), "i64[]");
+  META(OP("prod", T(b)), "i64[]");
+  META(OP("prod", T(x), I(0)), "f32[s1, s2]");
+  assert_string_equal(ERR("prod", T(x), L(2, 0, 1)), "prod(): argument 'dim' (position 2) must be int, not list");
+  META(OP("any", T(x)), "b8[]");
+  META(OP("all", T(xi), I(1)), "b8[s0, s2]");
+  META(OP("any", T(x), L(2, 0, 2), B(true)), "b8[1, s1, 1]");
+  META(OP("std", T(x)), "f32[]");
+  META(OP("std", T(x), I(1), B(true), B(true)), "f32[s0, 1, s2]");
+  META(OPK("var", K({"keepdim", B(true)}, {"correction", I(0)}), T(x), L(1, 0)), "f32[1, s1, s2]");
+  META(OP("var", T(x), B(false)), "f32[]");
+  assert_string_equal(ERR("std", T(xi)), "std and var only support floating point and complex dtypes");
+  META(OP("norm", T(x)), "f32[]");
+  META(OP("norm", T(x), I(2), I(1)), "f32[s0, s2]");
+  META(OPK("norm", K({"dim", L(2, 1, 2)}, {"keepdim", B(true)}), T(x)), "f32[s0, 1, 1]");
+  assert_string_equal(ERR("norm", T(xi)),
+                      "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long");
+  assert_string_equal(ERR("sum", T(x), L(2, 1, -2)), "dim 1 appears multiple times in the list of dims");
+  assert_string_equal(ERR("sum", T(x), I(3)),
+                      "sum(): Dimension out of range (expected to be in range of [-3, 2], but got 3)");
+  /* a 0-dim input reduces over dim 0 / -1 */
+  sdb_fake *s = X("s", SDB_F32, "");
+  META(OP("sum", T(s), I(0)), "f32[]");
+  GUARDS("");
+}
+
+
+/* ------------------------------------------------------------------------
+** Views and reshapes
+** ---------------------------------------------------------------------- */
+
+static void test_view_contiguous(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "4,!6");
+  sdb_value *v = OP("view", T(x), I(-1));
+  STRIDED(v, "f32[6*s0][1]");
+  assert_ptr_equal(TEN(v)->storage, x->storage);
+  STRIDED(OP("view", T(x), L(3, 2, -1, 3)), "f32[2, s0, 3][3*s0, 3, 1]");
+  STRIDED(OP("reshape", T(x), I(-1), I(2)), "f32[3*s0, 2][2, 1]");
+  STRIDED(OP("view", T(x), E(x->sizes[0]), I(2), I(3)), "f32[s0, 2, 3][6, 3, 1]");
+  /* numel equality is decided statically here: no guard */
+  GUARDS("");
+  sdb_fake *o = X("o", SDB_F32, "!3,!2");
+  META(OP("view_as", T(x), T(TEN(OP("reshape", T(x), I(-1))))), "f32[6*s0]");
+  META(OP("reshape_as", T(o), T(TEN(OP("view", T(o), I(6))))), "f32[6]");
+  /* 0-dim in and out */
+  sdb_fake *s = X("s", SDB_F32, "");
+  STRIDED(OP("view", T(s), I(1), I(1)), "f32[1, 1][1, 1]");
+  META(OP("reshape", T(TEN(OP("view", T(s), I(1)))), L(0)), "f32[]");
+  assert_string_equal(ERR("view", T(x), I(-1), I(-1)), "only one dimension can be inferred");
+  assert_string_equal(ERR("view", T(o), I(2), I(3), I(2)), "shape '[2, 3, 2]' is invalid for input of size 6");
+  assert_string_equal(ERR("view", T(o), I(-1), I(4)), "shape '[-1, 4]' is invalid for input of size 6");
+  assert_string_equal(ERR("view", T(o), I(-2), I(3)),
+                      "invalid shape dimension -2. If this was symbolic, it was assumed to not be -1.If this "
+                      "was meant to be inferred, please explicitly pass in -1.");
+  sdb_fake *z = X("z", SDB_F32, "!0,!3");
+  assert_string_equal(ERR("view", T(z), I(-1), I(0)),
+                      "cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified "
+                      "dimension size -1 can be any value and is ambiguous");
+  assert_string_equal(ERR("view", T(o), S("int32")),
+                      "view(): reinterpreting as dtype 'int32' is not supported");
+}
+
+/* view/reshape take the numel guard when backed, and PyTorch's message */
+static void test_view_guards(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "6");
+  META(OP("view", T(x), I(2), I(3)), "f32[2, 3]");
+  GUARDS("Eq(s0, 6)");
+  sdb_fake *y = X("y", SDB_F32, "10");
+  assert_string_equal(ERR("view", T(y), I(2), I(3)), "shape '[2, 3]' is invalid for input of size s1");
+  GUARDS("Eq(s0, 6); Ne(s1, 6)");
+  /* -1: divisibility guard, a FloorDiv size */
+  sdb_fake *w = X("w", SDB_F32, "8");
+  META(OP("reshape", T(w), I(-1), I(2)), "f32[(s2//2), 2]");
+  GUARDS("Eq(s0, 6); Ne(s1, 6); Eq(Mod(s2, 2), 0)");
+  sdb_fake *odd = X("odd", SDB_F32, "7");
+  assert_string_equal(ERR("reshape", T(odd), I(-1), I(2)), "shape '[-1, 2]' is invalid for input of size s3");
+  GUARDS("Eq(s0, 6); Ne(s1, 6); Eq(Mod(s2, 2), 0); Ne(Mod(s3, 2), 0)");
+  /* a static mismatch: PyTorch's message with the number */
+  sdb_fake *t = X("t", SDB_F32, "!10");
+  assert_string_equal(ERR("view", T(t), I(2), I(3)), "shape '[2, 3]' is invalid for input of size 10");
+}
+
+/* with unbacked sizes the numel checks become runtime asserts */
+static void test_view_unbacked(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "u8");
+  META(OP("view", T(x), I(-1), I(2)), "f32[(u0//2), 2]");
+  GUARDS("");
+  ASSERTS("Eq(Mod(u0, 2), 0)");
+  sdb_fake *y = X("y", SDB_F32, "u6");
+  META(OP("reshape", T(y), I(2), I(3)), "f32[2, 3]");
+  ASSERTS("Eq(Mod(u0, 2), 0); Eq(u1, 6)");
+  GUARDS("");
+}
+
+/* non-contiguous inputs: strides from _compute_stride, or a copy */
+static void test_view_noncontiguous(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "!2,!3");
+  sdb_value *xt = OP("t", T(x));
+  STRIDED(xt, "f32[3, 2][1, 3]");
+  assert_string_equal(ERR("view", T(TEN(xt)), I(6)),
+                      "Cannot view a tensor with shape torch.Size([3, 2]) and strides (1, 3) as a tensor "
+                      "with shape (6,)!");
+  sdb_value *r = OP("reshape", T(TEN(xt)), I(6));
+  STRIDED(r, "f32[6][1]");
+  assert_ptr_not_equal(TEN(r)->storage, x->storage);
+  /* splitting a dim of a transposed tensor is still a view */
+  sdb_value *v = OP("view", T(TEN(xt)), I(3), I(2), I(1));
+  STRIDED(v, "f32[3, 2, 1][1, 3, 3]");             /* computeStride: a trailing 1 gets the chunk stride */
+  assert_ptr_equal(TEN(v)->storage, x->storage);
+  /* a column slice: rows stay apart */
+  sdb_fake *y = X("y", SDB_F32, "!4,!6");
+  sdb_value *cols = OP("slice", T(y), I(1), I(0), I(3));
+  STRIDED(cols, "f32[4, 3][6, 1]");
+  STRIDED(OP("view", T(TEN(cols)), I(2), I(2), I(3)), "f32[2, 2, 3][12, 6, 1]");
+  STRIDED(OP("reshape", T(TEN(cols)), I(12)), "f32[12][1]");
+  GUARDS("");
+}
+
+static void test_flatten_unflatten(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "2,3,4");
+  sdb_value *f = OP("flatten", T(x));
+  STRIDED(f, "f32[s0*s1*s2][1]");
+  assert_ptr_equal(TEN(f)->storage, x->storage);
+  STRIDED(OP("flatten", T(x), I(1)), "f32[s0, s1*s2][s1*s2, 1]");
+  STRIDED(OP("flatten", T(x), I(0), I(1)), "f32[s0*s1, s2][s2, 1]");
+  STRIDED(OP("flatten", T(x), I(1), I(1)), "f32[s0, s1, s2][s1*s2, s2, 1]");
+  sdb_fake *s = X("s", SDB_F32, "");
+  META(OP("flatten", T(s)), "f32[1]");
+  assert_string_equal(ERR("flatten", T(x), I(2), I(1)),
+                      "flatten() has invalid args: start_dim cannot come after end_dim");
+  sdb_fake *y = X("y", SDB_F32, "!6,5");
+  STRIDED(OP("unflatten", T(y), I(0), L(2, 2, -1)), "f32[2, 3, s3][3*s3, s3, 1]");
+  STRIDED(OP("unflatten", T(y), I(-1), LE(2, y->sizes[1], sdb_int(1))), "f32[6, s3, 1][s3, 1, 1]");
+  assert_string_equal(ERR("unflatten", T(y), I(0), L(2, 4, -1)),
+                      "unflatten: Provided sizes [4, -1] don't multiply up to the size of dim 0 (6) in the "
+                      "input tensor");
+  assert_string_equal(ERR("unflatten", T(y), I(0), L(0)), "unflatten: sizes must be non-empty");
+  /* symbolic: the divisibility guard of infer_size */
+  sdb_fake *z = X("z", SDB_F32, "8");
+  META(OP("unflatten", T(z), I(0), L(2, -1, 2)), "f32[(s4//2), 2]");
+  GUARDS("Eq(Mod(s4, 2), 0)");
+}
+
+static void test_unsqueeze_squeeze(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "3,4");
+  sdb_value *u = OP("unsqueeze", T(x), I(1));
+  STRIDED(u, "f32[s0, 1, s1][s1, s1, 1]");
+  assert_ptr_equal(TEN(u)->storage, x->storage);
+  STRIDED(OP("unsqueeze", T(x), I(-1)), "f32[s0, s1, 1][s1, 1, 1]");
+  STRIDED(OP("unsqueeze", T(x), I(0)), "f32[1, s0, s1][s0*s1, s1, 1]");
+  assert_string_equal(ERR("unsqueeze", T(x), I(3)),
+                      "unsqueeze(): Dimension out of range (expected to be in range of [-3, 2], but got 3)");
+  sdb_fake *y = X("y", SDB_F32, "1,5,1");
+  META(OP("clone", T(y)), "f32[1, s2, 1]");
+  STRIDED(OP("squeeze", T(y)), "f32[s2][1]");
+  STRIDED(OP("squeeze", T(y), I(0)), "f32[s2, 1][1, 1]");
+  STRIDED(OP("squeeze", T(y), L(2, 0, 2)), "f32[s2][1]");
+  META(OP("squeeze", T(y), I(1)), "f32[1, s2, 1]");        /* s2 >= 2: stays */
+  sdb_fake *ub = X("ub", SDB_F32, "u1,!1");
+  META(OP("squeeze", T(ub)), "f32[u0]");                   /* u0 is not known to be 1 */
+  GUARDS("");
+}
+
+static void test_permute_transpose(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "2,3,4");
+  sdb_value *p = OP("permute", T(x), I(2), I(0), I(1));
+  STRIDED(p, "f32[s2, s0, s1][1, s1*s2, s2]");
+  assert_ptr_equal(TEN(p)->storage, x->storage);
+  STRIDED(OP("permute", T(x), L(3, -1, 1, 0)), "f32[s2, s1, s0][1, s2, s1*s2]");
+  assert_string_equal(ERR("permute", T(x), I(0), I(1)),
+                      "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                      "length of the desired ordering of dimensions i.e. input.dim() = 3 is not equal to "
+                      "len(dims) = 2");
+  assert_string_equal(ERR("permute", T(x), I(0), I(1), I(-3)), "permute(): duplicate dims are not allowed.");
+  STRIDED(OP("transpose", T(x), I(0), I(2)), "f32[s2, s1, s0][1, s2, s1*s2]");
+  STRIDED(OP("transpose", T(x), I(-1), I(-2)), "f32[s0, s2, s1][s1*s2, 1, s2]");
+  assert_string_equal(ERR("t", T(x)), "t() expects a tensor with <= 2 dimensions, but self is 3D");
+  sdb_fake *v = X("v", SDB_F32, "5");
+  STRIDED(OP("t", T(v)), "f32[s3][1]");
+  STRIDED(OP("movedim", T(x), I(0), I(-1)), "f32[s1, s2, s0][s2, 1, s1*s2]");
+  STRIDED(OP("movedim", T(x), L(2, 0, 1), L(2, 2, 0)), "f32[s1, s2, s0][s2, 1, s1*s2]");
+  assert_string_equal(ERR("movedim", T(x), L(2, 0, 1), L(1, 2)),
+                      "movedim: Invalid source or destination dims: source (2 dims) should contain the same "
+                      "number of dims as destination (1 dims)");
+  sdb_value *as = OP("as_strided", T(x), L(2, 2, 2), L(2, 1, 2), I(3));
+  STRIDED(as, "f32[2, 2][1, 2]");
+  OFFSET(as, "3");
+  assert_ptr_equal(TEN(as)->storage, x->storage);
+  GUARDS("");
+}
+
+static void test_expand(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "3,1");
+  sdb_value *e = OP("expand", T(x), I(-1), I(4));
+  STRIDED(e, "f32[s0, 4][1, 0]");
+  assert_ptr_equal(TEN(e)->storage, x->storage);
+  STRIDED(OP("expand", T(x), L(3, 2, -1, 5)), "f32[2, s0, 5][0, 1, 0]");
+  STRIDED(OP("expand", T(x), I(1), I(-1), I(1)), "f32[1, s0, 1][s0, 1, 1]");
+  sdb_fake *y = X("y", SDB_F32, "3,6");
+  STRIDED(OP("expand_as", T(x), T(y)), "f32[s0, s1][1, 0]");
+  GUARDS("");
+  assert_string_equal(ERR("expand", T(x), I(-1), I(-1), I(1)),
+                      "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0");
+  sdb_fake *c = X("c", SDB_F32, "!3");
+  assert_string_equal(ERR("expand", T(c), I(4)),
+                      "The expanded size of the tensor (4) must match the existing size (3) at non-singleton "
+                      "dimension 0.  Target sizes: [4].  Tensor sizes: [3]");
+  assert_string_equal(ERR("expand", T(y), I(4)),
+                      "expand(torch.FloatTensor{[s0, s1]}, size=[4]): the number of sizes provided (1) must be "
+                      "greater or equal to the number of dimensions in the tensor (2)");
+}
+
+/* a non-1 dim must match the target: a guard when backed */
+static void test_expand_guards(void **state) {
+  (void)state;
+  no_duck();
+  sdb_fake *x = X("x", SDB_F32, "3"), *y = X("y", SDB_F32, "3");
+  STRIDED(OP("expand", T(x), E(y->sizes[0])), "f32[s0][1]");
+  GUARDS("Eq(s0, s1)");
+  sdb_fake *z = X("z", SDB_F32, "4");
+  assert_string_equal(ERR("expand_as", T(x), T(z)),
+                      "The expanded size of the tensor (s2) must match the existing size (s0) at non-singleton "
+                      "dimension 0.  Target sizes: [s2].  Tensor sizes: [s0]");
+  GUARDS("Eq(s0, s1); Ne(s0, s2)");
+  sdb_fake *u = X("u", SDB_F32, "u3");
+  STRIDED(OP("expand", T(u), E(x->sizes[0])), "f32[s0][1]");    /* u0 is replaced by s0 */
+  ASSERTS("Eq(s0, u0)");
+}
+
+static void test_contiguous_flip_roll(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "3,4");
+  assert_ptr_equal(TEN(OP("contiguous", T(x))), x);
+  sdb_value *xt = OP("transpose", T(x), I(0), I(1));
+  sdb_value *c = OP("contiguous", T(TEN(xt)));
+  STRIDED(c, "f32[s1, s0][s0, 1]");
+  assert_ptr_not_equal(TEN(c)->storage, x->storage);
+  STRIDED(OP("clone", T(TEN(xt))), "f32[s1, s0][1, s1]");
+  STRIDED(OPK("clone", K({"memory_format", S("torch.contiguous_format")}), T(TEN(xt))), "f32[s1, s0][s0, 1]");
+  sdb_value *f = OP("flip", T(x), L(1, 0));
+  STRIDED(f, "f32[s0, s1][s1, 1]");
+  assert_ptr_not_equal(TEN(f)->storage, x->storage);
+  META(OP("flip", T(x), I(0), I(1)), "f32[s0, s1]");
+  assert_string_equal(ERR("flip", T(x), L(2, 0, -2)), "dim 0 appears multiple times in the list of dims");
+  META(OP("roll", T(x), I(1)), "f32[s0, s1]");
+  META(OP("roll", T(x), L(2, 1, 2), L(2, 0, 1)), "f32[s0, s1]");
+  assert_string_equal(ERR("roll", T(x), L(2, 1, 2), I(0)),
+                      "shifts and dimensions must align. shifts: 2, dims:1");
+  GUARDS("");
+}
+
+/* ------------------------------------------------------------------------
+** Matrix products
+** ---------------------------------------------------------------------- */
+
+static void test_mm_bmm(void **state) {
+  (void)state;
+  sdb_fake *a = X("a", SDB_F32, "2,3"), *b = X("b", SDB_F32, "3,5");
+  META(OP("mm", T(a), T(b)), "f32[s0, s2]");
+  GUARDS("");
+  sdb_fake *p = X("p", SDB_F32, "!2,!3"), *q = X("q", SDB_F32, "!4,!5");
+  assert_string_equal(ERR("mm", T(p), T(q)), "a and b must have same reduction dim, but got [2, 3] X [4, 5].");
+  assert_string_equal(ERR("mm", T(a), T(TEN(OP("sum", T(b), I(0))))), "b must be 2D");
+  sdb_fake *bi = X("bi", SDB_I64, "3,5");
+  assert_string_equal(ERR("mm", T(a), T(bi)), "mat1 and mat2 must have the same dtype, but got Float and Long");
+  sdb_fake *ba = X("ba", SDB_F32, "6,2,3"), *bb = X("bb", SDB_F32, "6,3,5");
+  META(OP("bmm", T(ba), T(bb)), "f32[s3, s0, s2]");
+  sdb_fake *bc = X("bc", SDB_F32, "!2,!3,!4"), *bd = X("bd", SDB_F32, "!2,!5,!4");
+  assert_string_equal(ERR("bmm", T(bc), T(bd)),
+                      "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [2, 5].");
+  assert_string_equal(ERR("bmm", T(a), T(b)), "batch1 must be a 3D tensor");
+  GUARDS("");
+}
+
+/* the reduction dim check: a guard when backed, a runtime assert when not */
+static void test_mm_guards(void **state) {
+  (void)state;
+  no_duck();
+  sdb_fake *a = X("a", SDB_F32, "2,3"), *b = X("b", SDB_F32, "3,4");
+  META(OP("mm", T(a), T(b)), "f32[s0, s3]");
+  GUARDS("Eq(s1, s2)");
+  sdb_fake *c = X("c", SDB_F32, "5,6");
+  assert_string_equal(ERR("mm", T(a), T(c)), "a and b must have same reduction dim, but got [s0, s1] X [s4, s5].");
+  GUARDS("Eq(s1, s2); Ne(s1, s4)");
+  sdb_fake *u = X("u", SDB_F32, "!2,u3"), *v = X("v", SDB_F32, "u3,!4");
+  META(OP("mm", T(u), T(v)), "f32[2, 4]");
+  ASSERTS("Eq(u0, u1)");
+}
+
+static void test_matmul(void **state) {
+  (void)state;
+  sdb_fake *v = X("v", SDB_F32, "3"), *m = X("m", SDB_F32, "2,3"), *n = X("n", SDB_F32, "3,5");
+  META(OP("matmul", T(v), T(v)), "f32[]");
+  META(OP("matmul", T(m), T(v)), "f32[s1]");
+  META(OP("matmul", T(v), T(n)), "f32[s2]");
+  META(OP("matmul", T(m), T(n)), "f32[s1, s2]");
+  sdb_fake *b3 = X("b3", SDB_F32, "4,2,3");
+  META(OP("matmul", T(b3), T(n)), "f32[s3, s1, s2]");           /* folded into one mm */
+  META(OP("matmul", T(b3), T(v)), "f32[s3, s1]");
+  sdb_fake *b4 = X("b4", SDB_F32, "!1,3,5");
+  META(OP("matmul", T(b3), T(b4)), "f32[s3, s1, s2]");          /* batch broadcast, bmm */
+  META(OP("matmul", T(m), T(b4)), "f32[1, s1, s2]");
+  META(OP("matmul", T(v), T(b4)), "f32[1, s2]");
+  GUARDS("");
+  /* messages of the product matmul becomes */
+  sdb_fake *p = X("p", SDB_F32, "!2,!3,!4"), *q = X("q", SDB_F32, "!5,!6");
+  assert_string_equal(ERR("matmul", T(p), T(q)), "a and b must have same reduction dim, but got [6, 4] X [5, 6].");
+  sdb_fake *r = X("r", SDB_F32, "!2,!5,!6");
+  assert_string_equal(ERR("matmul", T(p), T(r)),
+                      "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [2, 5].");
+  sdb_fake *w = X("w", SDB_F32, "!5");
+  assert_string_equal(ERR("matmul", T(q), T(w)), "size mismatch, got input (5x6), vec (5)");
+  assert_string_equal(ERR("matmul", T(w), T(TEN(OP("sum", T(w))))),
+                      "both arguments to matmul need to be at least 1D, but they are 1D and 0D");
+  sdb_fake *w6 = X("w6", SDB_F32, "!6");
+  assert_string_equal(ERR("matmul", T(w), T(w6)),
+                      "inconsistent tensor size, expected tensor [5] and src [6] to have the same number of "
+                      "elements, but got 5 and 6 elements respectively");
+}
+
+static void test_linear_addmm(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "8,16"), *w = Xg("w", SDB_F32, "!4,16", true), *b = X("b", SDB_F32, "!4");
+  sdb_value *y = OP("linear", T(x), T(w), T(b));
+  META(y, "f32[s0, 4]");
+  assert_true(TEN(y)->requires_grad);
+  sdb_fake *x3 = X("x3", SDB_F32, "2,8,16");
+  META(OP("linear", T(x3), T(w)), "f32[s2, s0, 4]");
+  META(OPK("linear", K({"bias", T(b)}), T(x3), T(w)), "f32[s2, s0, 4]");
+  sdb_fake *wv = X("wv", SDB_F32, "16");
+  META(OP("linear", T(x), T(wv)), "f32[s0]");
+  GUARDS("");
+  sdb_fake *p = X("p", SDB_F32, "!2,!6"), *q = X("q", SDB_F32, "!3,!3"), *qb = X("qb", SDB_F32, "!3");
+  assert_string_equal(ERR("linear", T(p), T(q), T(qb)),
+                      "a and b must have same reduction dim, but got [2, 6] X [3, 3].");
+  sdb_fake *big = X("big", SDB_F32, "!1,!3,!234,!13"), *w8 = X("w8", SDB_F32, "!8,!3");
+  assert_string_equal(ERR("linear", T(big), T(w8)),
+                      "a and b must have same reduction dim, but got [702, 13] X [3, 8].");
+  sdb_fake *bad = X("bad", SDB_F32, "!5");
+  assert_string_equal(ERR("linear", T(p), T(TEN(OP("view", T(q), I(-1)))), T(bad)),
+                      "size mismatch, got input (2x6), vec (9)");
+  sdb_fake *s = X("s", SDB_F32, "!1,!4"), *m1 = X("m1", SDB_F32, "5,16");
+  META(OP("addmm", T(s), T(m1), T(TEN(OP("t", T(w))))), "f32[s3, 4]");
+  sdb_fake *s3 = X("s3", SDB_F32, "!3");
+  assert_string_equal(ERR("addmm", T(s3), T(m1), T(TEN(OP("t", T(w))))),
+                      "The expanded size of the tensor (4) must match the existing size (3) at non-singleton "
+                      "dimension 1.  Target sizes: [s3, 4].  Tensor sizes: [3]");
+}
+
+
+/* ------------------------------------------------------------------------
+** Joining, splitting, indexing
+** ---------------------------------------------------------------------- */
+
+static void test_cat_stack(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "3,!2"), *y = X("y", SDB_F32, "5,!2");
+  sdb_value *c = OP("cat", LT(2, x, y));
+  STRIDED(c, "f32[s0 + s1, 2][2, 1]");
+  assert_ptr_not_equal(TEN(c)->storage, x->storage);
+  META(OP("cat", LT(3, x, y, x), I(-2)), "f32[2*s0 + s1, 2]");
+  sdb_fake *xi = X("xi", SDB_I64, "3,!2");
+  META(OP("cat", LT(2, xi, x), I(1)), "f32[s0, 4]");
+  /* a 1-D empty tensor is skipped (legacy) */
+  sdb_fake *e = X("e", SDB_F32, "!0");
+  META(OP("cat", LT(3, e, x, e), I(1)), "f32[s0, 2]");
+  META(OP("cat", LT(2, e, e)), "f32[0]");
+  GUARDS("");
+  sdb_fake *z = X("z", SDB_F32, "!4,!3"), *zz = X("zz", SDB_F32, "!4,!2");
+  assert_string_equal(ERR("cat", LT(2, z, zz), I(0)),
+                      "Sizes of tensors must match except in dimension 0. Expected 3 in dimension 1 but got 2 "
+                      "for tensor number 1 in the list");
+  sdb_fake *v = X("v", SDB_F32, "!3");
+  assert_string_equal(ERR("cat", LT(2, z, v)),
+                      "Number of dimensions of tensors must match.  Expected 2-D tensors, but got 1-D for "
+                      "tensor number 1 in the list");
+  sdb_fake *t3 = X("t3", SDB_F32, "!4,!3,!1");
+  assert_string_equal(ERR("cat", LT(2, z, t3)),
+                      "Number of dimensions of tensors must match.  Expected 2-D tensors, but got 3-D for "
+                      "tensor number 1 in the list");
+  assert_string_equal(ERR("cat", LT(0)), "cat expects at least one tensor, but received zero!");
+  sdb_fake *s = X("s", SDB_F32, "");
+  assert_string_equal(ERR("cat", LT(2, s, s)), "zero-dimensional tensor (at position 0) cannot be concatenated");
+  /* stack */
+  META(OP("stack", LT(2, x, x)), "f32[2, s0, 2]");
+  META(OP("stack", LT(3, x, x, xi), I(-1)), "f32[s0, 2, 3]");
+  META(OP("stack", LT(2, x, x), I(1)), "f32[s0, 2, 2]");
+  assert_string_equal(ERR("stack", LT(2, z, zz)),
+                      "stack expects each tensor to be equal size, but got [4, 3] at entry 0 and [4, 2] at entry 1");
+  assert_string_equal(ERR("stack", LT(0)), "stack expects a non-empty TensorList");
+  GUARDS("");
+}
+
+/* cat's other dims must match: a guard when backed */
+static void test_cat_guards(void **state) {
+  (void)state;
+  no_duck();
+  sdb_fake *x = X("x", SDB_F32, "3,4"), *y = X("y", SDB_F32, "3,5");
+  META(OP("cat", LT(2, x, y), I(1)), "f32[s0, s1 + s3]");
+  GUARDS("Eq(s0, s2)");
+  /* a symbolic 1-D tensor is not empty (s >= 2): it must match */
+  sdb_fake *v = X("v", SDB_F32, "7");
+  assert_string_equal(ERR("cat", LT(2, x, v)),
+                      "Number of dimensions of tensors must match.  Expected 2-D tensors, but got 1-D for "
+                      "tensor number 1 in the list");
+  sdb_fake *s2 = X("s2", SDB_F32, "3,4");
+  META(OP("stack", LT(2, x, s2)), "f32[2, s0, s1]");
+  GUARDS("Eq(s0, s2); Eq(s0, s5); Eq(s1, s6)");
+}
+
+static void test_split_chunk_unbind(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "!5,!2");
+  sdb_value *sp = OP("split", T(x), I(2));
+  check_text(sp, "(f32[2, 2], f32[2, 2], f32[1, 2])");
+  OFFSET(&sp->items[0], "0");
+  OFFSET(&sp->items[1], "4");
+  OFFSET(&sp->items[2], "8");
+  assert_ptr_equal(TEN(&sp->items[2])->storage, x->storage);
+  check_text(OP("split", T(x), L(2, 3, 2)), "(f32[3, 2], f32[2, 2])");
+  sdb_value *col = OP("split", T(x), I(1), I(1));
+  check_text(col, "(f32[5, 1], f32[5, 1])");
+  STRIDED(&col->items[1], "f32[5, 1][2, 1]");
+  OFFSET(&col->items[1], "1");
+  assert_string_equal(ERR("split", T(x), L(2, 3, 3)),
+                      "split_with_sizes expects split_sizes to sum exactly to 5 (input tensor's size at "
+                      "dimension 0), but got split_sizes=[3, 3]");
+  check_text(OP("chunk", T(x), I(2)), "(f32[3, 2], f32[2, 2])");
+  sdb_fake *six = X("six", SDB_F32, "!6");
+  check_text(OP("chunk", T(six), I(4)), "(f32[2], f32[2], f32[2])");
+  assert_string_equal(ERR("chunk", T(six), I(0)), "chunk expects `chunks` to be greater than 0, got: 0");
+  sdb_value *ub = OP("unbind", T(x), I(1));
+  check_text(ub, "(f32[5], f32[5])");
+  STRIDED(&ub->items[1], "f32[5][2]");
+  OFFSET(&ub->items[1], "1");
+  GUARDS("");
+  /* symbolic: the number of pieces is an int, so it is guarded on */
+  sdb_fake *s = X("s", SDB_F32, "5");
+  sdb_value *ss = OP("split", T(s), I(2));
+  check_text(ss, "(f32[2], f32[2], f32[s0 - 4])");
+  GUARDS("Eq(((s0 + 1)//2), 3)");
+  check_text(OP("unbind", T(TEN(OP("view", T(x), I(-1))))), "(f32[], f32[], f32[], f32[], f32[], f32[], f32[], f32[], f32[], f32[])");
+  sdb_fake *t = X("t", SDB_F32, "3");
+  check_text(OP("unbind", T(t)), "(f32[], f32[], f32[])");
+  GUARDS("Eq(((s0 + 1)//2), 3); Eq(s1, 3)");
+  /* unbacked: the number of pieces is data-dependent */
+  sdb_fake *u = X("u", SDB_F32, "u3");
+  const char *m = ERR("unbind", T(u));
+  assert_true(!strncmp(m, "Could not extract specialized integer from data-dependent expression u0 (unhinted: u0).", 85));
+}
+
+static void test_select_narrow_slice(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "!3,!4");
+  sdb_value *s = OP("select", T(x), I(0), I(1));
+  STRIDED(s, "f32[4][1]");
+  OFFSET(s, "4");
+  assert_ptr_equal(TEN(s)->storage, x->storage);
+  OFFSET(OP("select", T(x), I(0), I(-1)), "8");
+  sdb_value *sc = OP("select", T(x), I(1), I(2));
+  STRIDED(sc, "f32[3][4]");
+  OFFSET(sc, "2");
+  assert_string_equal(ERR("select", T(x), I(0), I(3)),
+                      "select(): index 3 out of range for tensor of size [3, 4] at dimension 0");
+  assert_string_equal(ERR("select", T(TEN(OP("sum", T(x)))), I(0), I(0)),
+                      "select() cannot be applied to a 0-dim tensor.");
+  sdb_value *n = OP("narrow", T(x), I(1), I(1), I(2));
+  STRIDED(n, "f32[3, 2][4, 1]");
+  OFFSET(n, "1");
+  OFFSET(OP("narrow", T(x), I(0), I(-2), I(2)), "4");
+  assert_string_equal(ERR("narrow", T(x), I(0), I(2), I(2)), "start (2) + length (2) exceeds dimension size (3).");
+  assert_string_equal(ERR("narrow", T(x), I(0), I(-4), I(1)),
+                      "start out of range (expected to be in range of [-3, 3], but got -4)");
+  assert_string_equal(ERR("narrow", T(x), I(0), I(0), I(-1)), "narrow(): length must be non-negative.");
+  /* slices clamp */
+  sdb_fake *y = X("y", SDB_F32, "!10");
+  sdb_value *sl = OP("slice", T(y), I(0), I(1), I(8), I(2));
+  STRIDED(sl, "f32[4][2]");
+  OFFSET(sl, "1");
+  META(OP("slice", T(y), I(0), I(-2)), "f32[2]");
+  META(OP("slice", T(y), I(0), I(3), I(100)), "f32[7]");
+  META(OP("slice", T(y), I(0), I(7), I(3)), "f32[0]");
+  META(OP("slice", T(y), I(0), I(-100), I(-8)), "f32[2]");
+  GUARDS("");
+  /* symbolic sizes: Min/Max, no guard */
+  sdb_fake *z = X("z", SDB_F32, "6,!4");
+  sdb_value *zs = OP("slice", T(z), I(0), I(1), I(3));
+  STRIDED(zs, "f32[Min(3, s0) - 1, 4][4, 1]");
+  OFFSET(zs, "4");
+  META(OP("slice", T(z), I(0), I(2)), "f32[s0 - 2, 4]");
+  META(OP("slice", T(z), I(0), I(-1)), "f32[1, 4]");
+  META(OPK("slice", K({"end", E(z->sizes[0])}), T(z)), "f32[s0, 4]");
+  GUARDS("");
+  sdb_value *zn = OP("narrow", T(z), I(0), I(1), I(2));
+  META(zn, "f32[2, 4]");
+  GUARDS("s0 - 2 >= 1");
+  /* a data-dependent index: an unbacked storage offset */
+  sdb_fake *idx = X("idx", SDB_I64, "");
+  sdb_value *it = OP("item", T(idx));
+  sdb_value *sd = OP("select", T(x), I(0), E(it->expr));
+  META(sd, "f32[4]");
+  OFFSET(sd, "u1");
+  sdb_value *sp = OP("select", T(x), I(0), E(sdb_add(it->expr, sdb_int(0))));
+  OFFSET(sp, "u2");
+}
+
+static void test_index_gather_scatter(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "3,4"), *i = X("i", SDB_I64, "5");
+  META(OP("index_select", T(x), I(0), T(i)), "f32[s2, s1]");
+  sdb_fake *i2 = X("i2", SDB_I64, "!2,5");
+  META(OP("index_select", T(x), I(1), T(TEN(OP("view", T(i2), I(-1))))), "f32[s0, 2*s2]");
+  assert_string_equal(ERR("index_select", T(x), I(0), T(i2)), "index_select(): Index is supposed to be a vector");
+  assert_string_equal(ERR("index_select", T(x), I(0), T(TEN(OP("sum", T(x), I(0))))),
+                      "index_select(): Expected dtype int32 or int64 for index");
+  sdb_fake *g = X("g", SDB_I64, "!2,!2");
+  META(OP("gather", T(x), I(1), T(g)), "f32[2, 2]");
+  assert_string_equal(ERR("gather", T(x), I(1), T(i)),
+                      "Index tensor must have the same number of dimensions as input tensor");
+  META(OP("scatter", T(x), I(0), T(g), T(x)), "f32[s0, s1]");
+  META(OPK("scatter", K({"value", Fl(1.0)}), T(x), I(0), T(g)), "f32[s0, s1]");
+  /* advanced indexing with integer tensors */
+  META(OP("index", T(x), LT(1, i)), "f32[s2, s1]");
+  META(OP("index", T(x), LV(2, N(), T(i))), "f32[s0, s2]");
+  sdb_fake *j = X("j", SDB_I64, "!1");
+  META(OP("index", T(x), LT(2, i, j)), "f32[s2]");
+  GUARDS("");
+}
+
+/* x[mask]: the size of mask.nonzero(), memoized on the mask */
+static void test_index_bool_mask(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "!3,!4"), *mask = X("mask", SDB_BOOL, "!3,!4");
+  sdb_value *a = OP("index", T(x), LT(1, mask));
+  META(a, "f32[u0]");
+  check_range(SZ(a, 0), "[0, 12]");
+  sdb_value *b = OP("index", T(x), T(mask));
+  META(b, "f32[u0]");
+  assert_int_equal(count_events(SDB_EV_MEMO_HIT), 1);
+  sdb_fake *row = X("row", SDB_BOOL, "!3");
+  META(OP("index", T(x), LT(1, row)), "f32[u1, 4]");
+  META(OP("nonzero", T(row)), "i64[u1, 1]");
+  sdb_fake *bad = X("bad", SDB_BOOL, "!4");
+  assert_string_equal(ERR("index", T(x), LT(1, bad)),
+                      "The shape of the mask [4] at index 0 does not match the shape of the indexed tensor "
+                      "[3, 4] at index 0");
+  GUARDS("");
+}
+
+static void test_clone_detach_repeat(void **state) {
+  (void)state;
+  sdb_fake *x = Xg("x", SDB_F32, "3,4", true);
+  sdb_value *c = OP("clone", T(x));
+  STRIDED(c, "f32[s0, s1][s1, 1]");
+  assert_ptr_not_equal(TEN(c)->storage, x->storage);
+  assert_true(TEN(c)->requires_grad);
+  sdb_value *d = OP("detach", T(x));
+  STRIDED(d, "f32[s0, s1][s1, 1]");
+  assert_ptr_equal(TEN(d)->storage, x->storage);
+  assert_false(TEN(d)->requires_grad);
+  META(OP("repeat", T(x), I(2), I(1), I(3)), "f32[2, s0, 3*s1]");
+  META(OP("repeat", T(x), L(2, 1, 1)), "f32[s0, s1]");
+  assert_string_equal(ERR("repeat", T(x), I(2)),
+                      "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+  META(OP("tile", T(x), I(2)), "f32[s0, 2*s1]");
+  META(OP("tile", T(x), L(3, 2, 2, 2)), "f32[2, 2*s0, 2*s1]");
+  GUARDS("");
+}
+
+/* ------------------------------------------------------------------------
+** Factories
+** ---------------------------------------------------------------------- */
+
+static void test_arange(void **state) {
+  (void)state;
+  META(OP("arange", I(5)), "i64[5]");
+  META(OP("arange", I(1), I(10), I(3)), "i64[3]");
+  META(OP("arange", I(10), I(0), I(-3)), "i64[4]");
+  META(OP("arange", Fl(0.0), Fl(1.0), Fl(0.25)), "f32[4]");
+  META(OP("arange", Fl(2.5)), "f32[3]");
+  META(OPK("arange", K({"dtype", S("float64")}), I(4)), "f64[4]");
+  sdb_fake *x = X("x", SDB_F32, "7");
+  const sdb_expr *s0 = x->sizes[0];
+  META(OP("arange", E(s0)), "i64[s0]");
+  META(OP("arange", I(1), E(s0)), "i64[s0 - 1]");
+  META(OP("arange", I(0), E(s0), I(2)), "i64[((s0 + 1)//2)]");
+  GUARDS("");
+  assert_string_equal(ERR("arange", I(5), I(1)), "upper bound and larger bound inconsistent with step sign");
+  assert_string_equal(ERR("arange", I(0), I(5), I(0)), "step must be nonzero");
+  assert_string_equal(ERR("arange", I(0), I(5), E(s0)), "arange(): a symbolic step is not supported");
+  /* a symbolic end below the start: guarded */
+  META(OP("arange", I(3), E(s0)), "i64[s0 - 3]");
+  GUARDS("s0 >= 3");
+  const char *m = ERR("arange", I(9), E(s0));
+  assert_string_equal(m, "upper bound and larger bound inconsistent with step sign");
+  GUARDS("s0 >= 3; s0 < 9");
+}
+
+static void test_factories(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_I32, "3,4");
+  META(OP("tensor", I(3)), "i64[]");
+  META(OP("tensor", Fl(2.5)), "f32[]");
+  META(OP("tensor", B(true)), "b8[]");
+  META(OP("tensor", L(3, 1, 2, 3)), "i64[3]");
+  META(OP("tensor", LV(2, L(2, 1, 2), LV(2, I(3), Fl(4.5)))), "f32[2, 2]");
+  META(OP("tensor", LV(2, B(true), B(false))), "b8[2]");
+  META(OP("tensor", LV(0)), "f32[0]");
+  META(OPK("tensor", K({"dtype", S("int8")}), L(2, 1, 2)), "i8[2]");
+  assert_string_equal(ERR("tensor", LV(2, L(2, 1, 2), L(3, 1, 2, 3))), "expected sequence of length 2 at dim 1 (got 3)");
+  META(OP("zeros", I(2), E(x->sizes[0])), "f32[2, s0]");
+  META(OPK("ones", K({"dtype", S("int64")}), L(2, 2, 3)), "i64[2, 3]");
+  sdb_value *em = OP("empty", I(4));
+  STRIDED(em, "f32[4][1]");
+  META(OP("full", L(1, 2), I(7)), "i64[2]");
+  META(OP("full", L(2, 2, 2), Fl(1.5)), "f32[2, 2]");
+  META(OP("full", L(1, 2), B(true)), "b8[2]");
+  META(OPK("full", K({"dtype", S("float16")}), L(1, 2), I(7)), "f16[2]");
+  META(OP("randn", I(3)), "f32[3]");
+  sdb_value *rg = OPK("rand", K({"requires_grad", B(true)}), L(2, 3, 3));
+  META(rg, "f32[3, 3]");
+  assert_true(TEN(rg)->requires_grad);
+  assert_string_equal(ERRK("randn", K({"dtype", S("int64")}), I(3)), "\"normal_kernel_cpu\" not implemented for 'Long'");
+  assert_string_equal(ERRK("zeros", K({"dtype", S("int64")}, {"requires_grad", B(true)}), I(3)),
+                      "Only Tensors of floating point and complex dtype can require gradients");
+  META(OP("randint", I(10), L(1, 3)), "i64[3]");
+  META(OP("randint", I(3), I(10), L(2, 2, 2)), "i64[2, 2]");
+  assert_string_equal(ERR("randint", I(5), I(3), L(1, 2)),
+                      "random_ expects 'from' to be less than 'to', but got from=5 >= to=3");
+  META(OP("zeros_like", T(x)), "i32[s0, s1]");
+  META(OPK("ones_like", K({"dtype", S("float32")}), T(x)), "f32[s0, s1]");
+  META(OP("empty_like", T(x)), "i32[s0, s1]");
+  META(OP("full_like", T(x), I(3)), "i32[s0, s1]");
+  assert_string_equal(ERR("rand_like", T(x)), "\"check_uniform_bounds\" not implemented for 'Int'");
+  META(OPK("rand_like", K({"dtype", S("float64")}), T(x)), "f64[s0, s1]");
+  META(OPK("randn_like", K({"dtype", S("float16")}), T(x)), "f16[s0, s1]");
+  STRIDED(OP("empty_like", T(TEN(OP("t", T(x))))), "i32[s1, s0][1, s1]");
+  META(OP("new_empty", T(x), L(2, 2, 3)), "i32[2, 3]");
+  META(OP("new_zeros", T(x), I(2)), "i32[2]");
+  META(OPK("new_ones", K({"dtype", S("bool")}), T(x), I(2), I(5)), "b8[2, 5]");
+  META(OP("new_full", T(x), L(1, 2), Fl(3.5)), "i32[2]");
+  META(OP("eye", I(3)), "f32[3, 3]");
+  META(OP("eye", I(2), E(x->sizes[1])), "f32[2, s1]");
+  sdb_value *dev = OPK("zeros", K({"device", S("cuda:0")}), I(2));
+  assert_string_equal(TEN(dev)->device, "cuda:0");
+  assert_string_equal(ERR("zeros", I(-1), I(2)), "Trying to create tensor with negative dimension -1: [-1, 2]");
+  assert_string_equal(ERR("full", I(2), I(1)), "full(): argument 'size' (position 1) must be tuple of ints, not int");
+  GUARDS("");
+  /* a data-dependent size: asserted non-negative at runtime */
+  sdb_fake *n = X("n", SDB_I64, "");
+  sdb_value *it = OP("item", T(n));
+  META(OP("zeros", E(it->expr), I(2)), "f32[u0, 2]");
+  ASSERTS("u0 >= 0");
+  GUARDS("");
+}
+
+
+/* ------------------------------------------------------------------------
+** Data-dependent ops
+** ---------------------------------------------------------------------- */
+
+/* nonzero: one symbol per epoch and version */
+static void test_nonzero_memo(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "!3,!4");
+  sdb_value *a = OP("nonzero", T(x));
+  STRIDED(a, "i64[u0, 2][1, u0]");
+  check_range(SZ(a, 0), "[0, 12]");
+  assert_true(sdb_symbol(F->env, SZ(a, 0))->size_like);
+  assert_true(sdb_is_pending(F->env, SZ(a, 0)));
+  META(OP("nonzero", T(x)), "i64[u0, 2]");
+  assert_int_equal(count_events(SDB_EV_MEMO_HIT), 1);
+  /* a new epoch: a new symbol */
+  sdb_fake_mode_bump_epoch(F->m);
+  META(OP("nonzero", T(x)), "i64[u1, 2]");
+  META(OP("nonzero", T(x)), "i64[u1, 2]");
+  /* an in-place op on the input: its version changed, a new symbol */
+  OP("add_", T(x), I(1));
+  META(OP("nonzero", T(x)), "i64[u2, 2]");
+  /* ... also through a view, which shares the version counter */
+  sdb_value *v = OP("view", T(x), I(-1));
+  OP("mul_", T(TEN(v)), I(2));
+  META(OP("nonzero", T(x)), "i64[u3, 2]");
+  assert_int_equal(count_events(SDB_EV_MEMO_HIT), 2);
+  /* symbolic numel: the bound of the product; numel 0: no symbol */
+  sdb_fake *s = X("s", SDB_F32, "5");
+  sdb_value *ns = OP("nonzero", T(s));
+  META(ns, "i64[u4, 1]");
+  check_range(SZ(ns, 0), "[0, int_oo]");
+  sdb_fake *e = X("e", SDB_F32, "!0,!3");
+  META(OP("nonzero", T(e)), "i64[0, 2]");
+  GUARDS("");
+}
+
+static void test_masked_select(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "!3,!4"), *mask = X("mask", SDB_BOOL, "!3,!4");
+  sdb_value *a = OP("masked_select", T(x), T(mask));
+  META(a, "f32[u0]");
+  check_range(SZ(a, 0), "[0, 12]");
+  assert_true(sdb_symbol(F->env, SZ(a, 0))->size_like);
+  /* no memo */
+  META(OP("masked_select", T(x), T(mask)), "f32[u1]");
+  assert_int_equal(count_events(SDB_EV_MEMO_HIT), 0);
+  /* PyTorch's quirk: with numel <= 2 the range stays unbounded */
+  sdb_fake *two = X("two", SDB_F32, "!2"), *m2 = X("m2", SDB_BOOL, "!2");
+  check_range(SZ(OP("masked_select", T(two), T(m2)), 0), "[0, int_oo]");
+  sdb_fake *z = X("z", SDB_F32, "!0");
+  META(OP("masked_select", T(z), T(TEN(OP("bool", T(z))))), "f32[u3]");   /* always a symbol */
+  assert_string_equal(ERR("masked_select", T(x), T(x)), "masked_select: expected BoolTensor for mask");
+  GUARDS("");
+}
+
+static void test_unique(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_I64, "!3,!4");
+  sdb_value *a = OP("unique", T(x));
+  META(a, "i64[u0]");
+  check_range(SZ(a, 0), "[0, 12]");
+  META(OP("unique", T(x)), "i64[u0]");
+  assert_int_equal(count_events(SDB_EV_MEMO_HIT), 1);
+  check_text(OPK("unique", K({"return_inverse", B(true)}, {"return_counts", B(true)}), T(x)),
+             "(i64[u0], i64[3, 4], i64[u0])");
+  check_text(OP("unique", T(x), B(true), B(false), B(true)), "(i64[u0], i64[u0])");
+  check_text(OPK("unique", K({"return_inverse", B(true)}), T(x)), "(i64[u0], i64[3, 4])");
+  /* with a dim: no memo */
+  check_text(OPK("unique", K({"dim", I(1)}), T(x)), "i64[3, u1]");
+  check_text(OPK("unique", K({"dim", I(1)}), T(x)), "i64[3, u2]");
+  check_range(sdb_sym("u2"), "[0, 4]");
+  /* consecutive: not memoized here */
+  META(OP("unique_consecutive", T(x)), "i64[u3]");
+  check_text(OPK("unique_consecutive", K({"return_counts", B(true)}), T(x)), "(i64[u4], i64[u4])");
+  /* after an in-place op the memo is stale */
+  OP("zero_", T(x));
+  META(OP("unique", T(x)), "i64[u5]");
+  /* symbolic numel: unbounded */
+  sdb_fake *s = X("s", SDB_F32, "5");
+  check_range(SZ(OP("unique", T(s)), 0), "[0, int_oo]");
+  GUARDS("");
+}
+
+static void test_repeat_interleave(void **state) {
+  (void)state;
+  sdb_fake *r = X("r", SDB_I64, "!3");
+  sdb_value *a = OP("repeat_interleave", T(r));
+  META(a, "i64[u0]");
+  check_range(SZ(a, 0), "[0, int_oo]");
+  assert_true(sdb_symbol(F->env, SZ(a, 0))->size_like);
+  META(OP("repeat_interleave", T(r)), "i64[u1]");            /* no memo */
+  META(OPK("repeat_interleave", K({"output_size", I(9)}), T(r)), "i64[9]");
+  sdb_fake *x = X("x", SDB_F32, "!3,5");
+  META(OP("repeat_interleave", T(x), I(2)), "f32[6*s0]");
+  META(OP("repeat_interleave", T(x), I(2), I(1)), "f32[3, 2*s0]");
+  META(OP("repeat_interleave", T(x), T(r), I(0)), "f32[u2, s0]");
+  assert_string_equal(ERR("repeat_interleave", T(x)), "repeat_interleave only accept 1D vector as repeat");
+  sdb_fake *r2 = X("r2", SDB_I64, "!2");
+  assert_string_equal(ERR("repeat_interleave", T(x), T(r2), I(0)),
+                      "repeats must have the same size as input along dim, but got repeats.size(0) = 2 and "
+                      "input.size(0) = 3");
+  GUARDS("");
+}
+
+static void test_item(void **state) {
+  (void)state;
+  sdb_fake *i = X("i", SDB_I64, ""), *f = X("f", SDB_F32, "!1"), *b = X("b", SDB_BOOL, "");
+  check_text(OP("item", T(i)), "u0");
+  check_text(OP("item", T(i)), "u0");
+  check_text(OP("item", T(f)), "zuf0");
+  check_text(OP("item", T(b)), "Eq(u1, 1)");
+  sdb_fake *many = X("many", SDB_F32, "!3");
+  assert_string_equal(ERR("item", T(many)), "a Tensor with 3 elements cannot be converted to Scalar");
+}
+
+/* ------------------------------------------------------------------------
+** In-place ops
+** ---------------------------------------------------------------------- */
+
+static int64_t version(const sdb_fake *t) { return t->storage->version; }
+
+static void test_inplace_binary(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "3,4"), *xi = X("xi", SDB_I64, "3,4"), *y = X("y", SDB_F32, "4");
+  int64_t v0 = version(x);
+  sdb_value *r = OP("add_", T(x), T(y));
+  assert_ptr_equal(TEN(r), x);
+  assert_int_equal(version(x), v0 + 1);
+  assert_ptr_equal(TEN(OPK("sub_", K({"alpha", I(2)}), T(x), I(1))), x);
+  assert_ptr_equal(TEN(OP("mul_", T(x), Fl(0.5))), x);
+  assert_ptr_equal(TEN(OP("div_", T(x), T(y))), x);
+  assert_int_equal(version(x), v0 + 4);
+  META(r, "f32[s0, s1]");
+  assert_ptr_equal(TEN(OP("add_", T(xi), B(true))), xi);
+  assert_ptr_equal(TEN(OP("mul_", T(xi), T(TEN(OP("sum", T(xi)))))), xi);
+  int64_t vi = version(xi);
+  assert_string_equal(ERR("div_", T(xi), I(2)), "result type Float can't be cast to the desired output type Long");
+  assert_string_equal(ERR("add_", T(xi), Fl(1.5)), "result type Float can't be cast to the desired output type Long");
+  assert_string_equal(ERR("add_", T(xi), T(x)), "result type Float can't be cast to the desired output type Long");
+  sdb_fake *b = X("b", SDB_BOOL, "3,4");
+  assert_string_equal(ERR("mul_", T(b), I(2)), "result type Long can't be cast to the desired output type Bool");
+  assert_int_equal(version(xi), vi);                      /* failures do not mutate */
+  sdb_fake *row = X("row", SDB_F32, "!3"), *mat = X("mat", SDB_F32, "!2,!3");
+  assert_string_equal(ERR("add_", T(row), T(mat)), "output with shape [3] doesn't match the broadcast shape [2, 3]");
+  /* other requires grad: self does afterwards */
+  sdb_fake *g = Xg("g", SDB_F32, "4", true);
+  OP("mul_", T(x), T(g));
+  assert_true(x->requires_grad);
+  GUARDS("");
+}
+
+static void test_inplace_misc(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "3,4"), *xi = X("xi", SDB_I64, "3,4");
+  int64_t v = version(x);
+  assert_ptr_equal(TEN(OP("fill_", T(x), Fl(1.0))), x);
+  assert_ptr_equal(TEN(OP("fill_", T(x), T(TEN(OP("sum", T(x)))))), x);
+  assert_string_equal(ERR("fill_", T(x), T(x)),
+                      "fill_ only supports 0-dimension value tensor but got tensor with 2 dimensions.");
+  assert_ptr_equal(TEN(OP("zero_", T(x))), x);
+  assert_ptr_equal(TEN(OP("normal_", T(x))), x);
+  assert_ptr_equal(TEN(OP("uniform_", T(x), Fl(-1.0), Fl(1.0))), x);
+  assert_string_equal(ERR("normal_", T(xi)), "\"normal_kernel_cpu\" not implemented for 'Long'");
+  assert_string_equal(ERR("uniform_", T(xi)), "\"check_uniform_bounds\" not implemented for 'Long'");
+  assert_ptr_equal(TEN(OP("relu_", T(x))), x);
+  assert_ptr_equal(TEN(OP("clamp_", T(x), Fl(0.0), Fl(1.0))), x);
+  assert_ptr_equal(TEN(OP("clamp_", T(xi), I(0))), xi);
+  assert_string_equal(ERR("clamp_", T(xi), Fl(0.5)), "result type Float can't be cast to the desired output type Long");
+  sdb_fake *src = X("src", SDB_I64, "4");
+  assert_ptr_equal(TEN(OP("copy_", T(x), T(src))), x);
+  sdb_fake *bad = X("bad", SDB_F32, "!5");
+  assert_string_equal(ERR("copy_", T(x), T(bad)),
+                      "The expanded size of the tensor (s1) must match the existing size (5) at non-singleton "
+                      "dimension 1.  Target sizes: [s0, s1].  Tensor sizes: [5]");
+  sdb_fake *mask = X("mask", SDB_BOOL, "4");
+  assert_ptr_equal(TEN(OP("masked_fill_", T(x), T(mask), Fl(0.0))), x);
+  sdb_fake *big = X("big", SDB_BOOL, "!2,3,4");
+  assert_string_equal(ERR("masked_fill_", T(x), T(big), I(0)),
+                      "output with shape [s0, s1] doesn't match the broadcast shape [2, s0, s1]");
+  sdb_fake *idx = X("idx", SDB_I64, "!2"), *srcs = X("srcs", SDB_F32, "!2,4");
+  assert_ptr_equal(TEN(OP("index_add_", T(x), I(0), T(idx), T(srcs))), x);
+  assert_ptr_equal(TEN(OP("index_copy_", T(x), I(0), T(idx), T(srcs))), x);
+  assert_string_equal(ERR("index_copy_", T(x), I(0), T(srcs), T(srcs)),
+                      "index_copy_(): Index is supposed to be a vector");
+  META(OP("clone", T(x)), "f32[s0, s1]");
+  assert_int_equal(version(x), v + 11);
+  GUARDS("Ne(s1, 5)");                                    /* copy_'s expand compared s1 with 5 */
+}
+
+/* in-place view ops change the same tensor's metadata */
+static void test_inplace_metadata(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "3,4");
+  int64_t v = version(x);
+  sdb_value *u = OP("unsqueeze_", T(x), I(0));
+  assert_ptr_equal(TEN(u), x);
+  STRIDED(u, "f32[1, s0, s1][s0*s1, s1, 1]");
+  assert_int_equal(version(x), v + 1);
+  OP("squeeze_", T(x), I(0));
+  STRIDED(OP("clone", T(x)), "f32[s0, s1][s1, 1]");
+  OP("transpose_", T(x), I(0), I(1));
+  {
+    char *s = sdb_fake_meta_str(x, true);
+    assert_string_equal(s, "f32[s1, s0][1, s1]");
+    free(s);
+  }
+  OP("t_", T(x));
+  {
+    char *s = sdb_fake_meta_str(x, true);
+    assert_string_equal(s, "f32[s0, s1][s1, 1]");
+    free(s);
+  }
+  assert_int_equal(version(x), v + 4);
+  /* resize_ grows the storage */
+  sdb_fake *r = X("r", SDB_F32, "!2");
+  OP("resize_", T(r), I(3), I(4));
+  {
+    char *s = sdb_fake_meta_str(r, true);
+    assert_string_equal(s, "f32[3, 4][4, 1]");
+    free(s);
+  }
+  check_expr(r->storage->nelems, "12");
+  OP("resize_", T(r), L(1, 2));
+  check_expr(r->storage->nelems, "12");
+  META(OP("view", T(r), I(-1)), "f32[2]");
+  sdb_fake *q = X("q", SDB_F32, "!2");
+  OP("resize_", T(q), E(x->sizes[0]));
+  check_expr(q->storage->nelems, "s0");                   /* s0 >= 2 */
+  assert_string_equal(ERR("resize_", T(r), I(-2)), "Trying to create tensor with negative dimension -2: [-2]");
+  GUARDS("");
+}
+
+/* after x:unsqueeze_(0) and x:add_(1) the same fake tensor no longer looks
+** like the input did: its metadata changed and its version moved on */
+static void test_inplace_freshness(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "3,4");
+  char *before = sdb_fake_meta_str(x, true);
+  int64_t v = version(x);
+  sdb_value *n0 = OP("nonzero", T(x));
+  META(n0, "i64[u0, 2]");
+  sdb_value *a = OP("unsqueeze_", T(x), I(0));
+  sdb_value *b = OP("add_", T(TEN(a)), I(1));
+  assert_ptr_equal(TEN(a), x);
+  assert_ptr_equal(TEN(b), x);
+  char *after = sdb_fake_meta_str(x, true);
+  assert_string_equal(before, "f32[s0, s1][s1, 1]");
+  assert_string_equal(after, "f32[1, s0, s1][s0*s1, s1, 1]");
+  assert_string_not_equal(before, after);
+  free(before);
+  free(after);
+  assert_int_equal(version(x), v + 2);
+  META(OP("nonzero", T(x)), "i64[u1, 3]");
+  assert_int_equal(count_events(SDB_EV_MEMO_HIT), 0);
+  GUARDS("");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+#define T_(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+    T_(test_table),
+    T_(test_argument_errors),
+    T_(test_binary_broadcast_and_promotion),
+    T_(test_binary_guards_no_duck),
+    T_(test_where_masked_fill),
+    T_(test_unary),
+    T_(test_clamp_and_activations),
+    T_(test_conversions),
+    T_(test_reductions),
+    T_(test_view_contiguous),
+    T_(test_view_guards),
+    T_(test_view_unbacked),
+    T_(test_view_noncontiguous),
+    T_(test_flatten_unflatten),
+    T_(test_unsqueeze_squeeze),
+    T_(test_permute_transpose),
+    T_(test_expand),
+    T_(test_expand_guards),
+    T_(test_contiguous_flip_roll),
+    T_(test_mm_bmm),
+    T_(test_mm_guards),
+    T_(test_matmul),
+    T_(test_linear_addmm),
+    T_(test_cat_stack),
+    T_(test_cat_guards),
+    T_(test_split_chunk_unbind),
+    T_(test_select_narrow_slice),
+    T_(test_index_gather_scatter),
+    T_(test_index_bool_mask),
+    T_(test_clone_detach_repeat),
+    T_(test_arange),
+    T_(test_factories),
+    T_(test_nonzero_memo),
+    T_(test_masked_select),
+    T_(test_unique),
+    T_(test_repeat_interleave),
+    T_(test_item),
+    T_(test_inplace_binary),
+    T_(test_inplace_misc),
+    T_(test_inplace_metadata),
+    T_(test_inplace_freshness),
+#undef T_
+  };
+  cmocka_set_message_output(CM_OUTPUT_TAP);
+  int rc = cmocka_run_group_tests_name("ops", tests, NULL, NULL);
+  sdb_expr_reset();
+  return rc;
+}
