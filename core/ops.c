@@ -51,6 +51,13 @@ static const char *vkind_name(sdb_vkind k) {
   }
 }
 
+/* An int value's expression (True/False count as 1/0). */
+static const sdb_expr *int_expr(const sdb_value *v) {
+  if (v->expr->kind == SDB_TRUE) return sdb_int(1);
+  if (v->expr->kind == SDB_FALSE) return sdb_int(0);
+  return v->expr;
+}
+
 static int bad_arg(const sdb_op *op, const char *name, size_t i, const char *want,
                    const sdb_value *got, sdb_err *err) {
   if (!got)
@@ -78,7 +85,7 @@ int ah_int(const sdb_op *op, const sdb_args *a, size_t i, const char *name,
     return SDB_OK;
   }
   if (!sdb_value_is_int(v)) return bad_arg(op, name, i, "int", v, err);
-  *out = v->expr->kind == SDB_TRUE ? sdb_int(1) : v->expr->kind == SDB_FALSE ? sdb_int(0) : v->expr;
+  *out = int_expr(v);
   return SDB_OK;
 }
 
@@ -130,21 +137,20 @@ int ah_sizes(const sdb_op *op, const sdb_args *a, size_t i, const char *name,
     if (v->n > (size_t)cap) return sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s(): too many dims", op->name);
     for (size_t k = 0; k < v->n; k++) {
       if (!sdb_value_is_int(&v->items[k])) return bad_arg(op, name, i, "a list of ints", &v->items[k], err);
-      out[(*n)++] = v->items[k].expr->kind == SDB_TRUE ? sdb_int(1)
-                  : v->items[k].expr->kind == SDB_FALSE ? sdb_int(0) : v->items[k].expr;
+      out[(*n)++] = int_expr(&v->items[k]);
     }
     return SDB_OK;
   }
-  if (v && v != a->pos + i) {          /* a keyword that is not a list */
+  bool positional = i < a->npos && v == a->pos + i;
+  if (v && !positional) {              /* a keyword that is not a list */
     if (!sdb_value_is_int(v)) return bad_arg(op, name, i, "a list of ints", v, err);
-    out[(*n)++] = v->expr;
+    out[(*n)++] = int_expr(v);
     return SDB_OK;
   }
   for (size_t k = i; k < a->npos; k++) {
     if (!sdb_value_is_int(&a->pos[k])) return bad_arg(op, name, k, "int", &a->pos[k], err);
     if (*n == cap) return sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s(): too many dims", op->name);
-    out[(*n)++] = a->pos[k].expr->kind == SDB_TRUE ? sdb_int(1)
-                : a->pos[k].expr->kind == SDB_FALSE ? sdb_int(0) : a->pos[k].expr;
+    out[(*n)++] = int_expr(&a->pos[k]);
   }
   return SDB_OK;
 }
@@ -976,12 +982,17 @@ static int m_to(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value
   sdb_fake *x = NULL;
   int rc = ah_tensor(op, a, 0, "self", &x, err);
   if (rc) return rc;
-  if ((rc = ah_max_pos(op, a, 3, err))) return rc;
-  int dtype = -1;
+  if ((rc = ah_max_pos(op, a, 5, err))) return rc;
+  int dtype = -1, nbools = 0;
   const char *device = NULL;
+  bool copy = false;
   for (size_t i = 1; i < a->npos; i++) {
     const sdb_value *v = &a->pos[i];
-    if (v->kind == SDB_V_TENSOR) {
+    if (v->kind == SDB_V_BOOL) {             /* non_blocking, then copy */
+      int64_t b = 0;
+      if (!sdb_value_is_const_int(v, &b)) return bad_arg(op, "copy", i, "bool", v, err);
+      if (nbools++ == 1) copy = b != 0;
+    } else if (v->kind == SDB_V_TENSOR) {
       dtype = v->tensor->dtype;
       device = v->tensor->device;
     } else if (v->kind == SDB_V_STR) {
@@ -990,7 +1001,7 @@ static int m_to(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value
       else if (looks_like_device(v->str)) device = v->str;
       else
         return sdb_err_set(err, SDB_E_INVALID, "TypeError", "to(): unknown dtype or device '%s'", v->str);
-    } else if (v->kind != SDB_V_NONE && v->kind != SDB_V_BOOL) {
+    } else if (v->kind != SDB_V_NONE) {
       return bad_arg(op, "dtype", i, "dtype, device or Tensor", v, err);
     }
   }
@@ -1000,8 +1011,7 @@ static int m_to(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value
   const sdb_value *dv = ah_get(a, KW, "device");
   if (dv && dv->kind == SDB_V_STR) device = dv->str;
   else if (dv && dv->kind != SDB_V_NONE) return bad_arg(op, "device", KW, "str", dv, err);
-  bool copy = false;
-  if ((rc = ah_bool(op, a, KW, "copy", false, &copy, err))) return rc;
+  if ((rc = ah_bool(op, a, KW, "copy", copy, &copy, err))) return rc;
   return convert(m, x, dtype >= 0 ? (sdb_dtype)dtype : x->dtype, device, copy, out, err);
 }
 
@@ -2265,7 +2275,7 @@ static int m_split(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_va
       return sdb_err_set(err, SDB_E_INVALID, "ValueError", "split(): too many sections");
     for (size_t k = 0; k < sv->n; k++) {
       if (!sdb_value_is_int(&sv->items[k])) return bad_arg(op, "split_size_or_sections", 1, "list of ints", &sv->items[k], err);
-      lens[k] = sv->items[k].expr;
+      lens[k] = int_expr(&sv->items[k]);
     }
     for (size_t k = 0; k < sv->n; k++) {
       rc = tcheck(m, sdb_ge(lens[k], sdb_int(0)),
@@ -2283,7 +2293,7 @@ static int m_split(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_va
     return split_views(m, x, dim, lens, sv->n, out, err);
   }
   if (!sdb_value_is_int(sv)) return bad_arg(op, "split_size_or_sections", 1, "int or list of ints", sv, err);
-  return split_by_size(m, op, x, dim, sv->expr, out, err);
+  return split_by_size(m, op, x, dim, int_expr(sv), out, err);
 }
 
 /* chunk(chunks, dim=0): split by ceil(size / chunks) */
@@ -2541,7 +2551,7 @@ static int m_slice(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_va
   if (!ev || ev->kind == SDB_V_NONE || (ev->expr->kind == SDB_INT && ev->expr->ival >= INT64_MAX / 2))
     end = size;
   else
-    end = slice_bound(env, ev->expr->kind == SDB_TRUE ? sdb_int(1) : ev->expr->kind == SDB_FALSE ? sdb_int(0) : ev->expr, size);
+    end = slice_bound(env, int_expr(ev), size);
   const sdb_expr *e = smax(env, end, s);
   if (!s || !e) return sdb_err_expr(err);
   const sdb_expr *len = sdb_sub(e, s);
@@ -2572,7 +2582,7 @@ static int m_index(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_va
   if (iv->kind == SDB_V_LIST || iv->kind == SDB_V_TUPLE) { items = iv->items; ni = iv->n; }
   /* expand boolean masks into their nonzero columns, as meta_index does */
   const sdb_expr *shape[MAX_DIMS], *bshape[MAX_DIMS];
-  int nb = 0, pos = 0, first = -1, last = -1, nidx = 0;
+  int nb = 0, pos = 0, first = -1, last = -1;
   bool adjacent = true, any = false;
   for (size_t k = 0; k < ni; k++) {
     const sdb_value *v = &items[k];
@@ -2620,7 +2630,6 @@ static int m_index(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_va
     any = true;
     pos += span;
     last = pos;
-    nidx += span;
   }
   if (!any) return sdb_err_set(err, SDB_E_UNSUPPORTED, "NotImplementedError",
                                "index(): at least one index tensor is needed");
@@ -2644,7 +2653,6 @@ static int m_index(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_va
     }
     for (int i = p; i < x->ndim; i++) shape[n++] = x->sizes[i];
   }
-  (void)nidx;
   return out_new(m, x->dtype, x->device, shape, n, x->requires_grad, out, err);
 }
 
@@ -2918,6 +2926,7 @@ static int m_arange(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_v
   const sdb_value *v[3] = {NULL, NULL, NULL};   /* start, end, step */
   if (a->npos == 1 && !ah_get(a, KW, "end")) {
     v[1] = &a->pos[0];
+    v[2] = ah_get(a, KW, "step");
   } else {
     v[0] = ah_get(a, 0, "start");
     v[1] = ah_get(a, 1, "end");
@@ -2958,8 +2967,8 @@ static int m_arange(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_v
   } else {
     const sdb_expr *start = sdb_int(0), *end = NULL;
     int64_t step = 1;
-    if (v[0] && (rc = ah_int(op, a, 0, "start", NULL, &start, err))) return rc;
-    end = v[1]->expr->kind == SDB_TRUE ? sdb_int(1) : v[1]->expr->kind == SDB_FALSE ? sdb_int(0) : v[1]->expr;
+    if (v[0]) start = int_expr(v[0]);
+    end = int_expr(v[1]);
     if (v[2] && !sdb_value_is_const_int(v[2], &step))
       return sdb_err_set(err, SDB_E_UNSUPPORTED, "NotImplementedError",
                          "arange(): a symbolic step is not supported");
@@ -3142,15 +3151,17 @@ static int unique_common(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, 
   bool has_dim = dv && dv->kind != SDB_V_NONE;
   int64_t dim = 0;
   if (has_dim && (rc = ah_dim(op, a, base + 2, "dim", x->ndim, 0, true, &dim, err))) return rc;
-  const sdb_expr *numel = has_dim ? (x->ndim ? x->sizes[dim] : sdb_int(1)) : sdb_fake_numel(x);
-  if (!numel) return sdb_err_expr(err);
+  /* no symbol when the whole tensor is statically empty; the bound is the
+  ** numel (or the size along dim) when static, else unbounded */
+  const sdb_expr *total = sdb_fake_numel(x);
+  const sdb_expr *numel = has_dim ? (x->ndim ? x->sizes[dim] : sdb_int(1)) : total;
+  if (!numel || !total) return sdb_err_expr(err);
   bool memo = !has_dim && !consecutive;
   const sdb_expr *nnz = memo ? sdb_memo_get(x, &x->unique_memo) : NULL;
   if (nnz) {
     emit_memo_hit(m, nnz, "unique");
   } else {
-    if (numel->kind == SDB_INT && numel->ival == 0 && !has_dim) nnz = sdb_int(0);
-    else if (numel->kind == SDB_INT && numel->ival == 0) nnz = sdb_int(0);
+    if (total->kind == SDB_INT && total->ival == 0) nnz = sdb_int(0);
     else nnz = sdb_create_unbacked_size(m->env, 0, numel->kind == SDB_INT ? numel->ival : SDB_PINF);
     if (!nnz) return oom(err);
     if (memo) sdb_memo_set(x, &x->unique_memo, nnz);
@@ -3215,7 +3226,7 @@ static int m_repeat_interleave(sdb_fake_mode *m, const sdb_op *op, const sdb_arg
   const sdb_value *rv = ah_get(a, 1, "repeats");
   const sdb_value *osz = ah_get(a, KW, "output_size");
   if (osz && osz->kind != SDB_V_NONE && !sdb_value_is_int(osz)) return bad_arg(op, "output_size", KW, "int", osz, err);
-  const sdb_expr *given = osz && osz->kind != SDB_V_NONE ? osz->expr : NULL;
+  const sdb_expr *given = osz && osz->kind != SDB_V_NONE ? int_expr(osz) : NULL;
   if (!rv || rv->kind == SDB_V_NONE) {                 /* torch.repeat_interleave(repeats) */
     if (x->ndim != 1 || !sdb_dtype_is_integral(x->dtype) || x->dtype == SDB_BOOL)
       return sdb_err_set(err, SDB_E_INVALID, "RuntimeError",
@@ -3257,9 +3268,9 @@ static int m_repeat_interleave(sdb_fake_mode *m, const sdb_op *op, const sdb_arg
     shape[dim] = given ? given : sdb_create_unbacked_size(m->env, 0, SDB_PINF);
     if (!shape[dim]) return oom(err);
   } else if (sdb_value_is_int(rv)) {
-    rc = tcheck(m, sdb_ge(rv->expr, sdb_int(0)), strdup("repeats can not be negative"), err);
+    rc = tcheck(m, sdb_ge(int_expr(rv), sdb_int(0)), strdup("repeats can not be negative"), err);
     if (rc) return rc;
-    shape[dim] = sdb_mul(size, rv->expr);
+    shape[dim] = sdb_mul(size, int_expr(rv));
     if (!shape[dim]) return sdb_err_expr(err);
   } else {
     return bad_arg(op, "repeats", 1, "Tensor or int", rv, err);

@@ -459,7 +459,11 @@ static void test_binary_broadcast_and_promotion(void **state) {
                       "maximum(): argument 'other' (position 2) must be Tensor, not int");
   META(OP("logical_and", T(x), T(b)), "b8[s0, s1]");
   META(OP("logical_or", T(xi), I(0)), "b8[s0, s1]");
-  META(OP("gt", T(x), Fl(0.5)), "b8[s0, s1]");
+  static const char *const cmps[] = {"gt", "ge", "lt", "le", "eq", "ne"};
+  for (size_t i = 0; i < sizeof cmps / sizeof cmps[0]; i++) {
+    META(OP(cmps[i], T(x), Fl(0.5)), "b8[s0, s1]");
+    META(OP(cmps[i], T(xi), T(y)), "b8[s0, s1]");
+  }
   sdb_fake *i32 = X("i32", SDB_I32, "2");
   META(OP("bitwise_and", T(i32), T(i32)), "i32[s1]");
   META(OP("bitwise_and", T(b), T(b)), "b8[s0, s1]");
@@ -592,6 +596,9 @@ static void test_conversions(void **state) {
   /* nothing changes: the same tensor, as PyTorch's to() returns self */
   assert_ptr_equal(TEN(OP("to", T(x), S("float32"))), x);
   assert_ptr_not_equal(TEN(OPK("to", K({"copy", B(true)}), T(x), S("float32"))), x);
+  sdb_value *cp = OP("to", T(x), S("float32"), B(false), B(true));      /* non_blocking, copy */
+  assert_ptr_not_equal(TEN(cp), x);
+  META(cp, "f32[s0, s1]");
   sdb_value *c = OP("to", T(x), S("cuda:0"));
   char *r = sdb_fake_repr(TEN(c));
   assert_string_equal(r, "FakeTensor(..., device='cuda:0', size=(s0, s1))");
@@ -945,6 +952,8 @@ static void test_mm_guards(void **state) {
   sdb_fake *u = X("u", SDB_F32, "!2,u3"), *v = X("v", SDB_F32, "u3,!4");
   META(OP("mm", T(u), T(v)), "f32[2, 4]");
   ASSERTS("Eq(u0, u1)");
+  assert_string_equal(sdb_assert_at(F->env, 0)->msg, "a and b must have same reduction dim, but got [2, u0] X [u1, 4].");
+  assert_string_equal(sdb_assert_at(F->env, 0)->prov.op, "mm");
 }
 
 static void test_matmul(void **state) {
@@ -1238,6 +1247,8 @@ static void test_arange(void **state) {
   META(OP("arange", I(10), I(0), I(-3)), "i64[4]");
   META(OP("arange", Fl(0.0), Fl(1.0), Fl(0.25)), "f32[4]");
   META(OP("arange", Fl(2.5)), "f32[3]");
+  META(OPK("arange", K({"step", I(2)}), I(5)), "i64[3]");
+  META(OPK("arange", K({"start", I(2)}, {"end", I(5)}), N()), "i64[3]");
   META(OPK("arange", K({"dtype", S("float64")}), I(4)), "f64[4]");
   sdb_fake *x = X("x", SDB_F32, "7");
   const sdb_expr *s0 = x->sizes[0];
@@ -1330,6 +1341,14 @@ static void test_nonzero_memo(void **state) {
   assert_true(sdb_is_pending(F->env, SZ(a, 0)));
   META(OP("nonzero", T(x)), "i64[u0, 2]");
   assert_int_equal(count_events(SDB_EV_MEMO_HIT), 1);
+  /* the events say which op made the symbol and hit the memo */
+  for (size_t i = 0; i < sdb_events_count(F->ev); i++) {
+    const sdb_event *ev = sdb_events_at(F->ev, i);
+    if (ev->kind == SDB_EV_CREATE_UNBACKED || ev->kind == SDB_EV_MEMO_HIT) {
+      assert_string_equal(ev->op, "nonzero");
+      assert_ptr_equal(ev->sym, SZ(a, 0));
+    }
+  }
   /* a new epoch: a new symbol */
   sdb_fake_mode_bump_epoch(F->m);
   META(OP("nonzero", T(x)), "i64[u1, 2]");
@@ -1393,6 +1412,9 @@ static void test_unique(void **state) {
   /* after an in-place op the memo is stale */
   OP("zero_", T(x));
   META(OP("unique", T(x)), "i64[u5]");
+  /* a statically empty tensor: no symbol, even along a non-empty dim */
+  sdb_fake *e = X("e", SDB_F32, "!0,!4");
+  check_text(OPK("unique", K({"dim", I(1)}), T(e)), "f32[0, 0]");
   /* symbolic numel: unbounded */
   sdb_fake *s = X("s", SDB_F32, "5");
   check_range(SZ(OP("unique", T(s)), 0), "[0, int_oo]");
@@ -1444,9 +1466,15 @@ static void test_inplace_binary(void **state) {
   sdb_value *r = OP("add_", T(x), T(y));
   assert_ptr_equal(TEN(r), x);
   assert_int_equal(version(x), v0 + 1);
-  assert_ptr_equal(TEN(OPK("sub_", K({"alpha", I(2)}), T(x), I(1))), x);
-  assert_ptr_equal(TEN(OP("mul_", T(x), Fl(0.5))), x);
-  assert_ptr_equal(TEN(OP("div_", T(x), T(y))), x);
+  sdb_value *r2 = OPK("sub_", K({"alpha", I(2)}), T(x), I(1));
+  assert_ptr_equal(TEN(r2), x);
+  META(r2, "f32[s0, s1]");
+  sdb_value *r3 = OP("mul_", T(x), Fl(0.5));
+  assert_ptr_equal(TEN(r3), x);
+  META(r3, "f32[s0, s1]");
+  sdb_value *r4 = OP("div_", T(x), T(y));
+  assert_ptr_equal(TEN(r4), x);
+  META(r4, "f32[s0, s1]");
   assert_int_equal(version(x), v0 + 4);
   META(r, "f32[s0, s1]");
   assert_ptr_equal(TEN(OP("add_", T(xi), B(true))), xi);
@@ -1471,37 +1499,52 @@ static void test_inplace_misc(void **state) {
   (void)state;
   sdb_fake *x = X("x", SDB_F32, "3,4"), *xi = X("xi", SDB_I64, "3,4");
   int64_t v = version(x);
-  assert_ptr_equal(TEN(OP("fill_", T(x), Fl(1.0))), x);
+  sdb_value *f = OP("fill_", T(x), Fl(1.0));
+  assert_ptr_equal(TEN(f), x);
+  META(f, "f32[s0, s1]");
   assert_ptr_equal(TEN(OP("fill_", T(x), T(TEN(OP("sum", T(x)))))), x);
   assert_string_equal(ERR("fill_", T(x), T(x)),
                       "fill_ only supports 0-dimension value tensor but got tensor with 2 dimensions.");
-  assert_ptr_equal(TEN(OP("zero_", T(x))), x);
-  assert_ptr_equal(TEN(OP("normal_", T(x))), x);
+  static const char *const plain[] = {"zero_", "normal_", "uniform_", "relu_"};
+  for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+    sdb_value *r = OP(plain[i], T(x));
+    assert_ptr_equal(TEN(r), x);
+    META(r, "f32[s0, s1]");
+  }
   assert_ptr_equal(TEN(OP("uniform_", T(x), Fl(-1.0), Fl(1.0))), x);
   assert_string_equal(ERR("normal_", T(xi)), "\"normal_kernel_cpu\" not implemented for 'Long'");
   assert_string_equal(ERR("uniform_", T(xi)), "\"check_uniform_bounds\" not implemented for 'Long'");
-  assert_ptr_equal(TEN(OP("relu_", T(x))), x);
-  assert_ptr_equal(TEN(OP("clamp_", T(x), Fl(0.0), Fl(1.0))), x);
-  assert_ptr_equal(TEN(OP("clamp_", T(xi), I(0))), xi);
+  sdb_value *cl = OP("clamp_", T(x), Fl(0.0), Fl(1.0));
+  assert_ptr_equal(TEN(cl), x);
+  META(cl, "f32[s0, s1]");
+  META(OP("clamp_", T(xi), I(0)), "i64[s0, s1]");
   assert_string_equal(ERR("clamp_", T(xi), Fl(0.5)), "result type Float can't be cast to the desired output type Long");
   sdb_fake *src = X("src", SDB_I64, "4");
-  assert_ptr_equal(TEN(OP("copy_", T(x), T(src))), x);
+  sdb_value *cp = OP("copy_", T(x), T(src));
+  assert_ptr_equal(TEN(cp), x);
+  META(cp, "f32[s0, s1]");
   sdb_fake *bad = X("bad", SDB_F32, "!5");
   assert_string_equal(ERR("copy_", T(x), T(bad)),
                       "The expanded size of the tensor (s1) must match the existing size (5) at non-singleton "
                       "dimension 1.  Target sizes: [s0, s1].  Tensor sizes: [5]");
   sdb_fake *mask = X("mask", SDB_BOOL, "4");
-  assert_ptr_equal(TEN(OP("masked_fill_", T(x), T(mask), Fl(0.0))), x);
+  sdb_value *mf = OP("masked_fill_", T(x), T(mask), Fl(0.0));
+  assert_ptr_equal(TEN(mf), x);
+  META(mf, "f32[s0, s1]");
   sdb_fake *big = X("big", SDB_BOOL, "!2,3,4");
   assert_string_equal(ERR("masked_fill_", T(x), T(big), I(0)),
                       "output with shape [s0, s1] doesn't match the broadcast shape [2, s0, s1]");
   sdb_fake *idx = X("idx", SDB_I64, "!2"), *srcs = X("srcs", SDB_F32, "!2,4");
-  assert_ptr_equal(TEN(OP("index_add_", T(x), I(0), T(idx), T(srcs))), x);
-  assert_ptr_equal(TEN(OP("index_copy_", T(x), I(0), T(idx), T(srcs))), x);
+  sdb_value *ia = OP("index_add_", T(x), I(0), T(idx), T(srcs));
+  assert_ptr_equal(TEN(ia), x);
+  META(ia, "f32[s0, s1]");
+  sdb_value *ic = OP("index_copy_", T(x), I(0), T(idx), T(srcs));
+  assert_ptr_equal(TEN(ic), x);
+  META(ic, "f32[s0, s1]");
   assert_string_equal(ERR("index_copy_", T(x), I(0), T(srcs), T(srcs)),
                       "index_copy_(): Index is supposed to be a vector");
   META(OP("clone", T(x)), "f32[s0, s1]");
-  assert_int_equal(version(x), v + 11);
+  assert_int_equal(version(x), v + 12);
   GUARDS("Ne(s1, 5)");                                    /* copy_'s expand compared s1 with 5 */
 }
 
