@@ -36,7 +36,7 @@ static bool runtime_locate(void *ud, sdb_loc *out) {
 }
 
 static int runtime_gc(lua_State *L) {
-  lruntime *rt = luaL_checkudata(L, 1, LSDB_RUNTIME);
+  lruntime *rt = lua_touserdata(L, 1);
   sdb_fake_mode_free(rt->eager_mode);
   sdb_shape_env_free(rt->eager_env);
   sdb_events_free(rt->ev);
@@ -46,8 +46,12 @@ static int runtime_gc(lua_State *L) {
   return 0;
 }
 
+/* The runtime userdata lives under its own registry key; LSDB_RUNTIME names
+** its metatable. */
+#define RUNTIME_KEY "shapedb.runtime.instance"
+
 static lruntime *runtime(lua_State *L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, LSDB_RUNTIME);
+  lua_getfield(L, LUA_REGISTRYINDEX, RUNTIME_KEY);
   lruntime *rt = lua_touserdata(L, -1);
   lua_pop(L, 1);
   if (!rt) luaL_error(L, "shapedb runtime is not initialised");
@@ -1201,7 +1205,7 @@ void lsdb_open_torch(lua_State *L) {
   if (!rt->ev || !rt->eager_mode) luaL_error(L, "out of memory");
   rt->L = L;
   sdb_events_set_locator(rt->ev, runtime_locate, rt);
-  lua_setfield(L, LUA_REGISTRYINDEX, LSDB_RUNTIME);
+  lua_setfield(L, LUA_REGISTRYINDEX, RUNTIME_KEY);
 
   /* tensors */
   luaL_newmetatable(L, LSDB_TENSOR);

@@ -34,6 +34,17 @@ end
 
 local BACKENDS = { eager = true, aot_eager = true, inductor = true }
 
+-- A trace error keeps the traceback from inside the user's function (where
+-- it happened), not from here where it is re-raised.
+local TraceError = {
+  __tostring = function(e) return e.msg .. "\n" .. e.tb end,
+}
+local function capture(e)
+  if getmetatable(e) == TraceError then return e end
+  return setmetatable({ msg = tostring(e), tb = debug.traceback("Lua traceback of the traced code:", 2) }, TraceError)
+end
+shapedb.TraceError = TraceError
+
 -- torch.compile(fn, { backend = "eager", dynamic = nil|true|false, name = "model" })
 function torch.compile(fn, opts)
   if type(fn) ~= "function" then
@@ -66,14 +77,12 @@ function torch.compile(fn, opts)
     local record = { trace = tr, name = name, backend = backend }
     traces[#traces + 1] = record
     compiled.traces[#compiled.traces + 1] = record
-    local res = table.pack(xpcall(fn, function(e)
-      return { msg = tostring(e), tb = debug.traceback(nil, 2) }
-    end, table.unpack(fake, 1, args.n)))
+    local res = table.pack(xpcall(fn, capture, table.unpack(fake, 1, args.n)))
     if not res[1] then
       local e = res[2]
       tr:abort(e.msg)
       record.error = e.msg
-      error(e.msg, 0)
+      error(e, 0)
     end
     local outs = {}
     for i = 2, res.n do outs[#outs + 1] = res[i] end

@@ -2,7 +2,7 @@
 ** main.c — command-line entry of bin/shapedb. One rule, no guessing from
 ** the terminal:
 **
-**   shapedb FILE.lua [args]        run the program and exit (like lua FILE)
+**   shapedb FILE.lua [args]        run the program, print its report, exit
 **   shapedb -i|--debug FILE.lua    REPL with FILE loaded, not run
 **   shapedb                        REPL with nothing loaded
 **   shapedb --batch -x CMD... [FILE.lua]   run the commands and exit
@@ -37,6 +37,9 @@ static void usage(FILE *f) {
     "                   they all succeeded, 1 otherwise; stdin is not read\n"
     "  -e CHUNK         run the Lua chunk CHUNK first (repeatable); with no\n"
     "                   FILE, -i, -x or --batch, exit afterwards\n"
+    "  -q, --quiet      after FILE, print only the end result (graphs, bindings,\n"
+    "                   guards), not the event log\n"
+    "  --no-report      after FILE, print nothing of shapedb's own\n"
     "  --version        print the version and exit\n"
     "  --help           print this help and exit\n"
     "Lua runs with the `shapedb` module loaded as a global. The REPL uses\n"
@@ -44,11 +47,48 @@ static void usage(FILE *f) {
     "time from stdin and prints no prompt. Type `help` in it for commands.\n");
 }
 
+/* What `shapedb FILE.lua` prints after the program: the event log and, per
+** compiled function, its graph, bindings and guards (REPORT_FULL); only the
+** end result (REPORT_QUIET, --quiet); nothing (REPORT_NONE, --no-report). */
+enum { REPORT_NONE, REPORT_QUIET, REPORT_FULL };
+
+static void print_report(lua_State *L, int report) {
+  if (report == REPORT_NONE) return;
+  lua_getglobal(L, "shapedb");
+  if (!lua_istable(L, -1)) { lua_pop(L, 1); return; }
+  lua_getfield(L, -1, "_traces");
+  size_t ntraces = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
+  lua_pop(L, 1);
+  if (ntraces == 0) { lua_pop(L, 1); return; }   /* nothing was compiled */
+  fflush(stdout);
+  lua_getfield(L, -1, "report");
+  lua_remove(L, -2);
+  lua_getglobal(L, "io");
+  lua_getfield(L, -1, "stdout");
+  lua_remove(L, -2);
+  lua_pushboolean(L, report == REPORT_QUIET);
+  repl_host_report(L, repl_host_pcall(L, 2, 0));
+  fflush(stdout);
+}
+
 /* The non-interactive path, `shapedb FILE.lua [args]`: run the program as
-** `lua FILE` would. Kept in one function so that the trace report can
-** replace it. Returns the exit status. */
-static int run_script(lua_State *L, char **argv, int argc) {
-  return repl_host_dofile(L, argv[0], argv, argc) == LUA_OK ? 0 : 1;
+** `lua FILE` would, then print the report. A failure (a trace error, say)
+** is printed after the report, with its Lua location, and exits 1. */
+static int run_script(lua_State *L, char **argv, int argc, int report) {
+  lua_createtable(L, argc, 1);
+  for (int i = 0; i < argc; i++) {
+    lua_pushstring(L, argv[i]);
+    lua_rawseti(L, -2, i);
+  }
+  lua_setglobal(L, "arg");
+  int status = luaL_loadfile(L, argv[0]);
+  if (status == LUA_OK) {
+    for (int i = 1; i < argc; i++) lua_pushstring(L, argv[i]);
+    status = repl_host_pcall(L, argc - 1, 0);
+  }
+  print_report(L, report);
+  repl_host_report(L, status);
+  return status == LUA_OK ? 0 : 1;
 }
 
 /* Modules that add commands and hooks to the session register here, after
@@ -101,6 +141,7 @@ int main(int argc, char **argv) {
   char **xs = calloc((size_t)argc + 1, sizeof *xs);
   int nchunks = 0, nx = 0, script = 0, status = 0;
   bool debug = false, batch = false;
+  int report = REPORT_FULL;
   if (!chunks || !xs) {
     fprintf(stderr, "shapedb: out of memory\n");
     return 1;
@@ -126,6 +167,8 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(a, "-i") || !strcmp(a, "--debug")) { debug = true; continue; }
     if (!strcmp(a, "--batch")) { batch = true; continue; }
+    if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) { report = REPORT_QUIET; continue; }
+    if (!strcmp(a, "--no-report")) { report = REPORT_NONE; continue; }
     if (!strcmp(a, "--")) { if (i + 1 < argc) script = i + 1; break; }
     if (a[0] == '-' && a[1]) {
       status = bad_usage("unknown option '%s'", a);
@@ -151,7 +194,7 @@ int main(int argc, char **argv) {
     status = run_session(L, batch, xs, nx, script ? argv + script : NULL,
                          script ? argc - script : 0);
   } else {
-    if (script) status = run_script(L, argv + script, argc - script);
+    if (script) status = run_script(L, argv + script, argc - script, report);
     repl_host_free(L);
   }
 done:

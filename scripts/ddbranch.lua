@@ -11,4 +11,5 @@ local function model(x)
 end
 
 local compiled = torch.compile(model, { backend = "eager" })
-return compiled(shapedb.tensor{3, dtype = "int64"})
+local out = compiled(shapedb.tensor{3, dtype = "int64"})
+return out

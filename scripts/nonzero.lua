@@ -9,4 +9,5 @@ local function model(x, y)
 end
 
 local compiled = torch.compile(model, { backend = "eager" })
-return compiled(shapedb.tensor{5, 2}, shapedb.tensor{7})
+local out = compiled(shapedb.tensor{5, 2}, shapedb.tensor{7})
+return out

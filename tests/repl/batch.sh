@@ -393,6 +393,9 @@ usage: shapedb [options] [FILE.lua [args...]]
                    they all succeeded, 1 otherwise; stdin is not read
   -e CHUNK         run the Lua chunk CHUNK first (repeatable); with no
                    FILE, -i, -x or --batch, exit afterwards
+  -q, --quiet      after FILE, print only the end result (graphs, bindings,
+                   guards), not the event log
+  --no-report      after FILE, print nothing of shapedb's own
   --version        print the version and exit
   --help           print this help and exit
 Lua runs with the `shapedb` module loaded as a global. The REPL uses
