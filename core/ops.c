@@ -686,8 +686,25 @@ static int binary(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a,
 static int m_arith(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, sdb_err *err) {
   return binary(m, op, a, out, err, BIN_ARITH);
 }
+/* rounding_mode "trunc"/"floor" keeps the promoted dtype; None is true
+** division. Sets *kind. */
+static int rounding_mode(const sdb_op *op, const sdb_args *a, bin_kind *kind, sdb_err *err) {
+  const sdb_value *rm = ah_get(a, KW, "rounding_mode");
+  *kind = BIN_DIV;
+  if (!rm || rm->kind == SDB_V_NONE) return SDB_OK;
+  if (rm->kind != SDB_V_STR || (strcmp(rm->str, "trunc") && strcmp(rm->str, "floor")))
+    return sdb_err_set(err, SDB_E_INVALID, "ValueError",
+                       "%s expected rounding_mode to be one of None, 'trunc', or 'floor' but found '%s'",
+                       op->name, rm->kind == SDB_V_STR ? rm->str : vkind_name(rm->kind));
+  *kind = BIN_ARITH;
+  return SDB_OK;
+}
+
 static int m_div(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, sdb_err *err) {
-  return binary(m, op, a, out, err, BIN_DIV);
+  bin_kind kind = BIN_DIV;
+  int rc = rounding_mode(op, a, &kind, err);
+  if (rc) return rc;
+  return binary(m, op, a, out, err, kind);
 }
 static int m_compare(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, sdb_err *err) {
   return binary(m, op, a, out, err, BIN_COMPARE);
@@ -3325,7 +3342,10 @@ static int m_arith_(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_v
   return binary_inplace(m, op, a, out, err, BIN_ARITH);
 }
 static int m_div_(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, sdb_err *err) {
-  return binary_inplace(m, op, a, out, err, BIN_DIV);
+  bin_kind kind = BIN_DIV;
+  int rc = rounding_mode(op, a, &kind, err);
+  if (rc) return rc;
+  return binary_inplace(m, op, a, out, err, kind);
 }
 
 /* fill_(value) */
@@ -3513,11 +3533,11 @@ static const sdb_op op_table[] = {
   {"add", "aten.add.Tensor", m_arith, 0, "add(Tensor self, Tensor|Number other, *, Number alpha=1) -> Tensor"},
   {"sub", "aten.sub.Tensor", m_arith, 0, "sub(Tensor self, Tensor|Number other, *, Number alpha=1) -> Tensor"},
   {"mul", "aten.mul.Tensor", m_arith, 0, "mul(Tensor self, Tensor|Number other) -> Tensor"},
-  {"div", "aten.div.Tensor", m_div, 0, "div(Tensor self, Tensor|Number other) -> Tensor"},
+  {"div", "aten.div.Tensor", m_div, 0, "div(Tensor self, Tensor|Number other, *, str? rounding_mode=None) -> Tensor"},
   {"true_divide", "aten.div.Tensor", m_div, 0, "true_divide(Tensor self, Tensor|Number other) -> Tensor"},
   {"floor_divide", "aten.floor_divide.default", m_arith, 0, "floor_divide(Tensor self, Tensor|Number other) -> Tensor"},
   {"remainder", "aten.remainder.Tensor", m_arith, 0, "remainder(Tensor self, Tensor|Number other) -> Tensor"},
-  {"pow", "aten.pow.Tensor_Tensor", m_arith, 0, "pow(Tensor self, Tensor|Number exponent) -> Tensor"},
+  {"pow", "aten.pow.Tensor_Tensor", m_arith, 0, "pow(Tensor self, Tensor|Number other) -> Tensor"},
   {"maximum", "aten.maximum.default", m_tensors, 0, "maximum(Tensor self, Tensor other) -> Tensor"},
   {"minimum", "aten.minimum.default", m_tensors, 0, "minimum(Tensor self, Tensor other) -> Tensor"},
   {"gt", "aten.gt.Tensor", m_compare, 0, "gt(Tensor self, Tensor|Number other) -> Tensor"},
@@ -3553,13 +3573,13 @@ static const sdb_op op_table[] = {
   {"bitwise_not", "aten.bitwise_not.default", m_un_integral, 0, "bitwise_not(Tensor self) -> Tensor"},
   {"clamp", "aten.clamp.default", m_clamp, 0, "clamp(Tensor self, Number|Tensor? min=None, Number|Tensor? max=None) -> Tensor"},
   {"gelu", "aten.gelu.default", m_gelu, F_ONLY, "gelu(Tensor self, *, str approximate='none') -> Tensor"},
-  {"silu", "aten.silu.default", m_silu, F_ONLY, "silu(Tensor self) -> Tensor"},
+  {"silu", "aten.silu.default", m_silu, F_ONLY, "silu(Tensor self, bool inplace=False) -> Tensor"},
   {"softmax", "aten._softmax.default", m_softmax, 0, "softmax(Tensor self, int dim, *, dtype=None) -> Tensor"},
   {"log_softmax", "aten._log_softmax.default", m_softmax, 0, "log_softmax(Tensor self, int dim, *, dtype=None) -> Tensor"},
-  {"dropout", "aten.dropout.default", m_dropout, F_ONLY, "dropout(Tensor self, float p=0.5, bool train=True) -> Tensor"},
+  {"dropout", "aten.dropout.default", m_dropout, F_ONLY, "dropout(Tensor self, float p=0.5, bool train=True, *, bool training=True, bool inplace=False) -> Tensor"},
   /* dtype conversions */
   {"to", "aten._to_copy.default", m_to, M_ONLY,
-   "to(Tensor self, dtype|str device|Tensor other, *, dtype=None, device=None, bool copy=False) -> Tensor"},
+   "to(Tensor self, dtype|str device|Tensor other, bool non_blocking=False, bool copy=False, *, dtype=None, device=None) -> Tensor"},
   {"long", "aten._to_copy.default", m_to_named, M_ONLY, "long(Tensor self) -> Tensor"},
   {"float", "aten._to_copy.default", m_to_named, M_ONLY, "float(Tensor self) -> Tensor"},
   {"bool", "aten._to_copy.default", m_to_named, M_ONLY, "bool(Tensor self) -> Tensor"},
@@ -3575,9 +3595,9 @@ static const sdb_op op_table[] = {
   {"amax", "aten.amax.default", m_red_same, 0, "amax(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor"},
   {"amin", "aten.amin.default", m_red_same, 0, "amin(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor"},
   {"max", "aten.max.dim", m_maxmin, 0,
-   "max(Tensor self, int? dim=None | Tensor other, bool keepdim=False) -> Tensor | (Tensor values, Tensor indices)"},
+   "max(Tensor self, int? dim=None|Tensor other, bool keepdim=False) -> Tensor | (Tensor values, Tensor indices)"},
   {"min", "aten.min.dim", m_maxmin, 0,
-   "min(Tensor self, int? dim=None | Tensor other, bool keepdim=False) -> Tensor | (Tensor values, Tensor indices)"},
+   "min(Tensor self, int? dim=None|Tensor other, bool keepdim=False) -> Tensor | (Tensor values, Tensor indices)"},
   {"argmax", "aten.argmax.default", m_argmaxmin, 0, "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"},
   {"argmin", "aten.argmin.default", m_argmaxmin, 0, "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"},
   {"prod", "aten.prod.dim_int", m_prod, 0, "prod(Tensor self, int? dim=None, bool keepdim=False, *, dtype=None) -> Tensor"},
@@ -3590,8 +3610,8 @@ static const sdb_op op_table[] = {
   {"norm", "aten.linalg_vector_norm.default", m_norm, 0,
    "norm(Tensor self, Number p=2, int[]? dim=None, bool keepdim=False, dtype=None) -> Tensor"},
   /* views and shape ops */
-  {"view", "aten.view.default", m_view, SDB_OP_VIEW | M_ONLY, "view(Tensor self, int... size) -> Tensor"},
-  {"reshape", "aten.view.default", m_reshape, SDB_OP_VIEW, "reshape(Tensor self, int... shape) -> Tensor (a view when possible)"},
+  {"view", "aten.view.default", m_view, SDB_OP_VIEW | M_ONLY, "view(Tensor self, int... shape|int[] size) -> Tensor"},
+  {"reshape", "aten.view.default", m_reshape, SDB_OP_VIEW, "reshape(Tensor self, int... shape|int[] size) -> Tensor (a view when possible)"},
   {"view_as", "aten.view.default", m_view_as, SDB_OP_VIEW | M_ONLY, "view_as(Tensor self, Tensor other) -> Tensor"},
   {"reshape_as", "aten.view.default", m_reshape_as, SDB_OP_VIEW | M_ONLY, "reshape_as(Tensor self, Tensor other) -> Tensor"},
   {"flatten", "aten.view.default", m_flatten, SDB_OP_VIEW, "flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor"},
@@ -3602,11 +3622,11 @@ static const sdb_op op_table[] = {
   {"transpose", "aten.transpose.int", m_transpose, SDB_OP_VIEW, "transpose(Tensor self, int dim0, int dim1) -> Tensor"},
   {"t", "aten.t.default", m_t, SDB_OP_VIEW, "t(Tensor self) -> Tensor"},
   {"movedim", "aten.permute.default", m_movedim, SDB_OP_VIEW, "movedim(Tensor self, int|int[] source, int|int[] destination) -> Tensor"},
-  {"expand", "aten.expand.default", m_expand, SDB_OP_VIEW | M_ONLY, "expand(Tensor self, int... size) -> Tensor"},
+  {"expand", "aten.expand.default", m_expand, SDB_OP_VIEW | M_ONLY, "expand(Tensor self, int... size, *, bool implicit=False) -> Tensor"},
   {"expand_as", "aten.expand.default", m_expand_as, SDB_OP_VIEW | M_ONLY, "expand_as(Tensor self, Tensor other) -> Tensor"},
   {"as_strided", "aten.as_strided.default", m_as_strided, SDB_OP_VIEW,
    "as_strided(Tensor self, int[] size, int[] stride, int? storage_offset=None) -> Tensor"},
-  {"contiguous", "aten.clone.default", m_contiguous, M_ONLY, "contiguous(Tensor self) -> Tensor (self when contiguous)"},
+  {"contiguous", "aten.clone.default", m_contiguous, M_ONLY, "contiguous(Tensor self, memory_format=torch.contiguous_format) -> Tensor (self when contiguous)"},
   {"flip", "aten.flip.default", m_flip, 0, "flip(Tensor self, int[] dims) -> Tensor"},
   {"roll", "aten.roll.default", m_roll, 0, "roll(Tensor self, int|int[] shifts, int|int[]? dims=None) -> Tensor"},
   /* matrix products */
@@ -3619,13 +3639,13 @@ static const sdb_op op_table[] = {
   {"cat", "aten.cat.default", m_cat, F_ONLY, "cat(Tensor[] tensors, int dim=0) -> Tensor"},
   {"stack", "aten.stack.default", m_stack, F_ONLY, "stack(Tensor[] tensors, int dim=0) -> Tensor"},
   {"split", "aten.split.Tensor", m_split, SDB_OP_VIEW,
-   "split(Tensor self, int|int[] split_size_or_sections, int dim=0) -> Tensor[] (views)"},
+   "split(Tensor self, int|int[] split_size_or_sections|int split_size, int dim=0) -> Tensor[] (views)"},
   {"chunk", "aten.split.Tensor", m_chunk, SDB_OP_VIEW, "chunk(Tensor self, int chunks, int dim=0) -> Tensor[] (views)"},
   {"unbind", "aten.unbind.int", m_unbind, SDB_OP_VIEW, "unbind(Tensor self, int dim=0) -> Tensor[] (views)"},
   {"index_select", "aten.index_select.default", m_index_select, 0,
    "index_select(Tensor self, int dim, Tensor index) -> Tensor"},
   {"gather", "aten.gather.default", m_gather, 0, "gather(Tensor self, int dim, Tensor index) -> Tensor"},
-  {"scatter", "aten.scatter.src", m_scatter, 0, "scatter(Tensor self, int dim, Tensor index, Tensor|Number src) -> Tensor"},
+  {"scatter", "aten.scatter.src", m_scatter, 0, "scatter(Tensor self, int dim, Tensor index, Tensor src|Number value, *, str? reduce=None) -> Tensor"},
   {"narrow", "aten.narrow.default", m_narrow, SDB_OP_VIEW, "narrow(Tensor self, int dim, int start, int length) -> Tensor"},
   {"select", "aten.select.int", m_select, SDB_OP_VIEW, "select(Tensor self, int dim, int index) -> Tensor"},
   {"slice", "aten.slice.Tensor", m_slice, SDB_OP_VIEW,
@@ -3637,34 +3657,34 @@ static const sdb_op op_table[] = {
   {"tile", "aten.repeat.default", m_tile, 0, "tile(Tensor self, int... dims) -> Tensor"},
   /* factories */
   {"arange", "aten.arange.start_step", m_arange, FACT,
-   "arange(Number start=0, Number end, Number step=1, *, dtype=None, device=None) -> Tensor"},
-  {"tensor", "aten.lift_fresh_copy.default", m_tensor, FACT, "tensor(Number|list data, *, dtype=None, device=None) -> Tensor"},
-  {"zeros", "aten.zeros.default", m_factory, FACT, "zeros(int... size, *, dtype=None, device=None) -> Tensor"},
-  {"ones", "aten.ones.default", m_factory, FACT, "ones(int... size, *, dtype=None, device=None) -> Tensor"},
-  {"empty", "aten.empty.memory_format", m_factory, FACT, "empty(int... size, *, dtype=None, device=None) -> Tensor"},
-  {"randn", "aten.randn.default", m_factory, FACT, "randn(int... size, *, dtype=None, device=None) -> Tensor"},
-  {"rand", "aten.rand.default", m_factory, FACT, "rand(int... size, *, dtype=None, device=None) -> Tensor"},
-  {"full", "aten.full.default", m_full, FACT, "full(int[] size, Number fill_value, *, dtype=None, device=None) -> Tensor"},
+   "arange(Number start=0, Number end, Number step=1, *, dtype=None, device=None, layout=None, bool requires_grad=False) -> Tensor"},
+  {"tensor", "aten.lift_fresh_copy.default", m_tensor, FACT, "tensor(Number|list data, *, dtype=None, device=None, layout=None, bool requires_grad=False) -> Tensor"},
+  {"zeros", "aten.zeros.default", m_factory, FACT, "zeros(int... size, *, dtype=None, device=None, layout=None, bool requires_grad=False) -> Tensor"},
+  {"ones", "aten.ones.default", m_factory, FACT, "ones(int... size, *, dtype=None, device=None, layout=None, bool requires_grad=False) -> Tensor"},
+  {"empty", "aten.empty.memory_format", m_factory, FACT, "empty(int... size, *, dtype=None, device=None, layout=None, bool requires_grad=False) -> Tensor"},
+  {"randn", "aten.randn.default", m_factory, FACT, "randn(int... size, *, dtype=None, device=None, layout=None, bool requires_grad=False) -> Tensor"},
+  {"rand", "aten.rand.default", m_factory, FACT, "rand(int... size, *, dtype=None, device=None, layout=None, bool requires_grad=False) -> Tensor"},
+  {"full", "aten.full.default", m_full, FACT, "full(int[] size, Number fill_value, *, dtype=None, device=None, layout=None, bool requires_grad=False) -> Tensor"},
   {"randint", "aten.randint.low", m_randint, FACT,
-   "randint(int low=0, int high, int[] size, *, dtype=int64, device=None) -> Tensor"},
-  {"eye", "aten.eye.default", m_eye, FACT, "eye(int n, int? m=None, *, dtype=None, device=None) -> Tensor"},
-  {"zeros_like", "aten.zeros_like.default", m_like, FACT, "zeros_like(Tensor self, *, dtype=None, device=None) -> Tensor"},
-  {"ones_like", "aten.ones_like.default", m_like, FACT, "ones_like(Tensor self, *, dtype=None, device=None) -> Tensor"},
-  {"empty_like", "aten.empty_like.default", m_like, FACT, "empty_like(Tensor self, *, dtype=None, device=None) -> Tensor"},
+   "randint(int low=0, int high, int[] size, *, dtype=int64, device=None, layout=None, bool requires_grad=False) -> Tensor"},
+  {"eye", "aten.eye.default", m_eye, FACT, "eye(int n, int? m=None, *, dtype=None, device=None, layout=None, bool requires_grad=False) -> Tensor"},
+  {"zeros_like", "aten.zeros_like.default", m_like, FACT, "zeros_like(Tensor self, *, dtype=None, device=None, layout=None, bool requires_grad=False, memory_format=None) -> Tensor"},
+  {"ones_like", "aten.ones_like.default", m_like, FACT, "ones_like(Tensor self, *, dtype=None, device=None, layout=None, bool requires_grad=False, memory_format=None) -> Tensor"},
+  {"empty_like", "aten.empty_like.default", m_like, FACT, "empty_like(Tensor self, *, dtype=None, device=None, layout=None, bool requires_grad=False, memory_format=None) -> Tensor"},
   {"full_like", "aten.full_like.default", m_like, FACT,
-   "full_like(Tensor self, Number fill_value, *, dtype=None, device=None) -> Tensor"},
-  {"rand_like", "aten.rand_like.default", m_like, FACT, "rand_like(Tensor self, *, dtype=None, device=None) -> Tensor"},
-  {"randn_like", "aten.randn_like.default", m_like, FACT, "randn_like(Tensor self, *, dtype=None, device=None) -> Tensor"},
+   "full_like(Tensor self, Number fill_value, *, dtype=None, device=None, layout=None, bool requires_grad=False, memory_format=None) -> Tensor"},
+  {"rand_like", "aten.rand_like.default", m_like, FACT, "rand_like(Tensor self, *, dtype=None, device=None, layout=None, bool requires_grad=False, memory_format=None) -> Tensor"},
+  {"randn_like", "aten.randn_like.default", m_like, FACT, "randn_like(Tensor self, *, dtype=None, device=None, layout=None, bool requires_grad=False, memory_format=None) -> Tensor"},
   {"new_empty", "aten.new_empty.default", m_new, SDB_OP_FACTORY | M_ONLY,
-   "new_empty(Tensor self, int... size, *, dtype=None, device=None) -> Tensor"},
+   "new_empty(Tensor self, int... size, *, dtype=None, device=None, layout=None, bool requires_grad=False) -> Tensor"},
   {"new_zeros", "aten.new_zeros.default", m_new, SDB_OP_FACTORY | M_ONLY,
-   "new_zeros(Tensor self, int... size, *, dtype=None, device=None) -> Tensor"},
+   "new_zeros(Tensor self, int... size, *, dtype=None, device=None, layout=None, bool requires_grad=False) -> Tensor"},
   {"new_ones", "aten.new_ones.default", m_new, SDB_OP_FACTORY | M_ONLY,
-   "new_ones(Tensor self, int... size, *, dtype=None, device=None) -> Tensor"},
+   "new_ones(Tensor self, int... size, *, dtype=None, device=None, layout=None, bool requires_grad=False) -> Tensor"},
   {"new_full", "aten.new_full.default", m_new, SDB_OP_FACTORY | M_ONLY,
-   "new_full(Tensor self, int[] size, Number fill_value, *, dtype=None, device=None) -> Tensor"},
+   "new_full(Tensor self, int[] size, Number fill_value, *, dtype=None, device=None, layout=None, bool requires_grad=False) -> Tensor"},
   /* data-dependent */
-  {"nonzero", "aten.nonzero.default", m_nonzero, DD, "nonzero(Tensor self) -> Tensor"},
+  {"nonzero", "aten.nonzero.default", m_nonzero, DD, "nonzero(Tensor self, *, bool as_tuple=False) -> Tensor"},
   {"item", "aten._local_scalar_dense.default", m_item, DD | M_ONLY, "item(Tensor self) -> Scalar"},
   {"masked_select", "aten.masked_select.default", m_masked_select, DD,
    "masked_select(Tensor self, Tensor mask) -> Tensor"},
@@ -3678,7 +3698,7 @@ static const sdb_op op_table[] = {
   {"add_", "aten.add_.Tensor", m_arith_, INPL, "add_(Tensor self, Tensor|Number other, *, Number alpha=1) -> Tensor"},
   {"sub_", "aten.sub_.Tensor", m_arith_, INPL, "sub_(Tensor self, Tensor|Number other, *, Number alpha=1) -> Tensor"},
   {"mul_", "aten.mul_.Tensor", m_arith_, INPL, "mul_(Tensor self, Tensor|Number other) -> Tensor"},
-  {"div_", "aten.div_.Tensor", m_div_, INPL, "div_(Tensor self, Tensor|Number other) -> Tensor"},
+  {"div_", "aten.div_.Tensor", m_div_, INPL, "div_(Tensor self, Tensor|Number other, *, str? rounding_mode=None) -> Tensor"},
   {"fill_", "aten.fill_.Scalar", m_fill_, INPL, "fill_(Tensor self, Number|Tensor value) -> Tensor"},
   {"zero_", "aten.zero_.default", m_plain_, INPL, "zero_(Tensor self) -> Tensor"},
   {"normal_", "aten.normal_.default", m_random_, INPL, "normal_(Tensor self, float mean=0, float std=1) -> Tensor"},
@@ -3690,7 +3710,7 @@ static const sdb_op op_table[] = {
   {"squeeze_", "aten.squeeze_.dims", m_squeeze_, INPL, "squeeze_(Tensor self, int[]? dim=None) -> Tensor"},
   {"transpose_", "aten.transpose_.default", m_transpose_, INPL, "transpose_(Tensor self, int dim0, int dim1) -> Tensor"},
   {"t_", "aten.t_.default", m_t_, INPL, "t_(Tensor self) -> Tensor"},
-  {"resize_", "aten.resize_.default", m_resize_, INPL, "resize_(Tensor self, int... size) -> Tensor"},
+  {"resize_", "aten.resize_.default", m_resize_, INPL, "resize_(Tensor self, int... size, *, memory_format=None) -> Tensor"},
   {"masked_fill_", "aten.masked_fill_.Scalar", m_masked_fill_, INPL,
    "masked_fill_(Tensor self, Tensor mask, Number|Tensor value) -> Tensor"},
   {"index_add_", "aten.index_add_.default", m_index_put_like_, INPL,
@@ -3710,9 +3730,30 @@ const sdb_op *sdb_op_find(const char *name) {
 size_t sdb_op_count(void) { return NOPS; }
 const sdb_op *sdb_op_at(size_t i) { return i < NOPS ? &op_table[i] : NULL; }
 
+/* Is `name` a parameter of the signature (before "->")? A name is a word
+** after ' ', '(', '*' or '|' and before '=', ',', ')' or '|'. */
+static bool sig_has_param(const char *sig, const char *name) {
+  const char *arrow = strstr(sig, "->");
+  size_t n = strlen(name), lim = arrow ? (size_t)(arrow - sig) : strlen(sig);
+  if (n == 0) return false;
+  for (const char *p = strstr(sig, name); p && (size_t)(p - sig) + n <= lim; p = strstr(p + 1, name)) {
+    char before = p == sig ? '(' : p[-1], after = p[n];
+    if ((before == ' ' || before == '(' || before == '*' || before == '|') &&
+        (after == '=' || after == ',' || after == ')' || after == '|'))
+      return true;
+  }
+  return false;
+}
+
 int sdb_op_call(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a,
                 sdb_value *out, sdb_err *err) {
   *out = SDB_VALUE_NONE;
+  /* the signature lists the keywords an op understands: any other is an
+  ** error, never silently ignored */
+  for (size_t k = 0; k < a->nkw; k++)
+    if (!a->kw[k].name || !sig_has_param(op->signature, a->kw[k].name))
+      return sdb_err_set(err, SDB_E_INVALID, "TypeError", "%s() got an unexpected keyword argument '%s'",
+                         op->name, a->kw[k].name ? a->kw[k].name : "?");
   sdb_events *ev = m && m->env ? sdb_shape_env_events(m->env) : NULL;
   sdb_events_push_op(ev, op->name);
   int rc = op->meta(m, op, a, out, err);
