@@ -2524,15 +2524,28 @@ static int m_select(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_v
   return out_vmeta(m, x, &r, out, err);
 }
 
-/* min/max decided statically when possible, else a Min/Max expression */
+/* Is x one of the arguments of e (a Min or Max of kind k)? */
+static bool has_arg(const sdb_expr *e, sdb_kind k, const sdb_expr *x) {
+  if (e->kind != k) return false;
+  for (uint32_t i = 0; i < e->nargs; i++)
+    if (e->args[i] == x) return true;
+  return false;
+}
+
+/* min/max decided statically when possible (Min(a, b) <= b, Max(a, b) >=
+** b), else a Min/Max expression */
 static const sdb_expr *smin(sdb_shape_env *env, const sdb_expr *a, const sdb_expr *b) {
   if (!a || !b) return NULL;
+  if (has_arg(a, SDB_MAX, b)) return b;
+  if (has_arg(b, SDB_MAX, a)) return a;
   if (known_true(env, sdb_le(a, b))) return a;
   if (known_true(env, sdb_le(b, a))) return b;
   return sdb_min(a, b);
 }
 static const sdb_expr *smax(sdb_shape_env *env, const sdb_expr *a, const sdb_expr *b) {
   if (!a || !b) return NULL;
+  if (has_arg(a, SDB_MIN, b)) return b;
+  if (has_arg(b, SDB_MIN, a)) return a;
   if (known_true(env, sdb_le(a, b))) return b;
   if (known_true(env, sdb_le(b, a))) return a;
   return sdb_max(a, b);

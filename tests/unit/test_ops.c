@@ -1209,6 +1209,13 @@ static void test_index_bool_mask(void **state) {
   sdb_fake *row = X("row", SDB_BOOL, "!3");
   META(OP("index", T(x), LT(1, row)), "f32[u1, 4]");
   META(OP("nonzero", T(row)), "i64[u1, 1]");
+  /* a mask after a full slice; index tensors apart: their dims go first */
+  sdb_fake *x3 = X("x3", SDB_F32, "!3,!4,!5"), *m4 = X("m4", SDB_BOOL, "!4"), *i2 = X("i2", SDB_I64, "!2");
+  META(OP("index", T(x3), LV(2, N(), T(m4))), "f32[3, u2, 5]");
+  META(OP("index", T(x3), LV(3, T(i2), N(), T(i2))), "f32[2, 4]");
+  META(OP("index", T(x3), LV(2, N(), T(i2))), "f32[3, 2, 5]");
+  assert_string_equal(ERR("index", T(x3), LV(4, T(i2), T(i2), T(i2), T(i2))),
+                      "too many indices for tensor of dimension 3 (got 4)");
   sdb_fake *bad = X("bad", SDB_BOOL, "!4");
   assert_string_equal(ERR("index", T(x), LT(1, bad)),
                       "The shape of the mask [4] at index 0 does not match the shape of the indexed tensor "
@@ -1325,6 +1332,30 @@ static void test_factories(void **state) {
   GUARDS("");
 }
 
+
+
+/* unbacked sizes flow through shape ops without guards; equalities that
+** cannot be decided become runtime asserts */
+static void test_unbacked_shapes(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "u4,!2"), *y = X("y", SDB_F32, "u5,!2");
+  META(OP("cat", LT(2, x, y)), "f32[u0 + u1, 2]");
+  check_text(OP("split", T(x), I(1), I(1)), "(f32[u0, 1], f32[u0, 1])");
+  STRIDED(OP("expand", T(TEN(OP("unsqueeze", T(x), I(0)))), I(3), I(-1), I(-1)), "f32[3, u0, 2][0, 2, 1]");
+  META(OP("slice", T(x), I(0), I(1)), "f32[u0 - Min(1, u0), 2]");
+  META(OP("sum", T(x), I(0)), "f32[2]");
+  META(OP("flatten", T(x)), "f32[2*u0]");
+  sdb_value *nz = OP("nonzero", T(TEN(OP("sum", T(x), I(1)))));
+  sdb_value *col = OP("select", T(TEN(nz)), I(1), I(0));
+  STRIDED(col, "i64[u2][1]");
+  check_range(SZ(nz, 0), "[0, int_oo]");
+  META(OP("index_select", T(y), I(0), T(TEN(col))), "f32[u2, 2]");
+  GUARDS("");
+  ASSERTS("");
+  META(OP("cat", LT(2, x, y), I(1)), "f32[u0, 4]");
+  ASSERTS("Eq(u0, u1)");
+  GUARDS("");
+}
 
 /* ------------------------------------------------------------------------
 ** Data-dependent ops
@@ -1649,6 +1680,7 @@ int main(void) {
     T_(test_index_gather_scatter),
     T_(test_index_bool_mask),
     T_(test_clone_detach_repeat),
+    T_(test_unbacked_shapes),
     T_(test_arange),
     T_(test_factories),
     T_(test_nonzero_memo),
