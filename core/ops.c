@@ -155,12 +155,14 @@ int ah_sizes(const sdb_op *op, const sdb_args *a, size_t i, const char *name,
   return SDB_OK;
 }
 
+/* PyTorch's maybe_wrap_dim, with its message (no op name in it). */
 int ah_wrap_dim(const sdb_op *op, int64_t dim, int ndim, int64_t *out, sdb_err *err) {
+  (void)op;
   int64_t n = ndim > 0 ? ndim : 1;
   if (dim < -n || dim >= n)
     return sdb_err_set(err, SDB_E_INVALID, "IndexError",
-                       "%s(): Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
-                       op->name, (long long)-n, (long long)(n - 1), (long long)dim);
+                       "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                       (long long)-n, (long long)(n - 1), (long long)dim);
   *out = dim < 0 ? dim + n : dim;
   return SDB_OK;
 }
@@ -2612,7 +2614,7 @@ static int m_index(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_va
   if (iv->kind == SDB_V_LIST || iv->kind == SDB_V_TUPLE) { items = iv->items; ni = iv->n; }
   /* expand boolean masks into their nonzero columns, as meta_index does */
   const sdb_expr *shape[MAX_DIMS], *bshape[MAX_DIMS];
-  int nb = 0, pos = 0, first = -1, last = -1;
+  int nb = 0, pos = 0, first = -1, last = -1, indexed = 0;
   bool adjacent = true, any = false;
   for (size_t k = 0; k < ni; k++) {
     const sdb_value *v = &items[k];
@@ -2660,6 +2662,7 @@ static int m_index(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_va
     any = true;
     pos += span;
     last = pos;
+    indexed += span;
   }
   if (!any) return sdb_err_set(err, SDB_E_UNSUPPORTED, "NotImplementedError",
                                "index(): at least one index tensor is needed");
@@ -2667,6 +2670,8 @@ static int m_index(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_va
     return sdb_err_set(err, SDB_E_SHAPE, "IndexError", "too many indices for tensor of dimension %d (got %d)",
                        x->ndim, pos);
   /* the indexed dims are [first, last) when adjacent */
+  if (x->ndim - indexed + nb > MAX_DIMS)
+    return sdb_err_set(err, SDB_E_INVALID, "ValueError", "index(): too many dims");
   int n = 0;
   if (adjacent) {
     for (int i = 0; i < first; i++) shape[n++] = x->sizes[i];
@@ -3499,9 +3504,9 @@ static int m_masked_fill_(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a,
   return inplace_done(x, out);
 }
 
-/* index_add_(dim, index, source, *, alpha=1) / index_copy_(dim, index, source) */
-static int m_index_put_like_(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out,
-                             sdb_err *err) {
+/* The checks of index_add(_)/index_copy(_)(dim, index, source); *self. */
+static int index_put_like(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_fake **self,
+                          sdb_err *err) {
   sdb_fake *x = NULL, *idx = NULL, *src = NULL;
   int64_t dim = 0;
   int rc = ah_tensor(op, a, 0, "self", &x, err);
@@ -3528,7 +3533,28 @@ static int m_index_put_like_(sdb_fake_mode *m, const sdb_op *op, const sdb_args 
     return sdb_err_set(err, SDB_E_INVALID, "RuntimeError",
                        "%s(): self (%s) and source (%s) must have the same scalar type", op->name,
                        scalar_name(x->dtype), scalar_name(src->dtype));
+  const sdb_value *alpha = ah_get(a, KW, "alpha");
+  if (alpha && alpha->kind != SDB_V_NONE && !is_number(alpha)) return bad_arg(op, "alpha", KW, "number", alpha, err);
+  *self = x;
+  return SDB_OK;
+}
+
+static int m_index_put_like_(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out,
+                             sdb_err *err) {
+  sdb_fake *x = NULL;
+  int rc = index_put_like(m, op, a, &x, err);
+  if (rc) return rc;
   return inplace_done(x, out);
+}
+
+/* index_add / index_copy: the functional forms, self's shape */
+static int m_index_put_like(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out,
+                            sdb_err *err) {
+  sdb_fake *x = NULL;
+  int rc = index_put_like(m, op, a, &x, err);
+  if (rc) return rc;
+  bool rg = x->requires_grad || ah_get(a, 3, "source")->tensor->requires_grad;
+  return out_like(m, x, x->dtype, NULL, rg, out, err);
 }
 
 /* ------------------------------------------------------------------------
@@ -3655,6 +3681,10 @@ static const sdb_op op_table[] = {
    "split(Tensor self, int|int[] split_size_or_sections|int split_size, int dim=0) -> Tensor[] (views)"},
   {"chunk", "aten.split.Tensor", m_chunk, SDB_OP_VIEW, "chunk(Tensor self, int chunks, int dim=0) -> Tensor[] (views)"},
   {"unbind", "aten.unbind.int", m_unbind, SDB_OP_VIEW, "unbind(Tensor self, int dim=0) -> Tensor[] (views)"},
+  {"index_add", "aten.index_add.default", m_index_put_like, 0,
+   "index_add(Tensor self, int dim, Tensor index, Tensor source, *, Number alpha=1) -> Tensor"},
+  {"index_copy", "aten.index_copy.default", m_index_put_like, 0,
+   "index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"},
   {"index_select", "aten.index_select.default", m_index_select, 0,
    "index_select(Tensor self, int dim, Tensor index) -> Tensor"},
   {"gather", "aten.gather.default", m_gather, 0, "gather(Tensor self, int dim, Tensor index) -> Tensor"},

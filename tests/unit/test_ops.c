@@ -374,6 +374,7 @@ static void test_table(void **state) {
     "masked_select", "unique", "unique_consecutive", "repeat_interleave", "nonzero", "item",
     "add_", "sub_", "mul_", "div_", "fill_", "zero_", "normal_", "uniform_", "copy_", "clamp_", "relu_",
     "unsqueeze_", "squeeze_", "transpose_", "t_", "resize_", "masked_fill_", "index_add_", "index_copy_",
+    "index_add", "index_copy",
     "add", "sub", "mul", "div", "gt", "ge", "lt", "le", "eq", "ne", "sum",
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -416,7 +417,7 @@ static void test_argument_errors(void **state) {
   assert_string_equal(ERR("transpose", T(x), E(x->sizes[0]), I(1)),
                       "transpose(): argument 'dim0' must be a constant int here, not a SymInt");
   assert_string_equal(ERR("transpose", T(x), I(2), I(1)),
-                      "transpose(): Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+                      "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
   assert_string_equal(ERR("softmax", T(x)), "softmax() missing required argument 'dim' (pos 1)");
   assert_string_equal(ERR("mean", T(x), S("zero")),
                       "mean(): argument 'dim' (position 2) must be int or list of ints, not str");
@@ -575,7 +576,7 @@ static void test_clamp_and_activations(void **state) {
   META(OPK("softmax", K({"dtype", S("float64")}), T(xi), I(1)), "f64[s0, s1]");
   assert_string_equal(ERR("softmax", T(xi), I(1)), "\"softmax_lastdim_kernel_impl\" not implemented for 'Long'");
   assert_string_equal(ERR("log_softmax", T(x), I(2)),
-                      "log_softmax(): Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+                      "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
   sdb_value *d = OP("dropout", T(x), Fl(0.25), B(true));
   META(d, "f32[s0, s1]");
   assert_ptr_not_equal(TEN(d)->storage, x->storage);
@@ -676,7 +677,7 @@ static void test_reductions(void **state) {
                       "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long");
   assert_string_equal(ERR("sum", T(x), L(2, 1, -2)), "dim 1 appears multiple times in the list of dims");
   assert_string_equal(ERR("sum", T(x), I(3)),
-                      "sum(): Dimension out of range (expected to be in range of [-3, 2], but got 3)");
+                      "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
   /* a 0-dim input reduces over dim 0 / -1 */
   sdb_fake *s = X("s", SDB_F32, "");
   META(OP("sum", T(s), I(0)), "f32[]");
@@ -814,7 +815,7 @@ static void test_unsqueeze_squeeze(void **state) {
   STRIDED(OP("unsqueeze", T(x), I(-1)), "f32[s0, s1, 1][s1, 1, 1]");
   STRIDED(OP("unsqueeze", T(x), I(0)), "f32[1, s0, s1][s0*s1, s1, 1]");
   assert_string_equal(ERR("unsqueeze", T(x), I(3)),
-                      "unsqueeze(): Dimension out of range (expected to be in range of [-3, 2], but got 3)");
+                      "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
   sdb_fake *y = X("y", SDB_F32, "1,5,1");
   META(OP("clone", T(y)), "f32[1, s2, 1]");
   STRIDED(OP("squeeze", T(y)), "f32[s2][1]");
@@ -1574,6 +1575,12 @@ static void test_inplace_misc(void **state) {
   META(ic, "f32[s0, s1]");
   assert_string_equal(ERR("index_copy_", T(x), I(0), T(srcs), T(srcs)),
                       "index_copy_(): Index is supposed to be a vector");
+  /* the functional forms: a new tensor of self's shape */
+  sdb_value *fa = OPK("index_add", K({"source", T(srcs)}, {"alpha", I(2)}), T(x), I(0), T(idx));
+  META(fa, "f32[s0, s1]");
+  assert_ptr_not_equal(TEN(fa)->storage, x->storage);
+  META(OP("index_copy", T(xi), I(1), T(TEN(OP("select", T(idx), I(0), I(0)))), T(TEN(OP("unsqueeze", T(TEN(OP("sum", T(xi), I(1)))), I(1))))),
+       "i64[s0, s1]");
   META(OP("clone", T(x)), "f32[s0, s1]");
   assert_int_equal(version(x), v + 12);
   GUARDS("Ne(s1, 5)");                                    /* copy_'s expand compared s1 with 5 */
