@@ -3170,7 +3170,8 @@ static int m_masked_select(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a
 }
 
 /* _unique: values of a fresh size (memoized on self when dim is None and
-** memo is set), inverse and counts when asked. */
+** not consecutive: there is no unique_consecutive memo slot), inverse and
+** counts when asked. */
 static int unique_common(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out,
                          sdb_err *err, bool consecutive) {
   sdb_fake *x = NULL;
@@ -3210,11 +3211,13 @@ static int unique_common(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, 
     if (x->ndim) shape[dim] = nnz;
     rc = out_new(m, x->dtype, x->device, shape, x->ndim, false, &vals, err);
   }
+  /* inverse and counts are arg.new_empty(...) in fake_impls: self's dtype
+  ** (eager gives int64; the fake tensors PyTorch traces with do not) */
   if (!rc && inv) {
-    if (has_dim) rc = out_new(m, SDB_I64, x->device, &numel, 1, false, &iv, err);
-    else rc = out_new(m, SDB_I64, x->device, x->sizes, x->ndim, false, &iv, err);
+    if (has_dim) rc = out_new(m, x->dtype, x->device, &numel, 1, false, &iv, err);
+    else rc = out_new(m, x->dtype, x->device, x->sizes, x->ndim, false, &iv, err);
   }
-  if (!rc && counts) rc = out_new(m, SDB_I64, x->device, &nnz, 1, false, &cv, err);
+  if (!rc && counts) rc = out_new(m, x->dtype, x->device, &nnz, 1, false, &cv, err);
   if (rc) {
     sdb_value_free(&vals);
     sdb_value_free(&iv);

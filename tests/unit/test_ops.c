@@ -1444,12 +1444,18 @@ static void test_unique(void **state) {
   /* after an in-place op the memo is stale */
   OP("zero_", T(x));
   META(OP("unique", T(x)), "i64[u5]");
+  /* inverse and counts have self's dtype, as fake_impls makes them */
+  sdb_fake *fx_ = X("fx", SDB_F32, "!3");
+  check_text(OPK("unique", K({"return_inverse", B(true)}, {"return_counts", B(true)}), T(fx_)),
+             "(f32[u6], f32[3], f32[u6])");
   /* a statically empty tensor: no symbol, even along a non-empty dim */
   sdb_fake *e = X("e", SDB_F32, "!0,!4");
   check_text(OPK("unique", K({"dim", I(1)}), T(e)), "f32[0, 0]");
   /* symbolic numel: unbounded */
   sdb_fake *s = X("s", SDB_F32, "5");
-  check_range(SZ(OP("unique", T(s)), 0), "[0, int_oo]");
+  sdb_value *us = OP("unique", T(s));
+  META(us, "f32[u7]");
+  check_range(SZ(us, 0), "[0, int_oo]");
   GUARDS("");
 }
 
