@@ -71,7 +71,7 @@ typedef struct sdb_fake {
   const sdb_expr *storage_offset;
   sdb_storage *storage;       /* shared with views */
   bool requires_grad;
-  sdb_memo nonzero_memo, item_memo, unique_memo;
+  sdb_memo nonzero_memo, item_memo, unique_memo, unique_consecutive_memo;
   const sdb_source *source;   /* set for fakified inputs */
 } sdb_fake;
 
@@ -112,7 +112,8 @@ bool sdb_fake_is_contiguous(sdb_shape_env *env, const sdb_fake *t);
 /* Mutation: bump the version counter shared with every view. */
 void sdb_fake_bump_version(sdb_fake *t);
 /* Replace sizes/strides in place (resize_, unsqueeze_, ...): bumps the
-** version, keeps the storage (a resize that grows it grows nelems). */
+** version and keeps the storage; growing the storage (resize_) is the
+** caller's business (storage->nelems). */
 int sdb_fake_set_metadata(sdb_fake *t, const sdb_expr *const *sizes,
                           const sdb_expr *const *strides, int ndim,
                           const sdb_expr *offset);

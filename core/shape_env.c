@@ -1044,7 +1044,10 @@ static int check_failed(sdb_shape_env *env, const sdb_expr *e, const char *msg,
   char *s = estr(e);
   sdb_prov here = prov_now(env);
   sdb_buf b = SDB_BUF_INIT;
-  sdb_buf_printf(&b, "%s\n  torch._check(%s) is false", msg ? msg : check_default_msg, s);
+  /* torch._check(cond, msg) raises msg verbatim; the default message also
+  ** names the condition, which PyTorch's lambda-less default cannot */
+  if (msg) sdb_buf_puts(&b, msg);
+  else sdb_buf_printf(&b, "%s\n  torch._check(%s) is false", check_default_msg, s);
   free(s);
   int rc = sdb_err_take(err, SDB_E_CONSTRAINT, "RuntimeError", sdb_buf_take(&b));
   if (err) {

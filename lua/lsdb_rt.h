@@ -11,6 +11,8 @@
 #include "graph.h"
 #include "ops.h"
 #include "shape_env.h"
+#include "aot.h"
+#include "lower.h"
 #include "tracer.h"
 
 #define LSDB_TENSOR "shapedb.Tensor"
@@ -42,6 +44,12 @@ struct ltrace {
   const char *name;
   sdb_shape_guards guards;
   bool have_guards;
+  sdb_aot_input *inputs;      /* as fakified, for re-fakification (owned) */
+  size_t ninputs;
+  sdb_aot_result aot;         /* the aot-compile phase's graph (owned) */
+  bool have_aot;
+  sdb_lowered lowered;        /* the lowering phase's buffers and wrapper (owned) */
+  bool have_lowered;
 };
 
 typedef struct {

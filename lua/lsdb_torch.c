@@ -781,6 +781,12 @@ static void deactivate(ltrace *t) {
 static int trace_gc(lua_State *L) {
   ltrace *t = luaL_checkudata(L, 1, LSDB_TRACE);
   deactivate(t);
+  for (size_t i = 0; i < t->ninputs; i++) sdb_symctx_free(t->inputs[i].ctx);
+  free(t->inputs);
+  t->inputs = NULL;
+  t->ninputs = 0;
+  sdb_aot_result_free(&t->aot);
+  sdb_lowered_free(&t->lowered);
   sdb_tracer_free(t->tracer);
   t->tracer = NULL;
   sdb_graph_free(t->graph);
@@ -828,6 +834,17 @@ static int l_trace_begin(lua_State *L) {
   return 1;
 }
 
+static sdb_aot_input *add_input(ltrace *t, const char *argname, const sdb_source *src) {
+  sdb_aot_input *v = realloc(t->inputs, (t->ninputs + 1) * sizeof *v);
+  if (!v) return NULL;
+  t->inputs = v;
+  sdb_aot_input *in = &v[t->ninputs++];
+  memset(in, 0, sizeof *in);
+  in->argname = sdb_intern(argname);
+  in->source = src;
+  return in;
+}
+
 /* trace:input(argname, value [, dims]) -> the fake value the function sees.
 ** dims: nil (static), true (all dynamic), or a set {[0]=true, ...} of
 ** dynamic dims; for integers true makes a SymInt input. */
@@ -859,13 +876,22 @@ static int trace_input(lua_State *L) {
       if (i < 64 && (real->dynamic_dims >> i) & 1) ctx->sizes[i].dynamic = SDB_DIM_DYNAMIC;
       else if (dyn) ctx->sizes[i].dynamic = SDB_DIM_DUCK;
     }
+    sdb_aot_input *in = add_input(t, argname, src);
+    if (!in) { sdb_symctx_free(ctx); return luaL_error(L, "out of memory"); }
+    in->ctx = ctx;   /* the trace owns it: aot re-fakifies through it */
+    in->is_tensor = true;
+    in->ndim = r->ndim;
+    for (int i = 0; i < r->ndim && i < 64; i++) in->sizes[i] = sizes[i];
+    in->dtype = r->dtype;
+    in->device = r->device;
+    in->requires_grad = r->requires_grad;
     sdb_fake *fake = NULL;
     int rc = sdb_fakify(t->mode, sizes, r->ndim, r->dtype, r->device, r->requires_grad, src, ctx,
                         &fake, &err);
-    sdb_symctx_free(ctx);
     if (rc) return lsdb_raise(L, &err);
     sdb_node *ph = sdb_tracer_input_tensor(t->tracer, fake, argname, src, &err);
     if (!ph) { sdb_fake_unref(fake); return lsdb_raise(L, &err); }
+    in->placeholder = ph;
     lsdb_push_tensor(L, fake);
     sdb_fake_unref(fake);
     return 1;
@@ -880,6 +906,10 @@ static int trace_input(lua_State *L) {
       if (sdb_create_symbol(t->env, v, src, &spec, NULL, &e, &err)) return lsdb_raise(L, &err);
       sdb_node *ph = sdb_tracer_input_symint(t->tracer, e, argname, src, &err);
       if (!ph) return lsdb_raise(L, &err);
+      sdb_aot_input *in = add_input(t, argname, src);
+      if (!in) return luaL_error(L, "out of memory");
+      in->symint = e;
+      in->placeholder = ph;
       sdb_value ex = sdb_value_int(e);
       push_scalar(L, &ex, ph);
       return 1;
@@ -921,8 +951,87 @@ static int trace_finish(lua_State *L) {
   if (sdb_tracer_finalize(t->tracer, &err)) return lsdb_raise(L, &err);
   deactivate(t);
   lsdb_phase_event(rt, SDB_EV_PHASE_END, SDB_PHASE_TRACE, t->name);
-  /* guards phase: the one guard set, installed */
+  sdb_events_set_phase(rt->ev, SDB_PHASE_NONE);
+  t->finished = true;
+  lua_settop(L, 2);
+  return 1;
+}
+
+/* trace:aot() -> the aot-compile phase over the finished trace */
+static int trace_aot(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  if (!t->finished) return luaL_error(L, "aot: the trace phase has not finished");
+  if (t->have_aot) return luaL_error(L, "aot: already compiled");
+  runtime(L);
+  sdb_err err = SDB_ERR_INIT;
+  int rc = sdb_aot_compile(t->env, t->graph, t->inputs, t->ninputs, &t->aot, &err);
+  sdb_events_set_phase(t->rt->ev, SDB_PHASE_NONE);
+  if (rc) return lsdb_raise(L, &err);
+  t->have_aot = true;
+  return 0;
+}
+
+/* trace:lower{ plant_missing_binding = "nonzero" } -> the lowering phase */
+static int trace_lower(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  if (!t->have_aot) return luaL_error(L, "lower: run the aot-compile phase first");
+  if (t->have_lowered) return luaL_error(L, "lower: already lowered");
+  runtime(L);
+  sdb_lower_opts o = {NULL};
+  if (lua_istable(L, 2)) {
+    lua_getfield(L, 2, "plant_missing_binding");
+    o.plant_missing_binding = lua_isstring(L, -1) ? sdb_intern(lua_tostring(L, -1)) : NULL;
+    lua_pop(L, 1);
+  }
+  sdb_err err = SDB_ERR_INIT;
+  int rc = sdb_lower(t->aot.mode, t->aot.graph, &o, &t->lowered, &err);
+  sdb_events_set_phase(t->rt->ev, SDB_PHASE_NONE);
+  if (rc) {
+    sdb_lowered_free(&t->lowered);
+    return lsdb_raise(L, &err);
+  }
+  t->have_lowered = true;
+  return 0;
+}
+
+/* trace:wrapper() -> the lowering's wrapper code, or nil */
+static int trace_wrapper(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  if (!t->have_lowered || !t->lowered.wrapper) { lua_pushnil(L); return 1; }
+  lua_pushstring(L, t->lowered.wrapper);
+  return 1;
+}
+
+/* trace:buffers() -> { "buf0 FallbackKernel for nonzero", ... } */
+static int trace_buffers(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  lua_newtable(L);
+  for (size_t i = 0; t->have_lowered && i < t->lowered.n; i++) {
+    const sdb_ibuf *b = &t->lowered.bufs[i];
+    luaL_Buffer lb;
+    luaL_buffinit(L, &lb);
+    lua_pushfstring(L, "%s %s for %s", b->name, sdb_ibuf_kind_name(b->kind),
+                    b->origin ? b->origin->name : "?");
+    luaL_addvalue(&lb);
+    for (size_t d = 0; d < b->defines.n; d++) {
+      const sdb_expr *s = sdb_resolve_renamed(t->env, b->defines.v[d].sym);
+      lua_pushfstring(L, "%s%s", d ? ", " : " defines ", s->name);
+      luaL_addvalue(&lb);
+    }
+    luaL_pushresult(&lb);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+/* trace:install_guards() -> the guards phase: produce_guards over the one
+** ShapeEnv (trace and aot guards alike), guards_installed. */
+static int trace_install_guards(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  lruntime *rt = runtime(L);
+  sdb_err err = SDB_ERR_INIT;
   lsdb_phase_event(rt, SDB_EV_PHASE_START, SDB_PHASE_GUARDS, t->name);
+  sdb_shape_guards_free(&t->guards);
   if (sdb_produce_guards(t->env, &t->guards, &err)) return lsdb_raise(L, &err);
   t->have_guards = true;
   sdb_buf text = SDB_BUF_INIT;
@@ -939,8 +1048,18 @@ static int trace_finish(lua_State *L) {
   sdb_buf_free(&text);
   lsdb_phase_event(rt, SDB_EV_PHASE_END, SDB_PHASE_GUARDS, t->name);
   sdb_events_set_phase(rt->ev, SDB_PHASE_NONE);
-  t->finished = true;
-  lua_settop(L, 2);
+  return 0;
+}
+
+/* trace:aot_graph() -> the functional aten graph, or nil */
+static int trace_aot_graph(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  if (!t->have_aot) { lua_pushnil(L); return 1; }
+  sdb_print_opts o = {false, true, false, true};
+  char *s = sdb_graph_print(t->aot.graph, &o);
+  lua_pushstring(L, s ? s : "");
+  free(s);
+  if (t->aot.mutations) { lua_pushstring(L, t->aot.mutations); return 2; }
   return 1;
 }
 
@@ -1172,7 +1291,9 @@ static const luaL_Reg sym_methods[] = {
 static const luaL_Reg trace_methods[] = {
   {"input", trace_input}, {"finish", trace_finish}, {"abort", trace_abort},
   {"graph", trace_graph}, {"bindings", trace_bindings}, {"guards", trace_guards},
-  {"name", trace_name}, {NULL, NULL}
+  {"name", trace_name}, {"aot", trace_aot}, {"install_guards", trace_install_guards},
+  {"aot_graph", trace_aot_graph}, {"lower", trace_lower}, {"wrapper", trace_wrapper},
+  {"buffers", trace_buffers}, {NULL, NULL}
 };
 
 static const luaL_Reg torch_fns[] = {

@@ -87,6 +87,11 @@ function torch.compile(fn, opts)
     local outs = {}
     for i = 2, res.n do outs[#outs + 1] = res[i] end
     tr:finish(outs)
+    -- seed 002's order: aot-compile at lowering time, before the guards
+    -- are installed, so guards it takes join the one guard set
+    if backend ~= "eager" then tr:aot() end
+    if backend == "inductor" then tr:lower{ plant_missing_binding = opts.plant_missing_binding } end
+    tr:install_guards()
     return table.unpack(outs)
   end
 
@@ -119,6 +124,7 @@ function torch.export(fn, args, opts)
   local outs = {}
   for i = 2, res.n do outs[#outs + 1] = res[i] end
   tr:finish(outs)
+  tr:install_guards()
   record.outputs = outs
   return record
 end
@@ -137,6 +143,13 @@ function shapedb.report(out, quiet)
       out:write("error: ", r.error, "\n")
     else
       out:write(r.trace:graph(), "\n")
+      local aot, mutations = r.trace:aot_graph()
+      if aot then
+        out:write("aot graph:\n", aot, "\n")
+        if mutations then out:write(mutations) end
+      end
+      local wrapper = r.trace:wrapper()
+      if wrapper then out:write("wrapper code:\n", wrapper) end
       local b = r.trace:bindings()
       out:write("unbacked bindings:", #b == 0 and " none\n" or "\n")
       for _, line in ipairs(b) do out:write("  ", line, "\n") end

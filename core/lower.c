@@ -1,0 +1,555 @@
+/*
+** lower.c — lowering the aot graph to buffers and wrapper code (see lower.h).
+*/
+#include "lower.h"
+#include "buf.h"
+#include "intern.h"
+#include "ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[] = {
+  "Pointwise", "Reduction", "ExternKernel", "ReinterpretView", "FallbackKernel",
+  "MultiOutput", "DynamicScalar", "Conditional", "MutationOutput",
+};
+
+const char *sdb_ibuf_kind_name(sdb_ibuf_kind k) {
+  return (unsigned)k < sizeof kind_names / sizeof kind_names[0] ? kind_names[k] : "?";
+}
+
+void sdb_lowered_free(sdb_lowered *l) {
+  if (!l) return;
+  for (size_t i = 0; i < l->n; i++) sdb_bindings_free(&l->bufs[i].defines);
+  free(l->bufs);
+  free(l->wrapper);
+  l->bufs = NULL;
+  l->wrapper = NULL;
+  l->n = 0;
+}
+
+static int oom(sdb_err *err) {
+  return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
+}
+
+/* A runtime assert to place once every unbacked symbol in it is bound. */
+typedef struct {
+  const sdb_expr *expr;
+  const char *msg;
+  bool done;
+} pending_assert;
+
+typedef struct {
+  sdb_fake_mode *mode;
+  sdb_shape_env *env;
+  sdb_events *ev;
+  const sdb_lower_opts *opts;
+  sdb_lowered *out;
+  size_t cap;
+  sdb_map ref;                 /* aot node -> wrapper name (interned) */
+  sdb_map bound;               /* symbol (resolved) -> non-NULL once the wrapper binds it */
+  pending_assert *asserts;
+  size_t nasserts, capasserts;
+  sdb_buf code;
+} lowering;
+
+/* --- helpers ------------------------------------------------------------------ */
+
+static const sdb_op *op_of_aten(const char *target) {
+  if (strncmp(target, "torch.ops.", 10)) return NULL;
+  const char *aten = target + 10;
+  for (size_t i = 0; i < sdb_op_count(); i++) {
+    const sdb_op *op = sdb_op_at(i);
+    if (op->aten && !strcmp(op->aten, aten)) return op;
+  }
+  return NULL;
+}
+
+static bool is_reduction(const char *name) {
+  static const char *const r[] = {"sum", "mean", "amax", "amin", "max", "min", "prod", "any",
+                                  "all", "argmax", "argmin", "std", "var", "norm", "softmax",
+                                  "log_softmax"};
+  for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+    if (!strcmp(r[i], name)) return true;
+  return false;
+}
+
+static bool is_extern(const char *name) {
+  return !strcmp(name, "mm") || !strcmp(name, "bmm") || !strcmp(name, "matmul") ||
+         !strcmp(name, "addmm") || !strcmp(name, "linear");
+}
+
+/* Wrapper text of an expression, names resolved through the ShapeEnv. */
+static void put_expr(lowering *lw, sdb_buf *b, const sdb_expr *e) {
+  const sdb_expr *s = sdb_simplify(lw->env, e);
+  char *t = sdb_expr_str_py(s ? s : e, NULL, NULL);
+  sdb_buf_puts(b, t ? t : "?");
+  free(t);
+}
+
+static void put_shape(lowering *lw, sdb_buf *b, const sdb_expr *const *v, int n) {
+  sdb_buf_putc(b, '(');
+  for (int i = 0; i < n; i++) {
+    put_expr(lw, b, v[i]);
+    sdb_buf_puts(b, ", ");
+  }
+  sdb_buf_putc(b, ')');
+}
+
+static const char *ref_of(lowering *lw, const sdb_node *n) {
+  const char *r = sdb_map_get(&lw->ref, n);
+  return r ? r : n->name;
+}
+
+static void put_arg(lowering *lw, sdb_buf *b, const sdb_arg *a) {
+  if (a->kw) sdb_buf_printf(b, "%s=", a->kw);
+  switch (a->kind) {
+    case SDB_A_NODE:
+      /* a symbolic value is its expression (item()'s buffer is None) */
+      if ((a->node->example.kind == SDB_V_INT || a->node->example.kind == SDB_V_BOOL ||
+           a->node->example.kind == SDB_V_FLOAT) && a->node->example.expr)
+        put_expr(lw, b, a->node->example.expr);
+      else
+        sdb_buf_puts(b, ref_of(lw, a->node));
+      break;
+    case SDB_A_CONST: {
+      char *s = sdb_value_text(&a->value);
+      if (a->value.kind == SDB_V_STR) sdb_buf_printf(b, "'%s'", s ? s : "");
+      else sdb_buf_puts(b, s ? s : "?");
+      free(s);
+      break;
+    }
+    case SDB_A_SEQ:
+      sdb_buf_putc(b, a->tuple ? '(' : '[');
+      for (size_t i = 0; i < a->n; i++) {
+        if (i) sdb_buf_puts(b, ", ");
+        put_arg(lw, b, &a->items[i]);
+      }
+      sdb_buf_putc(b, a->tuple ? ')' : ']');
+      break;
+  }
+}
+
+static void put_args(lowering *lw, sdb_buf *b, const sdb_node *n) {
+  for (size_t i = 0; i < n->nargs; i++) {
+    if (i) sdb_buf_puts(b, ", ");
+    put_arg(lw, b, &n->args[i]);
+  }
+}
+
+static void put_meta_comment(sdb_buf *b, const sdb_value *v) {
+  if (v->kind != SDB_V_TENSOR) return;
+  char *m = sdb_fake_meta_str(v->tensor, false);
+  sdb_buf_printf(b, " %s", m ? m : "");
+  free(m);
+}
+
+static sdb_ibuf *new_buf(lowering *lw, sdb_ibuf_kind kind, const sdb_node *origin) {
+  if (lw->out->n == lw->cap) {
+    size_t cap = lw->cap ? lw->cap * 2 : 16;
+    sdb_ibuf *v = realloc(lw->out->bufs, cap * sizeof *v);
+    if (!v) return NULL;
+    lw->out->bufs = v;
+    lw->cap = cap;
+  }
+  sdb_ibuf *b = &lw->out->bufs[lw->out->n];
+  memset(b, 0, sizeof *b);
+  b->name = sdb_internf("buf%zu", lw->out->n);
+  b->kind = kind;
+  b->origin = origin;
+  lw->out->n++;
+  return b;
+}
+
+static void buffer_event(lowering *lw, const sdb_ibuf *b) {
+  size_t n = b->defines.n;
+  const sdb_expr **syms = calloc(n + 1, sizeof *syms);
+  if (!syms) return;
+  for (size_t i = 0; i < n; i++) syms[i] = sdb_resolve_renamed(lw->env, b->defines.v[i].sym);
+  sdb_event e = {0};
+  e.kind = SDB_EV_BUFFER_LOWERED;
+  e.text = b->name;
+  e.detail = sdb_internf("%s for %s", sdb_ibuf_kind_name(b->kind), b->origin ? b->origin->name : "?");
+  e.syms = syms;
+  e.nsyms = (uint32_t)n;
+  sdb_emit(lw->ev, &e);
+  free(syms);
+}
+
+static bool add_assert(lowering *lw, const sdb_expr *e, const char *msg) {
+  if (lw->nasserts == lw->capasserts) {
+    size_t cap = lw->capasserts ? lw->capasserts * 2 : 16;
+    pending_assert *v = realloc(lw->asserts, cap * sizeof *v);
+    if (!v) return false;
+    lw->asserts = v;
+    lw->capasserts = cap;
+  }
+  lw->asserts[lw->nasserts].expr = e;
+  lw->asserts[lw->nasserts].msg = sdb_intern(msg);
+  lw->asserts[lw->nasserts].done = false;
+  lw->nasserts++;
+  return true;
+}
+
+/* Are all unbacked symbols of e bound in the wrapper so far? */
+static bool all_bound(lowering *lw, const sdb_expr *e) {
+  const sdb_expr *s = sdb_simplify(lw->env, e);
+  const sdb_expr **fs;
+  long n = sdb_free_symbols(s ? s : e, &fs);
+  bool ok = true;
+  for (long i = 0; i < n && ok; i++)
+    if (sdb_is_unbacked(lw->env, fs[i]) && !sdb_map_has(&lw->bound, sdb_resolve_renamed(lw->env, fs[i])))
+      ok = false;
+  free(fs);
+  return ok;
+}
+
+/* Runtime asserts go right where their symbols become known. */
+static void flush_asserts(lowering *lw) {
+  for (size_t i = 0; i < lw->nasserts; i++) {
+    pending_assert *a = &lw->asserts[i];
+    if (a->done || !all_bound(lw, a->expr)) continue;
+    a->done = true;
+    sdb_buf_puts(&lw->code, "    if not (");
+    put_expr(lw, &lw->code, a->expr);
+    sdb_buf_printf(&lw->code, "):\n        raise RuntimeError(\"%s\")\n", a->msg);
+  }
+}
+
+/* `u0 = buf1.size(0)` for each symbol a buffer defines. */
+static void codegen_defs(lowering *lw, const sdb_ibuf *b) {
+  for (size_t i = 0; i < b->defines.n; i++) {
+    const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines.v[i].sym);
+    char path[256];
+    sdb_keypath_call_str(&b->defines.v[i].path, path, sizeof path);
+    if (b->kind == SDB_IB_DYNAMIC_SCALAR) sdb_buf_printf(&lw->code, "    %s = %s.item()\n", s->name, b->name);
+    else sdb_buf_printf(&lw->code, "    %s = %s%s\n", s->name, b->name, path);
+    sdb_map_put(&lw->bound, s, (void *)s);
+  }
+  flush_asserts(lw);
+}
+
+static void binding_check_event(lowering *lw, bool ok, const sdb_node *n, const char *detail) {
+  sdb_event e = {0};
+  e.kind = SDB_EV_BINDING_CHECK;
+  e.flags = ok;
+  e.text = n->name;
+  e.detail = detail;
+  sdb_emit(lw->ev, &e);
+}
+
+/* seed 003's invariant: every binding of the node is defined by its buffers */
+static int check_invariant(lowering *lw, const sdb_node *n, size_t first_buf, sdb_err *err) {
+  if (!n->bindings.n) return SDB_OK;
+  sdb_buf have = SDB_BUF_INIT, want = SDB_BUF_INIT, bufs = SDB_BUF_INIT;
+  const sdb_expr *missing = NULL;
+  for (size_t i = 0; i < n->bindings.n; i++) {
+    const sdb_expr *s = sdb_resolve_renamed(lw->env, n->bindings.v[i].sym);
+    sdb_buf_printf(&want, "%s%s", i ? ", " : "", s->name);
+    bool found = false;
+    for (size_t k = first_buf; k < lw->out->n && !found; k++)
+      for (size_t d = 0; d < lw->out->bufs[k].defines.n && !found; d++)
+        found = sdb_resolve_renamed(lw->env, lw->out->bufs[k].defines.v[d].sym) == s;
+    if (!found && !missing) missing = s;
+  }
+  int nh = 0;
+  for (size_t k = first_buf; k < lw->out->n; k++) {
+    const sdb_ibuf *b = &lw->out->bufs[k];
+    sdb_buf_printf(&bufs, "  %s = %s(...)  # defines {", b->name, sdb_ibuf_kind_name(b->kind));
+    for (size_t d = 0; d < b->defines.n; d++) {
+      const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines.v[d].sym);
+      sdb_buf_printf(&bufs, "%s%s", d ? ", " : "", s->name);
+      sdb_buf_printf(&have, "%s%s", nh++ ? ", " : "", s->name);
+    }
+    sdb_buf_puts(&bufs, "}\n");
+  }
+  int rc = SDB_OK;
+  if (missing) {
+    char *line = sdb_node_str(n);
+    rc = sdb_err_set(err, SDB_E_INVARIANT, "AssertionError",
+                     "failed {%s} >= {%s} (inductor >= fx)\nfx node is: %s\n"
+                     "unbacked symbol %s bound by node '%s' is not defined by the buffers its "
+                     "lowering produced; new operations are:\n\n%s",
+                     sdb_buf_cstr(&have), sdb_buf_cstr(&want), line ? line : n->name, missing->name,
+                     n->name, bufs.len ? sdb_buf_cstr(&bufs) : "  (none)\n");
+    free(line);
+    binding_check_event(lw, false, n, err ? err->msg : "failed");
+  } else {
+    char *d = NULL;
+    sdb_buf msg = SDB_BUF_INIT;
+    sdb_buf_printf(&msg, "{%s} defined by %s", sdb_buf_cstr(&want), sdb_buf_cstr(&have));
+    d = sdb_buf_take(&msg);
+    binding_check_event(lw, true, n, d);
+    free(d);
+  }
+  sdb_buf_free(&have);
+  sdb_buf_free(&want);
+  sdb_buf_free(&bufs);
+  return rc;
+}
+
+/* --- lowering one node ---------------------------------------------------------------- */
+
+/* process_kernel: run the op again on fresh fake inputs (as Inductor does,
+** since it may have changed strides). New unbacked symbols are renamed
+** back to the node's; one nothing renames (a memo the retrace could not
+** see) "rides", with a deferred assert that it equals the old value. */
+static int repropagate(lowering *lw, const sdb_node *n, const sdb_op *op, sdb_ibuf *mo,
+                       sdb_err *err) {
+  sdb_value vals[16];
+  sdb_kwarg kws[16];
+  size_t npos = 0, nkw = 0;
+  int rc = SDB_OK;
+  for (size_t i = 0; i < n->nargs && i < 16; i++) {
+    const sdb_arg *a = &n->args[i];
+    sdb_value v = SDB_VALUE_NONE;
+    if (a->kind == SDB_A_NODE) {
+      const sdb_value *ex = &a->node->example;
+      if (ex->kind == SDB_V_TENSOR) {
+        const sdb_fake *t = ex->tensor;
+        sdb_fake *fresh = sdb_fake_new_strided(lw->mode, t->dtype, t->device, t->sizes, t->strides,
+                                               t->ndim, t->storage_offset, NULL);
+        if (!fresh) { rc = oom(err); goto out; }
+        v = sdb_value_tensor(fresh);
+        sdb_fake_unref(fresh);
+      } else {
+        v = sdb_value_copy(ex);
+      }
+    } else if (a->kind == SDB_A_CONST) {
+      v = sdb_value_copy(&a->value);
+    }
+    if (a->kw) { kws[nkw].name = a->kw; kws[nkw++].value = v; }
+    else vals[npos++] = v;
+  }
+  sdb_args args = {vals, npos, kws, nkw};
+  sdb_value nv = SDB_VALUE_NONE;
+  if ((rc = sdb_op_call(lw->mode, op, &args, &nv, err))) goto out;
+  rc = sdb_rebind_unbacked(lw->env, &n->bindings, &nv, "process_kernel re-propagation", err);
+  if (rc == SDB_OK) rc = sdb_compute_unbacked_bindings(lw->env, &nv, false, &mo->defines, err);
+  /* symbols that nothing renamed: a memo hit in the trace made them one */
+  for (size_t i = 0; rc == SDB_OK && i < mo->defines.n; i++) {
+    const sdb_expr *fresh = mo->defines.v[i].sym;
+    if (sdb_resolve_renamed(lw->env, fresh) != fresh) continue;
+    const sdb_expr *old = sdb_keypath_get(lw->env, &n->example, &mo->defines.v[i].path, NULL);
+    if (!old || old == fresh || !sdb_has_unbacked(lw->env, old)) continue;
+    const sdb_expr *eq = sdb_eq(sdb_simplify(lw->env, old), fresh);
+    if (!eq) { rc = sdb_err_expr(err); break; }
+    rc = sdb_check(lw->env, eq, "the memoized call and the re-propagated one agree", err);
+    if (rc == SDB_OK) {
+      char *es = sdb_expr_str(eq);
+      sdb_buf m = SDB_BUF_INIT;
+      sdb_buf_printf(&m, "Runtime assertion failed for expression %s (a memoized %s call and its re-propagation agree)",
+                     es ? es : "?", op->name);
+      free(es);
+      if (!add_assert(lw, eq, sdb_buf_cstr(&m))) rc = oom(err);
+      sdb_buf_free(&m);
+    }
+  }
+  sdb_value_free(&nv);
+out:
+  for (size_t i = 0; i < npos; i++) sdb_value_free(&vals[i]);
+  for (size_t i = 0; i < nkw; i++) sdb_value_free(&kws[i].value);
+  return rc;
+}
+
+static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
+  sdb_buf *c = &lw->code;
+  size_t first = lw->out->n;
+  const char *t = n->target;
+  if (n->op == SDB_N_PLACEHOLDER || n->op == SDB_N_GET_ATTR || n->op == SDB_N_OUTPUT) return SDB_OK;
+  if (!strcmp(t, "torch.ops.aten._assert_scalar.default")) {
+    const sdb_node *cond = n->nargs && n->args[0].kind == SDB_A_NODE ? n->args[0].node : NULL;
+    const char *msg = n->nargs > 1 && n->args[1].kind == SDB_A_CONST ? n->args[1].value.str : "assertion";
+    if (cond && cond->example.expr && !add_assert(lw, cond->example.expr, msg)) return oom(err);
+    flush_asserts(lw);
+    return SDB_OK;
+  }
+  if (n->example.kind != SDB_V_TENSOR && n->example.kind != SDB_V_TUPLE &&
+      strcmp(t, "torch.ops.aten._local_scalar_dense.default") && strcmp(t, "torch.ops.aten.copy_.default")) {
+    /* a SymInt computed from others: Inductor keeps it as an expression */
+    return SDB_OK;
+  }
+  bool planted = lw->opts && lw->opts->plant_missing_binding &&
+                 !strcmp(lw->opts->plant_missing_binding, n->name);
+  if (!strcmp(t, "torch.ops.aten.copy_.default")) {
+    sdb_ibuf *b = new_buf(lw, SDB_IB_MUTATION, n);
+    if (!b) return oom(err);
+    sdb_buf_printf(c, "    %s.copy_(%s)  # input mutation\n", ref_of(lw, n->args[0].node), ref_of(lw, n->args[1].node));
+    buffer_event(lw, b);
+    return SDB_OK;
+  }
+  if (!strcmp(t, "operator.getitem")) {
+    /* an element of a multi-output kernel: a MultiOutput buffer */
+    sdb_ibuf *b = new_buf(lw, SDB_IB_MULTIOUTPUT, n);
+    if (!b) return oom(err);
+    int64_t k = 0;
+    sdb_value_is_const_int(&n->args[1].value, &k);
+    sdb_buf_printf(c, "    %s = %s[%lld]  # MultiOutput", b->name, ref_of(lw, n->args[0].node), (long long)k);
+    put_meta_comment(c, &n->example);
+    sdb_buf_putc(c, '\n');
+    sdb_map_put(&lw->ref, n, (void *)b->name);
+    buffer_event(lw, b);
+    return check_invariant(lw, n, first, err);
+  }
+  if (!strcmp(t, "torch.ops.higher_order.cond")) {
+    sdb_ibuf *b = new_buf(lw, SDB_IB_CONDITIONAL, n);
+    if (!b) return oom(err);
+    sdb_buf_printf(c, "    %s = torch.cond(", b->name);
+    put_args(lw, c, n);
+    sdb_buf_puts(c, ")  # Conditional\n");
+    buffer_event(lw, b);
+    sdb_map_put(&lw->ref, n, (void *)b->name);
+    /* each output through a MultiOutput, which defines the merged symbols */
+    for (size_t i = 0; i < n->example.n; i++) {
+      sdb_ibuf *mo = new_buf(lw, SDB_IB_MULTIOUTPUT, n);
+      if (!mo) return oom(err);
+      const char *cond_name = lw->out->bufs[first].name;
+      sdb_buf_printf(c, "    %s = %s[%zu]  # MultiOutput", mo->name, cond_name, i);
+      put_meta_comment(c, &n->example.items[i]);
+      sdb_buf_putc(c, '\n');
+      if (!planted) {
+        for (size_t k = 0; k < n->bindings.n; k++) {
+          const sdb_keypath *p = &n->bindings.v[k].path;
+          if (!p->n || p->k[0].kind != SDB_KEY_INDEX || p->k[0].index != (int64_t)i) continue;
+          sdb_binding bd = n->bindings.v[k];
+          memmove(&bd.path.k[0], &bd.path.k[1], (size_t)(bd.path.n - 1) * sizeof bd.path.k[0]);
+          bd.path.n--;
+          sdb_binding *v = realloc(mo->defines.v, (mo->defines.n + 1) * sizeof *v);
+          if (!v) return oom(err);
+          mo->defines.v = v;
+          mo->defines.v[mo->defines.n++] = bd;
+        }
+      }
+      buffer_event(lw, mo);
+      codegen_defs(lw, mo);
+    }
+    return check_invariant(lw, n, first, err);
+  }
+  const sdb_op *op = op_of_aten(t);
+  if (!op) return sdb_err_set(err, SDB_E_UNSUPPORTED, "NotImplementedError",
+                              "lowering: no lowering for %s (%s)", n->name, t);
+  if (!strcmp(op->name, "item")) {
+    sdb_ibuf *b = new_buf(lw, SDB_IB_DYNAMIC_SCALAR, n);
+    if (!b) return oom(err);
+    if (!planted && !sdb_bindings_copy(&b->defines, &n->bindings)) return oom(err);
+    buffer_event(lw, b);
+    sdb_map_put(&lw->ref, n, (void *)b->name);
+    /* DynamicScalar reads its input; the buffer itself is never used */
+    const char *src = n->nargs ? ref_of(lw, n->args[0].node) : "?";
+    for (size_t i = 0; i < b->defines.n; i++) {
+      const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines.v[i].sym);
+      sdb_buf_printf(c, "    %s = %s.item()  # DynamicScalar %s\n", s->name, src, b->name);
+      sdb_map_put(&lw->bound, s, (void *)s);
+    }
+    sdb_buf_printf(c, "    %s = None\n", b->name);
+    flush_asserts(lw);
+    return check_invariant(lw, n, first, err);
+  }
+  if (op->flags & SDB_OP_DATA_DEPENDENT) {
+    sdb_ibuf *fb = new_buf(lw, SDB_IB_FALLBACK, n);
+    if (!fb) return oom(err);
+    sdb_buf_printf(c, "    %s = %s(", fb->name, t);
+    put_args(lw, c, n);
+    sdb_buf_puts(c, ")  # FallbackKernel\n");
+    buffer_event(lw, fb);
+    sdb_ibuf *mo = new_buf(lw, SDB_IB_MULTIOUTPUT, n);
+    if (!mo) return oom(err);
+    fb = &lw->out->bufs[first];   /* new_buf may have moved it */
+    int rc = repropagate(lw, n, op, mo, err);
+    if (rc) return rc;
+    if (planted) sdb_bindings_free(&mo->defines);
+    sdb_buf_printf(c, "    %s = %s  # MultiOutput", mo->name, fb->name);
+    put_meta_comment(c, &n->example);
+    sdb_buf_putc(c, '\n');
+    buffer_event(lw, mo);
+    sdb_map_put(&lw->ref, n, (void *)mo->name);
+    codegen_defs(lw, mo);
+    return check_invariant(lw, n, first, err);
+  }
+  sdb_ibuf_kind kind = (op->flags & SDB_OP_VIEW) ? SDB_IB_VIEW
+                     : is_reduction(op->name) ? SDB_IB_REDUCTION
+                     : is_extern(op->name) ? SDB_IB_EXTERN : SDB_IB_POINTWISE;
+  sdb_ibuf *b = new_buf(lw, kind, n);
+  if (!b) return oom(err);
+  if (kind == SDB_IB_VIEW && n->example.kind == SDB_V_TENSOR) {
+    const sdb_fake *v = n->example.tensor;
+    sdb_buf_printf(c, "    %s = reinterpret_tensor(%s, ", b->name, n->nargs ? ref_of(lw, n->args[0].node) : "?");
+    put_shape(lw, c, v->sizes, v->ndim);
+    sdb_buf_puts(c, ", ");
+    put_shape(lw, c, v->strides, v->ndim);
+    sdb_buf_puts(c, ", ");
+    put_expr(lw, c, v->storage_offset);
+    sdb_buf_puts(c, ")  # ReinterpretView\n");
+  } else {
+    const char *prefix = kind == SDB_IB_EXTERN ? "extern_kernels." : kind == SDB_IB_REDUCTION ? "reduction_" : "pointwise_";
+    sdb_buf_printf(c, "    %s = %s%s(", b->name, prefix, op->name);
+    put_args(lw, c, n);
+    sdb_buf_printf(c, ")  # %s", sdb_ibuf_kind_name(kind));
+    put_meta_comment(c, &n->example);
+    sdb_buf_putc(c, '\n');
+  }
+  buffer_event(lw, b);
+  sdb_map_put(&lw->ref, n, (void *)b->name);
+  return check_invariant(lw, n, first, err);
+}
+
+static void phase(sdb_events *ev, sdb_event_kind k) {
+  sdb_events_set_phase(ev, SDB_PHASE_LOWER);
+  sdb_event e = {0};
+  e.kind = k;
+  e.text = "inductor";
+  sdb_emit(ev, &e);
+}
+
+int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *opts,
+              sdb_lowered *out, sdb_err *err) {
+  memset(out, 0, sizeof *out);
+  lowering lw;
+  memset(&lw, 0, sizeof lw);
+  lw.mode = mode;
+  lw.env = mode->env;
+  lw.ev = sdb_shape_env_events(mode->env);
+  lw.opts = opts;
+  lw.out = out;
+  phase(lw.ev, SDB_EV_PHASE_START);
+  sdb_events_set_tracer(lw.ev, "lower", 0);
+  /* the signature: inputs, and backed symbols bound from them */
+  size_t np = sdb_graph_num_placeholders(aot);
+  sdb_buf_puts(&lw.code, "def call(args):\n    ");
+  for (size_t i = 0; i < np; i++) sdb_buf_printf(&lw.code, "%s%s", i ? ", " : "", aot->nodes[i]->name);
+  sdb_buf_printf(&lw.code, "%s = args\n    args.clear()\n", np == 1 ? "," : "");
+  for (size_t i = 0; i < np; i++) {
+    const sdb_node *ph = aot->nodes[i];
+    sdb_map_put(&lw.ref, ph, (void *)ph->name);
+    if (ph->example.kind == SDB_V_INT && ph->example.expr && ph->example.expr->kind == SDB_SYM) {
+      sdb_buf_printf(&lw.code, "    %s = %s\n", ph->example.expr->name, ph->name);
+      sdb_map_put(&lw.bound, ph->example.expr, (void *)ph->example.expr);
+    }
+  }
+  int rc = SDB_OK;
+  for (size_t i = np; i < aot->n && rc == SDB_OK; i++) {
+    sdb_events_push_op(lw.ev, aot->nodes[i]->name);
+    rc = lower_node(&lw, aot->nodes[i], err);
+    sdb_events_pop_op(lw.ev);
+  }
+  if (rc == SDB_OK) {
+    flush_asserts(&lw);
+    const sdb_node *o = sdb_graph_output_node(aot);
+    sdb_buf_puts(&lw.code, "    return (");
+    if (o && o->nargs && o->args[0].kind == SDB_A_SEQ)
+      for (size_t i = 0; i < o->args[0].n; i++) {
+        put_arg(&lw, &lw.code, &o->args[0].items[i]);
+        sdb_buf_puts(&lw.code, ", ");
+      }
+    sdb_buf_puts(&lw.code, ")\n");
+    out->wrapper = sdb_buf_take(&lw.code);
+  }
+  sdb_buf_free(&lw.code);
+  sdb_map_free(&lw.ref);
+  sdb_map_free(&lw.bound);
+  free(lw.asserts);
+  sdb_events_set_tracer(lw.ev, "trace", 0);
+  if (rc == SDB_OK) phase(lw.ev, SDB_EV_PHASE_END);
+  return rc;
+}
