@@ -183,6 +183,7 @@ bool sdb_track(sdb_shape_env *env, const sdb_source *source, const sdb_expr *e) 
   if (!GROW(env->tracked, env->ntracked, env->captracked)) return false;
   env->tracked[env->ntracked].source = source;
   env->tracked[env->ntracked].expr = e;
+  env->tracked[env->ntracked].prov = prov_now(env);
   env->ntracked++;
   return true;
 }
@@ -1276,7 +1277,7 @@ int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) 
     sdb_shape_guard g = {0};
     g.source = src;
     g.expr = e;
-    g.prov.seq = -1;
+    g.prov = env->tracked[i].prov;
     const sdb_expr *raw = env->tracked[i].expr;
     if (e->kind == SDB_INT && sdb_source_is_tensor_property(src) && raw->kind == SDB_INT) {
       g.kind = SDB_SG_STATIC;   /* TENSOR_MATCH checks it; not a shape guard */

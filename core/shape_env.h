@@ -89,6 +89,7 @@ typedef struct sdb_renaming {
 typedef struct sdb_tracked {
   const sdb_source *source;
   const sdb_expr *expr;
+  sdb_prov prov;           /* where the input was fakified */
 } sdb_tracked;
 
 typedef struct sdb_shape_env_opts {

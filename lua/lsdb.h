@@ -46,6 +46,9 @@ int lsdb_raise(lua_State *L, sdb_err *err);
 #define LSDB_SYMCTX "shapedb.SymbolicContext"
 void lsdb_open_shape_env(lua_State *L);
 const sdb_source *lsdb_check_source(lua_State *L, int idx);
+/* An sdb_source_value_fn reading the values table at the top of the Lua
+** stack ud: { x = {5, 2}, n = 3, ["L['y'].size()[0]"] = 4 }. */
+int lsdb_source_value(void *ud, const sdb_source *src, int64_t *out);
 void lsdb_push_source(lua_State *L, const sdb_source *s);
 
 /* --- lsdb_torch.c ------------------------------------------------------------ */

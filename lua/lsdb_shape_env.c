@@ -563,8 +563,8 @@ static int m_produce_guards(lua_State *L) {
 
 /* Values for check_guards: { x = {5, 2}, n = 3, ["L['y'].size()[0]"] = 4 }.
 ** A tensor's strides are contiguous and its storage offset 0 unless given
-** by full source name. */
-static int value_of(void *ud, const sdb_source *src, int64_t *out) {
+** by full source name. The values table is at the top of L's stack. */
+int lsdb_source_value(void *ud, const sdb_source *src, int64_t *out) {
   lua_State *L = ud;
   int t = lua_gettop(L);   /* the values table */
   lua_getfield(L, t, src->name);
@@ -609,7 +609,7 @@ static int m_check_guards(lua_State *L) {
   sdb_err err = SDB_ERR_INIT;
   if (sdb_produce_guards(e->env, &g, &err)) return fail(L, &err);
   char *reasons = NULL;
-  int n = sdb_check_guards(&g, value_of, L, NULL, 0, &reasons, &err);
+  int n = sdb_check_guards(&g, lsdb_source_value, L, NULL, 0, &reasons, &err);
   sdb_shape_guards_free(&g);
   if (n < 0) { free(reasons); return fail(L, &err); }
   lua_pushboolean(L, n == 0);

@@ -965,10 +965,89 @@ static int trace_aot(lua_State *L) {
   runtime(L);
   sdb_err err = SDB_ERR_INIT;
   int rc = sdb_aot_compile(t->env, t->graph, t->inputs, t->ninputs, &t->aot, &err);
+  if (rc) return lsdb_raise(L, &err);   /* the phase stays for trace:abort to end */
   sdb_events_set_phase(t->rt->ev, SDB_PHASE_NONE);
-  if (rc) return lsdb_raise(L, &err);
   t->have_aot = true;
   return 0;
+}
+
+/* trace:check_guards(values) -> ok, { {text=, input=, dim=, static=, phase=}, ... }
+** every failing guard of the installed set against a new call's inputs */
+static int trace_check_guards(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  if (!t->have_guards) return luaL_error(L, "check_guards: no guards installed");
+  lua_settop(L, 2);
+  size_t failed[256];
+  sdb_err err = SDB_ERR_INIT;
+  int n = sdb_check_guards(&t->guards, lsdb_source_value, L, failed, 256, NULL, &err);
+  if (n < 0) return lsdb_raise(L, &err);
+  lua_pushboolean(L, n == 0);
+  lua_createtable(L, n, 0);
+  sdb_buf why = SDB_BUF_INIT;
+  for (int i = 0; i < n && i < 256; i++) {
+    const sdb_shape_guard *g = &t->guards.v[failed[i]];
+    lua_createtable(L, 0, 5);
+    const char *text = g->text;
+    if (g->kind == SDB_SG_STATIC) {
+      /* TENSOR_MATCH's wording, with the value the new call has */
+      int64_t actual = 0;
+      lua_pushvalue(L, 2);
+      lsdb_source_value(L, g->source, &actual);
+      lua_pop(L, 1);
+      const sdb_source *root = sdb_source_root(g->source);
+      sdb_buf_clear(&why);
+      if (g->source->kind == SDB_SRC_STORAGE_OFFSET)
+        sdb_buf_printf(&why, "tensor '%s' storage_offset mismatch. expected %lld, actual %lld",
+                       root ? root->name : "?", (long long)g->expr->ival, (long long)actual);
+      else
+        sdb_buf_printf(&why, "tensor '%s' %s mismatch at index %lld. expected %lld, actual %lld",
+                       root ? root->name : "?", g->source->kind == SDB_SRC_STRIDE ? "stride" : "size",
+                       (long long)g->source->idx, (long long)g->expr->ival, (long long)actual);
+      text = sdb_buf_cstr(&why);
+      lua_pushboolean(L, 1);
+      lua_setfield(L, -2, "static");
+    }
+    lua_pushstring(L, text);
+    lua_setfield(L, -2, "text");
+    lua_pushstring(L, sdb_phase_name(g->prov.phase));
+    lua_setfield(L, -2, "phase");
+    const sdb_source *src = g->source;
+    if (src) {
+      const sdb_source *root = sdb_source_root(src);
+      if (root && root->ident) { lua_pushstring(L, root->ident); lua_setfield(L, -2, "input"); }
+      if (src->kind == SDB_SRC_SIZE) { lua_pushinteger(L, src->idx); lua_setfield(L, -2, "dim"); }
+    }
+    lua_rawseti(L, -2, i + 1);
+  }
+  sdb_buf_free(&why);
+  return 2;
+}
+
+/* trace:guard_records() -> { {text=, phase=, file=, line=}, ... } the
+** installed shape guards with where they were taken */
+static int trace_guard_records(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  lua_newtable(L);
+  int k = 0;
+  for (size_t i = 0; t->have_guards && i < t->guards.n; i++) {
+    const sdb_shape_guard *g = &t->guards.v[i];
+    if (g->kind == SDB_SG_STATIC) continue;
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, g->text);
+    lua_setfield(L, -2, "text");
+    lua_pushstring(L, sdb_phase_name(g->prov.phase));
+    lua_setfield(L, -2, "phase");
+    if (g->prov.loc.file) {
+      const char *base = strrchr(g->prov.loc.file, '/');
+      lua_pushstring(L, base ? base + 1 : g->prov.loc.file);
+      lua_setfield(L, -2, "file");
+      lua_pushinteger(L, g->prov.loc.line);
+      lua_setfield(L, -2, "line");
+    }
+    lua_rawseti(L, -2, ++k);
+  }
+  return 1;
 }
 
 /* trace:lower{ plant_missing_binding = "nonzero" } -> the lowering phase */
@@ -985,11 +1064,11 @@ static int trace_lower(lua_State *L) {
   }
   sdb_err err = SDB_ERR_INIT;
   int rc = sdb_lower(t->aot.mode, t->aot.graph, &o, &t->lowered, &err);
-  sdb_events_set_phase(t->rt->ev, SDB_PHASE_NONE);
-  if (rc) {
+  if (rc) {   /* the phase stays for trace:abort to end */
     sdb_lowered_free(&t->lowered);
     return lsdb_raise(L, &err);
   }
+  sdb_events_set_phase(t->rt->ev, SDB_PHASE_NONE);
   t->have_lowered = true;
   return 0;
 }
@@ -1192,6 +1271,37 @@ static int l_leak_unbacked(lua_State *L) {
   return 1;
 }
 
+/* shapedb._emit{ kind = "guard_check", flags = 1, text = ..., detail = ...,
+** phase = "guards", value = n }: an event from the Lua side (torch.lua's
+** guard cache), stamped with the user's location like any other */
+static int l_emit(lua_State *L) {
+  lruntime *rt = runtime(L);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_getfield(L, 1, "kind");
+  int kind = sdb_event_from_name(luaL_checkstring(L, -1));
+  if (kind < 0) return luaL_error(L, "unknown event kind '%s'", lua_tostring(L, -1));
+  sdb_event e = {0};
+  e.kind = (uint16_t)kind;
+  lua_getfield(L, 1, "flags");
+  e.flags = lua_toboolean(L, -1);
+  lua_getfield(L, 1, "value");
+  e.value = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+  lua_getfield(L, 1, "text");
+  e.text = lua_isstring(L, -1) ? sdb_intern(lua_tostring(L, -1)) : NULL;
+  lua_getfield(L, 1, "detail");
+  e.detail = lua_isstring(L, -1) ? sdb_intern(lua_tostring(L, -1)) : NULL;
+  lua_getfield(L, 1, "phase");
+  sdb_phase saved = sdb_events_phase(rt->ev);
+  if (lua_isstring(L, -1)) {
+    int p = sdb_phase_from_name(lua_tostring(L, -1));
+    if (p < 0) return luaL_error(L, "unknown phase '%s'", lua_tostring(L, -1));
+    sdb_events_set_phase(rt->ev, (sdb_phase)p);
+  }
+  sdb_emit(rt->ev, &e);
+  sdb_events_set_phase(rt->ev, saved);
+  return 0;
+}
+
 /* shapedb._note(text): a note in the event log (what a log line would say) */
 static int l_note(lua_State *L) {
   lruntime *rt = runtime(L);
@@ -1293,7 +1403,8 @@ static const luaL_Reg trace_methods[] = {
   {"graph", trace_graph}, {"bindings", trace_bindings}, {"guards", trace_guards},
   {"name", trace_name}, {"aot", trace_aot}, {"install_guards", trace_install_guards},
   {"aot_graph", trace_aot_graph}, {"lower", trace_lower}, {"wrapper", trace_wrapper},
-  {"buffers", trace_buffers}, {NULL, NULL}
+  {"buffers", trace_buffers}, {"check_guards", trace_check_guards},
+  {"guard_records", trace_guard_records}, {NULL, NULL}
 };
 
 static const luaL_Reg torch_fns[] = {
@@ -1424,5 +1535,7 @@ void lsdb_open_torch(lua_State *L) {
   lua_setfield(L, -2, "leak_unbacked");
   lua_pushcfunction(L, l_note);
   lua_setfield(L, -2, "_note");
+  lua_pushcfunction(L, l_emit);
+  lua_setfield(L, -2, "_emit");
   lsdb_open_hop(L);
 }

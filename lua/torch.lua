@@ -45,7 +45,61 @@ local function capture(e)
 end
 shapedb.TraceError = TraceError
 
+-- PyTorch's strip_local_scope: recompile reasons say x, not L['x']
+local function strip_local_scope(s)
+  return (s:gsub("L%[%s*['\"](.-)['\"]%s*%]", "%1"))
+end
+
+-- c10's names for dtypes, as TENSOR_MATCH prints them
+local SCALAR_NAMES = {
+  ["torch.float32"] = "Float", ["torch.float64"] = "Double", ["torch.float16"] = "Half",
+  ["torch.bfloat16"] = "BFloat16", ["torch.int64"] = "Long", ["torch.int32"] = "Int",
+  ["torch.int16"] = "Short", ["torch.int8"] = "Char", ["torch.uint8"] = "Byte", ["torch.bool"] = "Bool",
+}
+
+local next_frame_id = 0
+
+-- What TENSOR_MATCH checks besides sizes: dtype, device, rank, requires_grad.
+local function tensor_match(entry, names, args)
+  local out = {}
+  for i, meta in pairs(entry.inputs) do
+    local a, name = args[i], names[i] or ("arg" .. i)
+    if getmetatable(a) ~= getmetatable(meta.tensor) then
+      if meta.tensor then out[#out + 1] = string.format("tensor '%s' is no longer a tensor", name) end
+    elseif a.dtype ~= meta.dtype then
+      out[#out + 1] = string.format("tensor '%s' dtype mismatch. expected %s, actual %s", name,
+        SCALAR_NAMES[meta.dtype] or meta.dtype, SCALAR_NAMES[a.dtype] or a.dtype)
+    elseif a:dim() ~= meta.ndim then
+      out[#out + 1] = string.format("tensor '%s' rank mismatch. expected %d, actual %d", name, meta.ndim, a:dim())
+    elseif a.device ~= meta.device then
+      out[#out + 1] = string.format("tensor '%s' device mismatch. expected %s, actual %s", name, meta.device, a.device)
+    elseif a.requires_grad ~= meta.requires_grad then
+      out[#out + 1] = string.format("tensor '%s' requires_grad mismatch. expected requires_grad=%d",
+        name, meta.requires_grad and 1 or 0)
+    end
+  end
+  return out
+end
+
+-- The concrete values a new call brings, by source: { x = {5, 2}, n = 3 }.
+local function call_values(names, args)
+  local values = {}
+  for i = 1, args.n do
+    local a, name = args[i], names[i] or ("arg" .. i)
+    if math.type(a) == "integer" then values[name] = a
+    elseif type(a) == "userdata" and a.dim then
+      local sizes = {}
+      for d = 0, a:dim() - 1 do sizes[d + 1] = a:size(d) end
+      values[name] = sizes
+    end
+  end
+  return values
+end
+
 -- torch.compile(fn, { backend = "eager", dynamic = nil|true|false, name = "model" })
+-- The first call traces (then aot-compiles and lowers, per backend) and
+-- installs one guard set; later calls check it: a hit reuses the entry, a
+-- miss reports every failing guard and recompiles.
 function torch.compile(fn, opts)
   if type(fn) ~= "function" then
     error("torch.compile expects a function, got " .. type(fn), 2)
@@ -58,23 +112,25 @@ function torch.compile(fn, opts)
   end
   local name = opts.name or name_of(fn, 2)
   shapedb._fn_names[fn] = name
-  local compiled = { fn = fn, name = name, backend = backend, opts = opts, traces = {} }
+  local info = debug.getinfo(fn, "S")
+  local compiled = { fn = fn, name = name, backend = backend, opts = opts, traces = {},
+                     entries = {}, dynamic_dims = {}, frame_id = nil,
+                     where = string.format("%s:%d", info.short_src, info.linedefined) }
 
-  local function call(...)
-    -- inside torch.export the compiled region runs inline with the eager
-    -- backend: export captures the ops itself (seed 004, #164171)
-    if shapedb._tracing() then
-      shapedb._note(string.format("torch.compile(%s) inside torch.export: using the eager backend", name))
-      return fn(...)
-    end
-    local args = table.pack(...)
-    local names = param_names(fn)
+  local function trace(args, names)
     local tr = shapedb._trace_begin(name, { duck_shape = opts.duck_shape })
-    local fake = {}
+    local fake, inputs = {}, {}
     for i = 1, args.n do
-      fake[i] = tr:input(names[i] or ("arg" .. i), args[i], opts.dynamic == true)
+      local pname = names[i] or ("arg" .. i)
+      local dims = opts.dynamic == true or compiled.dynamic_dims[pname]
+      fake[i] = tr:input(pname, args[i], dims)
+      local a = args[i]
+      if type(a) == "userdata" and a.dim then
+        inputs[i] = { tensor = a, dtype = a.dtype, ndim = a:dim(), device = a.device, requires_grad = a.requires_grad }
+      end
     end
-    local record = { trace = tr, name = name, backend = backend }
+    local record = { trace = tr, name = name, backend = backend, inputs = inputs,
+                     compile_id = string.format("%d/%d", compiled.frame_id, #compiled.entries) }
     traces[#traces + 1] = record
     compiled.traces[#compiled.traces + 1] = record
     local res = table.pack(xpcall(fn, capture, table.unpack(fake, 1, args.n)))
@@ -86,19 +142,95 @@ function torch.compile(fn, opts)
     end
     local outs = {}
     for i = 2, res.n do outs[#outs + 1] = res[i] end
-    tr:finish(outs)
     -- seed 002's order: aot-compile at lowering time, before the guards
     -- are installed, so guards it takes join the one guard set
-    if backend ~= "eager" then tr:aot() end
-    if backend == "inductor" then tr:lower{ plant_missing_binding = opts.plant_missing_binding } end
-    tr:install_guards()
-    return table.unpack(outs)
+    local ok, err = pcall(function()
+      tr:finish(outs)
+      if backend ~= "eager" then tr:aot() end
+      if backend == "inductor" then tr:lower{ plant_missing_binding = opts.plant_missing_binding } end
+      tr:install_guards()
+    end)
+    if not ok then
+      tr:abort(tostring(err))
+      record.error = tostring(err)
+      error(err, 0)
+    end
+    record.outputs = outs
+    compiled.entries[#compiled.entries + 1] = record
+    return record
+  end
+
+  local function call(...)
+    -- inside torch.export the compiled region runs inline with the eager
+    -- backend: export captures the ops itself (seed 004, #164171)
+    if shapedb._tracing() then
+      shapedb._note(string.format("torch.compile(%s) inside torch.export: using the eager backend", name))
+      return fn(...)
+    end
+    local args = table.pack(...)
+    local names = param_names(fn)
+    if not compiled.frame_id then
+      compiled.frame_id = next_frame_id
+      next_frame_id = next_frame_id + 1
+    end
+    -- the cache: newest entry first, as Dynamo walks it
+    local failures = {}
+    local values = call_values(names, args)
+    for i = #compiled.entries, 1, -1 do
+      local e = compiled.entries[i]
+      local reasons = tensor_match(e, names, args)
+      local ok, fails = e.trace:check_guards(values)
+      for _, f in ipairs(fails) do
+        reasons[#reasons + 1] = f.text
+        if f.static and f.input and f.dim and opts.dynamic == nil then
+          -- automatic dynamic: a dim that changed becomes dynamic next time
+          compiled.dynamic_dims[f.input] = compiled.dynamic_dims[f.input] or {}
+          compiled.dynamic_dims[f.input][f.dim] = true
+        end
+      end
+      if ok and #reasons == 0 then
+        shapedb._emit{ kind = "guard_check", flags = true, phase = "guards", text = e.compile_id,
+                       detail = "cache hit: reusing the compiled entry" }
+        e.hits = (e.hits or 0) + 1
+        return table.unpack(e.outputs)
+      end
+      for k, r in ipairs(reasons) do reasons[k] = strip_local_scope(r) end
+      local reason = e.compile_id .. ": " .. table.concat(reasons, "; ")
+      failures[#failures + 1] = reason
+      shapedb._emit{ kind = "guard_check", flags = false, phase = "guards", text = e.compile_id,
+                     detail = table.concat(reasons, "; ") }
+    end
+    if #failures > 0 then
+      local message = string.format("Recompiling function %s in %s\n    triggered by the following guard failure(s):\n%s",
+        name, compiled.where, table.concat((function()
+          local lines = {}
+          for i, f in ipairs(failures) do lines[i] = "    - " .. f end
+          return lines
+        end)(), "\n"))
+      compiled.recompiles = (compiled.recompiles or 0) + 1
+      compiled.last_recompile = message
+      shapedb._emit{ kind = "recompile", phase = "guards", text = name, detail = message }
+    end
+    return table.unpack(trace(args, names).outputs)
   end
 
   return setmetatable(compiled, {
     __call = function(_, ...) return call(...) end,
     __tostring = function() return string.format("<compiled %s (backend=%s)>", name, backend) end,
   })
+end
+
+-- guards diff: what changed between two compiled entries' guard sets
+-- ("- " only in a, "+ " only in b).
+function shapedb.guards_diff(a, b)
+  local ta = a.trace and a.trace:guards() or a:guards()
+  local tb = b.trace and b.trace:guards() or b:guards()
+  local in_a, in_b, out = {}, {}, {}
+  for _, g in ipairs(ta) do in_a[g] = true end
+  for _, g in ipairs(tb) do in_b[g] = true end
+  for _, g in ipairs(ta) do if not in_b[g] then out[#out + 1] = "- " .. g end end
+  for _, g in ipairs(tb) do if not in_a[g] then out[#out + 1] = "+ " .. g end end
+  return out
 end
 
 -- torch.export(fn, args [, { dynamic = true }]): trace fn once,
@@ -138,7 +270,8 @@ function shapedb.report(out, quiet)
     for _, line in ipairs(shapedb.events(true)) do out:write(line, "\n") end
   end
   for _, r in ipairs(traces) do
-    out:write(string.format("\n== %s (backend=%s) ==\n", r.name, r.backend))
+    out:write(string.format("\n== %s %s(backend=%s) ==\n", r.name,
+      r.compile_id and ("[" .. r.compile_id .. "] ") or "", r.backend))
     if r.error then
       out:write("error: ", r.error, "\n")
     else
@@ -153,9 +286,12 @@ function shapedb.report(out, quiet)
       local b = r.trace:bindings()
       out:write("unbacked bindings:", #b == 0 and " none\n" or "\n")
       for _, line in ipairs(b) do out:write("  ", line, "\n") end
-      local g = r.trace:guards()
+      local g = r.trace:guard_records()
       out:write("guards:", #g == 0 and " none\n" or "\n")
-      for _, line in ipairs(g) do out:write("  ", line, "\n") end
+      for _, rec in ipairs(g) do
+        local where = rec.file and string.format(", %s:%d", rec.file, rec.line) or ""
+        out:write(string.format("  %-50s # %s%s\n", rec.text, rec.phase, where))
+      end
     end
   end
   return #traces
