@@ -1,0 +1,1339 @@
+/*
+** view.c — the debugger's state at any step as a fold of the events (see
+** view.h).
+**
+** The fold writes a history indexed by event position ("pos"): a copy of
+** every event (in fixed-size chunks, so the records never move), one
+** context record per event (phase stack top, tracer stack top, pending
+** list in force, compile), persistent phase and tracer stacks (nodes are
+** never changed, a pop just points at the parent), per-kind position logs,
+** and per compile a symbol table whose records keep the positions of the
+** events that touch each symbol. Every log is sorted by position, so the
+** state at step k is each log's prefix below k: a binary search.
+**
+** Text formats (the REPL prints them; tests/unit/test_view.c pins them):
+**
+** sdb_view_explain: a header, then one line per event touching the symbol.
+**   u0: unbacked int, created by OP at FILE:LINE in FUNC (PHASE phase, event N), range R
+**   s0: backed int, hint 5, source L['x'].size()[0], created at FILE:LINE (PHASE phase, event N), range R
+**   u7: unbacked int, first seen at event N (no create event)[, range R]
+** ("by", "at", "in" are left out when the event has no op, file, func; R is
+** the range at the view's step.) Then, indented by two spaces:
+**   source SRC (DETAIL, event N)                          a new source (duck sizing)
+**   pending from event A until node NODE (event B)        or "until event B", "since event A"
+**   no longer pending (event B)                            removed without a recorded add
+**   bound at %NODE: KEYPATH (PHASE phase, event N)         KEYPATH "<value>" when empty
+**   bound in TRACER as PROXY (event N)                     symbol_bound
+**   graph input NAME in TRACER (DETAIL, event N)           graph_input_created
+**   size-like (event N)
+**   range R (DETAIL, event N)                              range_refined
+**   replaced by EXPR (REASON, PHASE phase, event N)
+**   renamed: FROM -> TO (WHY, event N)
+**   in guard EXPR (PHASE phase, FILE:LINE, event N)
+**   in runtime assert EXPR (PHASE phase, FILE:LINE, event N)
+**   specialized: SRC = VALUE (REASON, event N)
+**   memo hit: KIND (event N)
+**   cond output, range R (WHY, event N)
+**   defined by BUF (DETAIL, event N)                       buffer_lowered
+** Parenthesised parts are left out when the event lacks them.
+**
+** sdb_view_diff lines (forward; "undo " before the event lines backwards):
+**   phase: trace -> aot            tracer: trace -> -          compile: 1 -> 2
+**   pending: {} -> {u0}
+**   new symbol: s0 = 5 for L['x'].size()[0] [2, int_oo]
+**   new symbol: u0 [0, 10]                  (" (float)" for other types)
+**   source: L['y'].size()[0] for s0 (duck sized)
+**   binding: u0: .size()[0] on %nonzero
+**   guard: s0 > 2
+**   runtime assert: u0 >= 0
+**   replacement: u1 -> u0 (rename_unbacked_to)
+**   renamed: u1 -> u0 (aot retrace)
+**   specialization: L['x'].size()[0] = 2 (range_refined_to_singleton)
+**   size-like: u0
+**   range: u0 [-int_oo, int_oo] -> [0, int_oo]     (state: never "undo ")
+**   buffer: buf1 (MultiOutput for nonzero) defines {u0}
+**   binding check ok: nonzero: {u0} defined by u0
+**   guards installed: 3
+**   guard check hit: ...    guard check miss: ...    recompile: ...    error: ...
+*/
+#include "view.h"
+#include "buf.h"
+#include "intern.h"
+#include "map.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+#define CHUNK_BITS 10
+#define CHUNK (1u << CHUNK_BITS)
+
+/* --- small vectors ----------------------------------------------------------- */
+
+typedef struct { uint32_t *v; size_t n, cap; } u32vec;
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap) return true;
+  size_t c = *cap ? *cap * 2 : 8;
+  while (c < need) c *= 2;
+  void *q = realloc(*p, c * size);
+  if (!q) return false;
+  *p = q;
+  *cap = c;
+  return true;
+}
+#define GROW(arr, n, cap) grow((void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
+
+static bool u32_push(u32vec *a, uint32_t x) {
+  if (!GROW(a->v, a->n, a->cap)) return false;
+  a->v[a->n++] = x;
+  return true;
+}
+
+/* First index whose value is >= x (values ascending). */
+static size_t lower_bound(const uint32_t *a, size_t n, uint32_t x) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (a[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* The last value below x, or NONE. */
+static uint32_t last_below(const u32vec *a, uint32_t x) {
+  size_t i = lower_bound(a->v, a->n, x);
+  return i ? a->v[i - 1] : NONE;
+}
+
+/* --- the history ------------------------------------------------------------ */
+
+typedef struct { uint8_t phase; const char *text; int32_t parent; } phase_node;
+typedef struct { const char *path; int32_t depth; int32_t parent; } tracer_node;
+
+/* What holds after the event at a position. */
+typedef struct ctx {
+  int32_t phase_top, tracer_top;   /* -1: empty stack */
+  uint32_t pending;                /* pos of the pending_changed in force, or NONE */
+  uint32_t compile;
+} ctx;
+
+typedef struct symrec {
+  const sdb_expr *sym;
+  uint32_t first;       /* pos first seen */
+  uint32_t created;     /* pos of its create event, or NONE */
+  uint32_t size_like;   /* pos of its first size_like, or NONE */
+  uint32_t bound;       /* pos of the first unbacked_bindings naming it, or NONE */
+  uint32_t first_repl;  /* pos of its first replacement, or NONE */
+  u32vec events;        /* positions of the events touching it */
+  u32vec ranges;        /* ... that set its range */
+  u32vec repls;         /* ... replacement_added of it */
+  u32vec sources;       /* ... create_symbol naming a source for it */
+} symrec;
+
+typedef struct { uint32_t pos, bind; } noderec;
+
+typedef struct graphrec {
+  const char *key;
+  uint32_t first;
+  noderec *nodes;
+  size_t n, cap;
+  sdb_map names;        /* node name -> index + 1 (the latest of that name) */
+} graphrec;
+
+typedef struct compile {
+  uint32_t start;       /* pos of its phase_start (0 for compile 0) */
+  uint32_t sym_lo;      /* its first symbol record */
+  sdb_map syms;         /* sdb_expr* -> symbol record index + 1 */
+  u32vec repl_order;    /* symbol records, in the order first replaced */
+  graphrec *graphs;
+  size_t ngraphs, capgraphs;
+  sdb_map graph_ix;     /* key -> graph index + 1 */
+} compile;
+
+typedef struct installed { const char **lines; size_t n; } installed;
+
+typedef struct store {
+  int refs;
+  bool failed;                     /* an allocation failed mid-event: no more events */
+  size_t n;                        /* events folded */
+  sdb_event **chunks;
+  size_t nchunks, capchunks;
+  ctx *ctx;
+  size_t capctx;
+  phase_node *phases;
+  size_t nphases, capphases;
+  tracer_node *tracers;
+  size_t ntracers, captracers;
+  u32vec kpos[SDB_EV_COUNT];
+  installed *inst;                 /* parallel to kpos[SDB_EV_GUARDS_INSTALLED] */
+  size_t ninst, capinst;
+  symrec *syms;
+  size_t nsyms, capsyms;
+  compile *compiles;
+  size_t ncompiles, capcompiles;
+} store;
+
+struct sdb_view {
+  store *st;
+  size_t step;
+};
+
+static const ctx initial_ctx = {-1, -1, NONE, 0};
+
+static sdb_event *ev_at(const store *st, size_t pos) {
+  return &st->chunks[pos >> CHUNK_BITS][pos & (CHUNK - 1)];
+}
+
+static const ctx *ctx_at(const store *st, size_t step) {
+  return step ? &st->ctx[step - 1] : &initial_ctx;
+}
+
+static bool compile_new(store *st, uint32_t start) {
+  if (!GROW(st->compiles, st->ncompiles, st->capcompiles)) return false;
+  compile *c = &st->compiles[st->ncompiles++];
+  memset(c, 0, sizeof *c);
+  c->start = start;
+  c->sym_lo = (uint32_t)st->nsyms;
+  c->syms = (sdb_map)SDB_MAP_INIT;
+  c->graph_ix = (sdb_map)SDB_MAP_INIT;
+  return true;
+}
+
+static store *store_new(void) {
+  store *st = calloc(1, sizeof *st);
+  if (!st) return NULL;
+  st->refs = 1;
+  if (!compile_new(st, 0)) { free(st); return NULL; }
+  return st;
+}
+
+static void free_symrec(symrec *r) {
+  free(r->events.v);
+  free(r->ranges.v);
+  free(r->repls.v);
+  free(r->sources.v);
+}
+
+static void store_release(store *st) {
+  if (!st || --st->refs > 0) return;
+  for (size_t i = 0; i < st->n; i++) {
+    sdb_event *e = ev_at(st, i);
+    free(e->syms);
+    free(e->texts);
+  }
+  for (size_t i = 0; i < st->nchunks; i++) free(st->chunks[i]);
+  free(st->chunks);
+  free(st->ctx);
+  free(st->phases);
+  free(st->tracers);
+  for (int k = 0; k < SDB_EV_COUNT; k++) free(st->kpos[k].v);
+  for (size_t i = 0; i < st->ninst; i++) free(st->inst[i].lines);
+  free(st->inst);
+  for (size_t i = 0; i < st->nsyms; i++) free_symrec(&st->syms[i]);
+  free(st->syms);
+  for (size_t i = 0; i < st->ncompiles; i++) {
+    compile *c = &st->compiles[i];
+    sdb_map_free(&c->syms);
+    free(c->repl_order.v);
+    for (size_t g = 0; g < c->ngraphs; g++) {
+      free(c->graphs[g].nodes);
+      sdb_map_free(&c->graphs[g].names);
+    }
+    free(c->graphs);
+    sdb_map_free(&c->graph_ix);
+  }
+  free(st->compiles);
+  free(st);
+}
+
+/* --- folding one event ---------------------------------------------------------- */
+
+/* The event with every string interned, so the history compares by pointer
+** and never points at a caller's buffer. syms/texts still the caller's. */
+static sdb_event interned(const sdb_event *e) {
+  sdb_event c = *e;
+  c.tracer = sdb_intern(e->tracer);
+  c.file = sdb_intern(e->file);
+  c.func = sdb_intern(e->func);
+  c.op = sdb_intern(e->op);
+  c.text = sdb_intern(e->text);
+  c.detail = sdb_intern(e->detail);
+  if (!c.syms || !c.nsyms) { c.syms = NULL; c.texts = NULL; c.nsyms = 0; }
+  return c;
+}
+
+static bool same_range(const sdb_event *a, const sdb_event *b) {
+  if (a->has_range != b->has_range) return false;
+  return !a->has_range || (a->range.lo == b->range.lo && a->range.hi == b->range.hi &&
+                           a->range.is_bool == b->range.is_bool);
+}
+
+/* Is e (interned) the event the history holds at h? */
+static bool same_event(const sdb_event *h, const sdb_event *e) {
+  if (h->seq != e->seq || h->kind != e->kind || h->phase != e->phase || h->flags != e->flags ||
+      h->depth != e->depth || h->tracer != e->tracer || h->file != e->file ||
+      h->line != e->line || h->func != e->func || h->op != e->op || h->sym != e->sym ||
+      h->sym2 != e->sym2 || h->expr != e->expr || !same_range(h, e) || h->value != e->value ||
+      h->text != e->text || h->detail != e->detail || h->nsyms != e->nsyms ||
+      (h->texts == NULL) != (e->texts == NULL))
+    return false;
+  for (uint32_t i = 0; i < e->nsyms; i++) {
+    if (h->syms[i] != e->syms[i]) return false;
+    if (e->texts && h->texts[i] != sdb_intern(e->texts[i])) return false;
+  }
+  return true;
+}
+
+static bool is_symbol(const sdb_expr *e) { return e && e->kind == SDB_SYM; }
+
+static bool looks_unbacked(const sdb_expr *sym) {
+  return sym->name[0] == 'u' || !strncmp(sym->name, "zuf", 3);
+}
+
+/* The record of sym in compile ci, created when missing; NONE on OOM. */
+static uint32_t symrec_get(store *st, uint32_t ci, const sdb_expr *sym, uint32_t pos) {
+  compile *c = &st->compiles[ci];
+  uintptr_t ix = (uintptr_t)sdb_map_get(&c->syms, sym);
+  if (ix) return (uint32_t)(ix - 1);
+  if (!GROW(st->syms, st->nsyms, st->capsyms)) return NONE;
+  uint32_t si = (uint32_t)st->nsyms;
+  if (!sdb_map_put(&c->syms, sym, (void *)(uintptr_t)(si + 1))) return NONE;
+  symrec *r = &st->syms[st->nsyms++];
+  memset(r, 0, sizeof *r);
+  r->sym = sym;
+  r->first = pos;
+  r->created = r->size_like = r->bound = r->first_repl = NONE;
+  return si;
+}
+
+static uint32_t symrec_find(const store *st, uint32_t ci, const sdb_expr *sym) {
+  uintptr_t ix = (uintptr_t)sdb_map_get(&st->compiles[ci].syms, sym);
+  return ix ? (uint32_t)(ix - 1) : NONE;
+}
+
+/* The event at pos touches sym: its record (created when missing), with
+** pos on its event list once. NONE when sym is not a symbol or on OOM
+** (*oom set). */
+static uint32_t touch(store *st, uint32_t ci, const sdb_expr *sym, uint32_t pos, bool *oom) {
+  if (!is_symbol(sym)) return NONE;
+  uint32_t si = symrec_get(st, ci, sym, pos);
+  if (si == NONE) { *oom = true; return NONE; }
+  symrec *r = &st->syms[si];
+  if ((!r->events.n || r->events.v[r->events.n - 1] != pos) && !u32_push(&r->events, pos)) {
+    *oom = true;
+    return NONE;
+  }
+  return si;
+}
+
+static void touch_free_symbols(store *st, uint32_t ci, const sdb_expr *e, uint32_t pos, bool *oom) {
+  if (!e) return;
+  const sdb_expr **fs = NULL;
+  long n = sdb_free_symbols(e, &fs);
+  if (n < 0) { *oom = true; return; }
+  for (long i = 0; i < n; i++) touch(st, ci, fs[i], pos, oom);
+  free(fs);
+}
+
+static bool stack_has_phase(const store *st, int32_t top, uint8_t phase) {
+  for (; top >= 0; top = st->phases[top].parent)
+    if (st->phases[top].phase == phase) return true;
+  return false;
+}
+
+static bool contains(const sdb_event *e, const sdb_expr *sym) {
+  for (uint32_t i = 0; i < e->nsyms; i++)
+    if (e->syms[i] == sym) return true;
+  return false;
+}
+
+/* Which graph a node event belongs to: the tracer path while tracing, the
+** phase name afterwards (aot nodes still carry the root tracer's path). */
+static const char *graph_key(const store *st, const sdb_event *e, const ctx *cur) {
+  if (e->phase == SDB_PHASE_AOT || e->phase == SDB_PHASE_LOWER || e->phase == SDB_PHASE_GUARDS)
+    return sdb_intern(sdb_phase_name((sdb_phase)e->phase));
+  if (e->tracer) return e->tracer;
+  if (cur->tracer_top >= 0) return st->tracers[cur->tracer_top].path;
+  return sdb_intern("trace");
+}
+
+static graphrec *graph_get(compile *c, const char *key, uint32_t pos, bool create) {
+  uintptr_t ix = (uintptr_t)sdb_map_get(&c->graph_ix, key);
+  if (ix) return &c->graphs[ix - 1];
+  if (!create || !GROW(c->graphs, c->ngraphs, c->capgraphs)) return NULL;
+  if (!sdb_map_put(&c->graph_ix, key, (void *)(uintptr_t)(c->ngraphs + 1))) return NULL;
+  graphrec *g = &c->graphs[c->ngraphs++];
+  memset(g, 0, sizeof *g);
+  g->key = key;
+  g->first = pos;
+  g->names = (sdb_map)SDB_MAP_INIT;
+  return g;
+}
+
+static bool split_lines(const char *text, installed *out) {
+  out->lines = NULL;
+  out->n = 0;
+  if (!text || !*text) return true;
+  size_t n = 1;
+  for (const char *p = text; *p; p++) n += *p == '\n';
+  out->lines = calloc(n, sizeof *out->lines);
+  if (!out->lines) return false;
+  for (const char *p = text;;) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    if (len) out->lines[out->n++] = sdb_intern_n(p, len);
+    if (!nl) break;
+    p = nl + 1;
+  }
+  return true;
+}
+
+/* Copy e (interned) into the history at position st->n and fold it. */
+static int store_append(store *st, const sdb_event *e) {
+  if (st->failed) return -1;
+  if (st->n >= NONE - 1) { st->failed = true; return -1; }
+  uint32_t pos = (uint32_t)st->n;
+  if ((pos & (CHUNK - 1)) == 0) {
+    if (!GROW(st->chunks, st->nchunks, st->capchunks)) return -1;
+    sdb_event *chunk = malloc(CHUNK * sizeof *chunk);
+    if (!chunk) return -1;
+    st->chunks[st->nchunks++] = chunk;
+  }
+  if (!grow((void **)&st->ctx, &st->capctx, st->n + 1, sizeof *st->ctx)) return -1;
+  sdb_event *h = ev_at(st, pos);
+  *h = *e;
+  h->syms = NULL;
+  h->texts = NULL;
+  if (e->nsyms) {
+    h->syms = malloc(e->nsyms * sizeof *h->syms);
+    if (!h->syms) return -1;
+    memcpy(h->syms, e->syms, e->nsyms * sizeof *h->syms);
+    if (e->texts) {
+      h->texts = malloc(e->nsyms * sizeof *h->texts);
+      if (!h->texts) { free(h->syms); h->syms = NULL; return -1; }
+      for (uint32_t i = 0; i < e->nsyms; i++) h->texts[i] = sdb_intern(e->texts[i]);
+    }
+  }
+  /* From here on the slot is owned by the history: a failure poisons it. */
+  ctx cur = *ctx_at(st, pos);
+  bool oom = false;
+  uint32_t ci = cur.compile;
+  uint32_t si;
+  switch ((sdb_event_kind)h->kind) {
+    case SDB_EV_PHASE_START:
+      if (h->phase == SDB_PHASE_TRACE && !stack_has_phase(st, cur.phase_top, SDB_PHASE_TRACE)) {
+        /* a new top-level trace: a new ShapeEnv, symbols numbered afresh */
+        if (!compile_new(st, pos)) { oom = true; break; }
+        ci = cur.compile = (uint32_t)st->ncompiles - 1;
+        cur.phase_top = cur.tracer_top = -1;
+        cur.pending = NONE;
+      }
+      if (!GROW(st->phases, st->nphases, st->capphases)) { oom = true; break; }
+      st->phases[st->nphases] = (phase_node){h->phase, h->text, cur.phase_top};
+      cur.phase_top = (int32_t)st->nphases++;
+      break;
+    case SDB_EV_PHASE_END: {
+      int32_t t = cur.phase_top;
+      while (t >= 0 && st->phases[t].phase != h->phase) t = st->phases[t].parent;
+      if (t < 0) t = cur.phase_top;   /* ended under another name: the innermost */
+      if (t < 0) break;
+      uint8_t popped = st->phases[t].phase;
+      cur.phase_top = st->phases[t].parent;
+      if (popped == SDB_PHASE_TRACE && !stack_has_phase(st, cur.phase_top, SDB_PHASE_TRACE))
+        cur.tracer_top = -1;   /* the trace's root tracer is done (never popped) */
+      break;
+    }
+    case SDB_EV_TRACER_PUSH:
+      if (!GROW(st->tracers, st->ntracers, st->captracers)) { oom = true; break; }
+      st->tracers[st->ntracers] = (tracer_node){h->text ? h->text : h->tracer,
+                                                (int32_t)h->value, cur.tracer_top};
+      cur.tracer_top = (int32_t)st->ntracers++;
+      break;
+    case SDB_EV_TRACER_POP: {
+      const char *path = h->text ? h->text : h->tracer;
+      for (int32_t t = cur.tracer_top; t >= 0; t = st->tracers[t].parent)
+        if (st->tracers[t].path == path) { cur.tracer_top = st->tracers[t].parent; break; }
+      break;
+    }
+    case SDB_EV_CREATE_SYMBOL:
+      si = touch(st, ci, h->sym, pos, &oom);
+      if (si == NONE) break;
+      if (st->syms[si].created == NONE && !(h->flags & 1)) st->syms[si].created = pos;
+      if (!u32_push(&st->syms[si].sources, pos)) oom = true;
+      if (h->has_range && !u32_push(&st->syms[si].ranges, pos)) oom = true;
+      break;
+    case SDB_EV_CREATE_UNBACKED:
+      si = touch(st, ci, h->sym, pos, &oom);
+      if (si == NONE) break;
+      if (st->syms[si].created == NONE) st->syms[si].created = pos;
+      if (h->has_range && !u32_push(&st->syms[si].ranges, pos)) oom = true;
+      break;
+    case SDB_EV_PENDING_CHANGED: {
+      /* a symbol's life records the changes: added to or dropped from the list */
+      const sdb_event *prev = cur.pending != NONE ? ev_at(st, cur.pending) : NULL;
+      for (uint32_t i = 0; i < h->nsyms; i++)
+        if (!prev || !contains(prev, h->syms[i])) touch(st, ci, h->syms[i], pos, &oom);
+      for (uint32_t i = 0; prev && i < prev->nsyms; i++)
+        if (!contains(h, prev->syms[i])) touch(st, ci, prev->syms[i], pos, &oom);
+      cur.pending = pos;
+      break;
+    }
+    case SDB_EV_GUARD_ADDED:
+      touch_free_symbols(st, ci, h->expr, pos, &oom);
+      break;
+    case SDB_EV_RUNTIME_ASSERT:
+      touch_free_symbols(st, ci, h->expr, pos, &oom);
+      touch(st, ci, h->sym, pos, &oom);
+      break;
+    case SDB_EV_REPLACEMENT_ADDED:
+      si = touch(st, ci, h->sym, pos, &oom);
+      if (si == NONE) break;
+      if (st->syms[si].first_repl == NONE) {
+        st->syms[si].first_repl = pos;
+        if (!u32_push(&st->compiles[ci].repl_order, si)) oom = true;
+      }
+      if (!u32_push(&st->syms[si].repls, pos)) oom = true;
+      break;
+    case SDB_EV_RANGE_REFINED: case SDB_EV_COND_OUTPUT_SYMBOL:
+      si = touch(st, ci, h->sym, pos, &oom);
+      if (si != NONE && h->has_range && !u32_push(&st->syms[si].ranges, pos)) oom = true;
+      break;
+    case SDB_EV_SIZE_LIKE:
+      si = touch(st, ci, h->sym, pos, &oom);
+      if (si != NONE && st->syms[si].size_like == NONE) st->syms[si].size_like = pos;
+      break;
+    case SDB_EV_RENAMED:
+      touch(st, ci, h->sym, pos, &oom);
+      touch(st, ci, h->sym2, pos, &oom);
+      break;
+    case SDB_EV_SPECIALIZATION: case SDB_EV_MEMO_HIT: case SDB_EV_GRAPH_INPUT:
+    case SDB_EV_SYMBOL_BOUND:
+      touch(st, ci, h->sym, pos, &oom);
+      break;
+    case SDB_EV_BUFFER_LOWERED:
+      for (uint32_t i = 0; i < h->nsyms; i++) touch(st, ci, h->syms[i], pos, &oom);
+      break;
+    case SDB_EV_NODE_PLACED: {
+      if (!h->text) break;
+      graphrec *g = graph_get(&st->compiles[ci], graph_key(st, h, &cur), pos, true);
+      if (!g || !GROW(g->nodes, g->n, g->cap)) { oom = true; break; }
+      g->nodes[g->n] = (noderec){pos, NONE};
+      if (!sdb_map_put(&g->names, h->text, (void *)(uintptr_t)(g->n + 1))) { oom = true; break; }
+      g->n++;
+      break;
+    }
+    case SDB_EV_UNBACKED_BINDINGS: {
+      for (uint32_t i = 0; i < h->nsyms; i++) {
+        si = touch(st, ci, h->syms[i], pos, &oom);
+        if (si != NONE && st->syms[si].bound == NONE) st->syms[si].bound = pos;
+      }
+      graphrec *g = h->text ? graph_get(&st->compiles[ci], graph_key(st, h, &cur), pos, false) : NULL;
+      uintptr_t ix = g ? (uintptr_t)sdb_map_get(&g->names, h->text) : 0;
+      if (ix && g->nodes[ix - 1].bind == NONE) g->nodes[ix - 1].bind = pos;
+      break;
+    }
+    case SDB_EV_GUARDS_INSTALLED:
+      if (!GROW(st->inst, st->ninst, st->capinst) || !split_lines(h->detail, &st->inst[st->ninst]))
+        oom = true;
+      else st->ninst++;
+      break;
+    default:
+      break;
+  }
+  if (!oom && h->kind < SDB_EV_COUNT && !u32_push(&st->kpos[h->kind], pos)) oom = true;
+  st->ctx[pos] = cur;
+  st->n++;   /* the slot is in the history (and freed with it) even when it failed */
+  if (oom) { st->failed = true; return -1; }
+  return 0;
+}
+
+/* A private history holding the first `upto` events of st. */
+static store *store_fork(const store *st, size_t upto) {
+  store *ns = store_new();
+  if (!ns) return NULL;
+  for (size_t i = 0; i < upto; i++) {
+    if (store_append(ns, ev_at(st, i))) { store_release(ns); return NULL; }
+  }
+  return ns;
+}
+
+/* --- views -------------------------------------------------------------------------- */
+
+sdb_view *sdb_view_new(void) {
+  sdb_view *v = calloc(1, sizeof *v);
+  if (!v) return NULL;
+  v->st = store_new();
+  if (!v->st) { free(v); return NULL; }
+  return v;
+}
+
+void sdb_view_free(sdb_view *v) {
+  if (!v) return;
+  store_release(v->st);
+  free(v);
+}
+
+void sdb_view_reset(sdb_view *v) { if (v) v->step = 0; }
+
+int sdb_view_apply(sdb_view *v, const sdb_event *e) {
+  if (!v || !e) return -1;
+  sdb_event c = interned(e);
+  store *st = v->st;
+  if (v->step < st->n) {
+    if (same_event(ev_at(st, v->step), &c)) { v->step++; return 0; }
+    store *ns = store_fork(st, v->step);
+    if (!ns) return -1;
+    store_release(st);
+    v->st = st = ns;
+  }
+  if (st->failed) return -1;
+  size_t before = st->n;
+  int rc = store_append(st, &c);
+  if (st->n > before && rc == 0) v->step++;
+  return rc;
+}
+
+sdb_view *sdb_view_clone(const sdb_view *v) {
+  sdb_view *c = malloc(sizeof *c);
+  if (!c) return NULL;
+  *c = *v;
+  c->st->refs++;
+  return c;
+}
+
+size_t sdb_view_step(const sdb_view *v) { return v->step; }
+size_t sdb_view_length(const sdb_view *v) { return v->st->n; }
+
+bool sdb_view_seek(sdb_view *v, size_t k) {
+  if (k > v->st->n) return false;
+  v->step = k;
+  return true;
+}
+
+const sdb_event *sdb_view_event_at(const sdb_view *v, size_t i) {
+  return i < v->st->n ? ev_at(v->st, i) : NULL;
+}
+
+/* --- where we are ------------------------------------------------------------------- */
+
+static const ctx *vctx(const sdb_view *v) { return ctx_at(v->st, v->step); }
+static const compile *vcompile(const sdb_view *v) { return &v->st->compiles[vctx(v)->compile]; }
+static uint32_t vstep(const sdb_view *v) { return (uint32_t)v->step; }
+
+const sdb_event *sdb_view_event(const sdb_view *v) {
+  return v->step ? ev_at(v->st, v->step - 1) : NULL;
+}
+
+sdb_phase sdb_view_phase(const sdb_view *v) {
+  int32_t top = vctx(v)->phase_top;
+  if (top < 0) return SDB_PHASE_NONE;
+  sdb_phase p = (sdb_phase)v->st->phases[top].phase;
+  const sdb_event *e = sdb_view_event(v);
+  if (p == SDB_PHASE_TRACE && e && e->phase == SDB_PHASE_COND) return SDB_PHASE_COND;
+  return p;
+}
+
+const char *sdb_view_phase_text(const sdb_view *v) {
+  int32_t top = vctx(v)->phase_top;
+  return top < 0 ? NULL : v->st->phases[top].text;
+}
+
+const char *sdb_view_tracer(const sdb_view *v) {
+  int32_t top = vctx(v)->tracer_top;
+  return top < 0 ? NULL : v->st->tracers[top].path;
+}
+
+int sdb_view_depth(const sdb_view *v) {
+  int32_t top = vctx(v)->tracer_top;
+  return top < 0 ? -1 : v->st->tracers[top].depth;
+}
+
+unsigned sdb_view_compile(const sdb_view *v) { return vctx(v)->compile; }
+
+/* --- events by kind -------------------------------------------------------------------- */
+
+bool sdb_view_kind_is_global(sdb_event_kind k) {
+  switch (k) {
+    case SDB_EV_PHASE_START: case SDB_EV_PHASE_END: case SDB_EV_GUARDS_INSTALLED:
+    case SDB_EV_GUARD_CHECK: case SDB_EV_RECOMPILE: case SDB_EV_ERROR: case SDB_EV_NOTE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* [lo, hi) in kpos[k] for the view */
+static size_t kind_range(const sdb_view *v, sdb_event_kind k, size_t *lo) {
+  *lo = 0;
+  if ((unsigned)k >= SDB_EV_COUNT) return 0;
+  const u32vec *a = &v->st->kpos[k];
+  size_t hi = lower_bound(a->v, a->n, vstep(v));
+  if (!sdb_view_kind_is_global(k)) *lo = lower_bound(a->v, hi, vcompile(v)->start);
+  return hi;
+}
+
+size_t sdb_view_count(const sdb_view *v, sdb_event_kind k) {
+  size_t lo, hi = kind_range(v, k, &lo);
+  return hi - lo;
+}
+
+const sdb_event *sdb_view_at(const sdb_view *v, sdb_event_kind k, size_t i) {
+  size_t lo, hi = kind_range(v, k, &lo);
+  return lo + i < hi ? ev_at(v->st, v->st->kpos[k].v[lo + i]) : NULL;
+}
+
+size_t sdb_view_pending(const sdb_view *v, const sdb_expr *const **out) {
+  uint32_t p = vctx(v)->pending;
+  const sdb_event *e = p != NONE ? ev_at(v->st, p) : NULL;
+  *out = e && e->nsyms ? e->syms : NULL;
+  return e ? e->nsyms : 0;
+}
+
+size_t sdb_view_replacement_count(const sdb_view *v) {
+  const u32vec *o = &vcompile(v)->repl_order;
+  size_t lo = 0, hi = o->n;   /* first_repl ascends along repl_order */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v->st->syms[o->v[mid]].first_repl < vstep(v)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const sdb_event *sdb_view_replacement_at(const sdb_view *v, size_t i) {
+  if (i >= sdb_view_replacement_count(v)) return NULL;
+  const symrec *r = &v->st->syms[vcompile(v)->repl_order.v[i]];
+  uint32_t p = last_below(&r->repls, vstep(v));
+  return p == NONE ? NULL : ev_at(v->st, p);
+}
+
+size_t sdb_view_installed_guards(const sdb_view *v, const char *const **out) {
+  const u32vec *a = &v->st->kpos[SDB_EV_GUARDS_INSTALLED];
+  size_t i = lower_bound(a->v, a->n, vstep(v));
+  *out = NULL;
+  if (!i || i > v->st->ninst) return 0;
+  *out = v->st->inst[i - 1].lines;
+  return v->st->inst[i - 1].n;
+}
+
+/* --- symbols ------------------------------------------------------------------------------ */
+
+/* Symbol records of the view's compile: [lo, hi) of st->syms. */
+static size_t sym_range(const sdb_view *v, size_t *lo) {
+  const store *st = v->st;
+  uint32_t ci = vctx(v)->compile;
+  *lo = st->compiles[ci].sym_lo;
+  size_t end = ci + 1 < st->ncompiles ? st->compiles[ci + 1].sym_lo : st->nsyms;
+  size_t a = *lo, b = end;   /* first seen ascends within a compile */
+  while (a < b) {
+    size_t mid = a + (b - a) / 2;
+    if (st->syms[mid].first < vstep(v)) a = mid + 1;
+    else b = mid;
+  }
+  return a;
+}
+
+size_t sdb_view_symbol_count(const sdb_view *v) {
+  size_t lo, hi = sym_range(v, &lo);
+  return hi - lo;
+}
+
+const sdb_expr *sdb_view_symbol_at(const sdb_view *v, size_t i) {
+  size_t lo, hi = sym_range(v, &lo);
+  return lo + i < hi ? v->st->syms[lo + i].sym : NULL;
+}
+
+/* The record of sym visible at the view's step, or NULL. */
+static const symrec *vsym(const sdb_view *v, const sdb_expr *sym) {
+  if (!sym) return NULL;
+  uint32_t si = symrec_find(v->st, vctx(v)->compile, sym);
+  if (si == NONE || v->st->syms[si].first >= vstep(v)) return NULL;
+  return &v->st->syms[si];
+}
+
+static const char *keypath_in(const sdb_event *e, const sdb_expr *sym) {
+  for (uint32_t i = 0; i < e->nsyms; i++)
+    if (e->syms[i] == sym) return e->texts && e->texts[i] ? e->texts[i] : "";
+  return NULL;
+}
+
+static bool is_pending(const sdb_view *v, const sdb_expr *sym) {
+  const sdb_expr *const *p;
+  size_t n = sdb_view_pending(v, &p);
+  for (size_t i = 0; i < n; i++)
+    if (p[i] == sym) return true;
+  return false;
+}
+
+static void fill_sym(const sdb_view *v, const symrec *r, uint32_t at, sdb_view_sym *out) {
+  const store *st = v->st;
+  memset(out, 0, sizeof *out);
+  out->sym = r->sym;
+  out->created = r->created < at;
+  const sdb_event *c = out->created ? ev_at(st, r->created) : NULL;
+  out->creation = c;
+  if (c && c->kind == SDB_EV_CREATE_UNBACKED) {
+    out->unbacked = true;
+    out->type = c->text ? c->text : sdb_intern("int");
+  } else if (c) {
+    out->has_hint = true;
+    out->hint = c->value;
+    out->type = sdb_intern("int");
+  } else {
+    out->unbacked = looks_unbacked(r->sym);
+    out->type = sdb_intern(strncmp(r->sym->name, "zuf", 3) ? "int" : "float");
+  }
+  size_t ns = lower_bound(r->sources.v, r->sources.n, at);
+  out->nsources = ns;
+  if (ns) out->source = ev_at(st, r->sources.v[0])->text;
+  uint32_t rp = last_below(&r->ranges, at);
+  if (rp != NONE) {
+    out->has_range = true;
+    out->range = ev_at(st, rp)->range;
+  }
+  out->size_like = r->size_like < at;
+  uint32_t pp = last_below(&r->repls, at);
+  if (pp != NONE) out->replacement = ev_at(st, pp)->expr;
+  if (r->bound < at) {
+    out->binding = ev_at(st, r->bound);
+    out->keypath = keypath_in(out->binding, r->sym);
+  }
+  out->nevents = lower_bound(r->events.v, r->events.n, at);
+}
+
+bool sdb_view_symbol(const sdb_view *v, const sdb_expr *sym, sdb_view_sym *out) {
+  const symrec *r = vsym(v, sym);
+  if (!r) return false;
+  fill_sym(v, r, vstep(v), out);
+  out->pending = is_pending(v, sym);
+  return true;
+}
+
+const sdb_event *sdb_view_symbol_event(const sdb_view *v, const sdb_expr *sym, size_t i) {
+  const symrec *r = vsym(v, sym);
+  if (!r || i >= lower_bound(r->events.v, r->events.n, vstep(v))) return NULL;
+  return ev_at(v->st, r->events.v[i]);
+}
+
+/* --- graphs ------------------------------------------------------------------------------ */
+
+size_t sdb_view_graph_count(const sdb_view *v) {
+  const compile *c = vcompile(v);
+  size_t n = 0;
+  while (n < c->ngraphs && c->graphs[n].first < vstep(v)) n++;
+  return n;
+}
+
+const char *sdb_view_graph_at(const sdb_view *v, size_t i) {
+  return i < sdb_view_graph_count(v) ? vcompile(v)->graphs[i].key : NULL;
+}
+
+static const graphrec *vgraph(const sdb_view *v, const char *graph, size_t *n) {
+  *n = 0;
+  if (!graph) return NULL;
+  const compile *c = vcompile(v);
+  uintptr_t ix = (uintptr_t)sdb_map_get(&c->graph_ix, sdb_intern(graph));
+  if (!ix) return NULL;
+  const graphrec *g = &c->graphs[ix - 1];
+  size_t lo = 0, hi = g->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (g->nodes[mid].pos < vstep(v)) lo = mid + 1;
+    else hi = mid;
+  }
+  *n = lo;
+  return g;
+}
+
+size_t sdb_view_node_count(const sdb_view *v, const char *graph) {
+  size_t n;
+  vgraph(v, graph, &n);
+  return n;
+}
+
+bool sdb_view_node_at(const sdb_view *v, const char *graph, size_t i, sdb_view_node *out) {
+  size_t n;
+  const graphrec *g = vgraph(v, graph, &n);
+  if (!g || i >= n) return false;
+  const sdb_event *e = ev_at(v->st, g->nodes[i].pos);
+  out->name = e->text;
+  out->line = e->detail;
+  out->id = e->value;
+  out->placed = e;
+  uint32_t b = g->nodes[i].bind;
+  out->bindings = b < vstep(v) ? ev_at(v->st, b) : NULL;
+  return true;
+}
+
+/* --- texts ------------------------------------------------------------------------------- */
+
+static void put_expr(sdb_buf *b, const sdb_expr *e) {
+  char tmp[256];
+  size_t need = e ? sdb_expr_print(e, tmp, sizeof tmp) : 0;
+  if (!e) sdb_buf_putc(b, '?');
+  else if (need < sizeof tmp) sdb_buf_puts(b, tmp);
+  else {
+    char *s = sdb_expr_str(e);
+    sdb_buf_puts(b, s ? s : "?");
+    free(s);
+  }
+}
+
+static void put_range(sdb_buf *b, sdb_range r) {
+  char tmp[SDB_RANGE_STRLEN];
+  sdb_buf_puts(b, sdb_range_str(r, tmp, sizeof tmp));
+}
+
+static void put_symlist(sdb_buf *b, const sdb_expr *const *s, size_t n) {
+  sdb_buf_putc(b, '{');
+  for (size_t i = 0; i < n; i++) {
+    if (i) sdb_buf_puts(b, ", ");
+    put_expr(b, s[i]);
+  }
+  sdb_buf_putc(b, '}');
+}
+
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+static void put_loc(sdb_buf *b, const sdb_event *e) {
+  sdb_buf_printf(b, "%s:%d", base_name(e->file), (int)e->line);
+}
+
+/* " (DETAIL, PHASE phase, FILE:LINE, event N)", each part optional but N */
+static void paren(sdb_buf *b, const char *detail, bool phase, bool loc, const sdb_event *e) {
+  sdb_buf_puts(b, " (");
+  if (detail && *detail) sdb_buf_printf(b, "%s, ", detail);
+  if (phase) sdb_buf_printf(b, "%s phase, ", sdb_phase_name((sdb_phase)e->phase));
+  if (loc && e->file) { put_loc(b, e); sdb_buf_puts(b, ", "); }
+  sdb_buf_printf(b, "event %u)", (unsigned)e->seq);
+}
+
+/* The first line of a possibly multi-line text. */
+static void put_first_line(sdb_buf *b, const char *s) {
+  if (!s) return;
+  const char *nl = strchr(s, '\n');
+  sdb_buf_putn(b, s, nl ? (size_t)(nl - s) : strlen(s));
+}
+
+static size_t count_unbacked(const sdb_view *v) {
+  size_t lo, hi = sym_range(v, &lo), n = 0;
+  for (size_t i = lo; i < hi; i++) {
+    sdb_view_sym s;
+    fill_sym(v, &v->st->syms[i], vstep(v), &s);
+    n += s.unbacked;
+  }
+  return n;
+}
+
+char *sdb_view_status(const sdb_view *v) {
+  sdb_buf b = SDB_BUF_INIT;
+  const sdb_event *e = sdb_view_event(v);
+  if (e) {
+    char *line = sdb_event_format(e);
+    sdb_buf_printf(&b, "step %zu, event %u: %s\n", v->step, (unsigned)e->seq, line ? line : "?");
+    free(line);
+  } else {
+    sdb_buf_puts(&b, "step 0: no events\n");
+  }
+  const char *tr = sdb_view_tracer(v);
+  sdb_buf_printf(&b, "phase %s, tracer %s, compile %u\n", sdb_phase_name(sdb_view_phase(v)),
+                 tr ? tr : "-", sdb_view_compile(v));
+  const sdb_expr *const *p;
+  size_t np = sdb_view_pending(v, &p);
+  sdb_buf_puts(&b, "pending: ");
+  put_symlist(&b, p, np);
+  size_t nb = 0, lo, hi = kind_range(v, SDB_EV_UNBACKED_BINDINGS, &lo);
+  for (size_t i = lo; i < hi; i++) nb += ev_at(v->st, v->st->kpos[SDB_EV_UNBACKED_BINDINGS].v[i])->nsyms;
+  sdb_buf_printf(&b, "\nsymbols %zu (%zu unbacked), guards %zu, runtime asserts %zu, "
+                 "replacements %zu, bindings %zu\n",
+                 sdb_view_symbol_count(v), count_unbacked(v), sdb_view_count(v, SDB_EV_GUARD_ADDED),
+                 sdb_view_count(v, SDB_EV_RUNTIME_ASSERT), sdb_view_replacement_count(v), nb);
+  if (b.failed) { sdb_buf_free(&b); return NULL; }
+  return sdb_buf_take(&b);
+}
+
+/* The tracer an event ran in: its own stamp, else the stack at that point. */
+static const char *tracer_of(const store *st, uint32_t pos) {
+  const sdb_event *e = ev_at(st, pos);
+  if (e->tracer) return e->tracer;
+  int32_t top = st->ctx[pos].tracer_top;
+  return top >= 0 ? st->tracers[top].path : "?";
+}
+
+static void explain_header(sdb_buf *b, const sdb_view *v, const symrec *r) {
+  sdb_view_sym s;
+  fill_sym(v, r, vstep(v), &s);
+  sdb_buf_printf(b, "%s: %s %s", r->sym->name, s.unbacked ? "unbacked" : "backed", s.type);
+  const sdb_event *c = s.creation;
+  if (c) {
+    if (!s.unbacked) {
+      sdb_buf_printf(b, ", hint %lld", (long long)s.hint);
+      if (s.source) sdb_buf_printf(b, ", source %s", s.source);
+    }
+    sdb_buf_puts(b, ", created");
+    if (c->op) sdb_buf_printf(b, " by %s", c->op);
+    if (c->file) { sdb_buf_puts(b, " at "); put_loc(b, c); }
+    if (c->func) sdb_buf_printf(b, " in %s", c->func);
+    sdb_buf_printf(b, " (%s phase, event %u)", sdb_phase_name((sdb_phase)c->phase), (unsigned)c->seq);
+  } else {
+    sdb_buf_printf(b, ", first seen at event %u (no create event)", (unsigned)ev_at(v->st, r->first)->seq);
+  }
+  if (s.has_range) { sdb_buf_puts(b, ", range "); put_range(b, s.range); }
+  sdb_buf_putc(b, '\n');
+}
+
+/* One line of a pending_changed that added sym at index i of its events:
+** until the change that drops it, naming the node that bound it. */
+static void explain_pending(sdb_buf *b, const sdb_view *v, const symrec *r, size_t i, size_t n) {
+  const store *st = v->st;
+  const sdb_event *e = ev_at(st, r->events.v[i]);
+  const sdb_event *bind = NULL;
+  for (size_t j = i + 1; j < n; j++) {
+    const sdb_event *f = ev_at(st, r->events.v[j]);
+    if (f->kind == SDB_EV_UNBACKED_BINDINGS) bind = f;
+    if (f->kind == SDB_EV_PENDING_CHANGED && !contains(f, r->sym)) {
+      sdb_buf_printf(b, "  pending from event %u until ", (unsigned)e->seq);
+      if (bind && bind->text) sdb_buf_printf(b, "node %s (event %u)\n", bind->text, (unsigned)f->seq);
+      else sdb_buf_printf(b, "event %u\n", (unsigned)f->seq);
+      return;
+    }
+  }
+  sdb_buf_printf(b, "  pending since event %u\n", (unsigned)e->seq);
+}
+
+static void explain_event(sdb_buf *b, const sdb_view *v, const symrec *r, size_t i, size_t n,
+                          bool *pending_open) {
+  const store *st = v->st;
+  uint32_t pos = r->events.v[i];
+  const sdb_event *e = ev_at(st, pos);
+  const sdb_expr *sym = r->sym;
+  switch ((sdb_event_kind)e->kind) {
+    case SDB_EV_CREATE_SYMBOL:
+      if (pos == r->created) return;
+      sdb_buf_printf(b, "  source %s", e->text ? e->text : "?");
+      paren(b, e->detail, false, false, e);
+      break;
+    case SDB_EV_CREATE_UNBACKED:
+      if (pos == r->created) return;
+      sdb_buf_puts(b, "  created again");
+      paren(b, e->text, true, true, e);
+      break;
+    case SDB_EV_PENDING_CHANGED:
+      if (contains(e, sym)) {
+        explain_pending(b, v, r, i, n);
+        *pending_open = true;
+        return;
+      }
+      if (*pending_open) { *pending_open = false; return; }
+      sdb_buf_printf(b, "  no longer pending (event %u)", (unsigned)e->seq);
+      break;
+    case SDB_EV_RANGE_REFINED:
+      sdb_buf_puts(b, "  range ");
+      put_range(b, e->range);
+      paren(b, e->detail, false, false, e);
+      break;
+    case SDB_EV_SIZE_LIKE:
+      sdb_buf_printf(b, "  size-like (event %u)", (unsigned)e->seq);
+      break;
+    case SDB_EV_UNBACKED_BINDINGS: {
+      const char *kp = keypath_in(e, sym);
+      sdb_buf_printf(b, "  bound at %%%s: %s", e->text ? e->text : "?", kp && *kp ? kp : "<value>");
+      paren(b, NULL, true, false, e);
+      break;
+    }
+    case SDB_EV_SYMBOL_BOUND:
+      sdb_buf_printf(b, "  bound in %s as %s", tracer_of(st, pos), e->text ? e->text : "?");
+      paren(b, NULL, false, false, e);
+      break;
+    case SDB_EV_GRAPH_INPUT:
+      sdb_buf_printf(b, "  graph input %s in %s", e->text ? e->text : "?", tracer_of(st, pos));
+      paren(b, e->detail, false, false, e);
+      break;
+    case SDB_EV_REPLACEMENT_ADDED:
+      sdb_buf_puts(b, "  replaced by ");
+      put_expr(b, e->expr);
+      paren(b, e->detail, true, false, e);
+      break;
+    case SDB_EV_RENAMED:
+      sdb_buf_puts(b, "  renamed: ");
+      put_expr(b, e->sym);
+      sdb_buf_puts(b, " -> ");
+      put_expr(b, e->sym2);
+      paren(b, e->detail, false, false, e);
+      break;
+    case SDB_EV_GUARD_ADDED:
+      sdb_buf_puts(b, "  in guard ");
+      put_expr(b, e->expr);
+      paren(b, NULL, true, true, e);
+      break;
+    case SDB_EV_RUNTIME_ASSERT:
+      sdb_buf_puts(b, "  in runtime assert ");
+      put_expr(b, e->expr);
+      paren(b, NULL, true, true, e);
+      break;
+    case SDB_EV_SPECIALIZATION:
+      sdb_buf_printf(b, "  specialized: %s = ", e->text ? e->text : r->sym->name);
+      put_expr(b, e->expr);
+      paren(b, e->detail, false, false, e);
+      break;
+    case SDB_EV_MEMO_HIT:
+      sdb_buf_printf(b, "  memo hit: %s (event %u)", e->text ? e->text : "?", (unsigned)e->seq);
+      break;
+    case SDB_EV_COND_OUTPUT_SYMBOL:
+      sdb_buf_puts(b, "  cond output");
+      if (e->has_range) { sdb_buf_puts(b, ", range "); put_range(b, e->range); }
+      paren(b, e->detail, false, false, e);
+      break;
+    case SDB_EV_BUFFER_LOWERED:
+      sdb_buf_printf(b, "  defined by %s", e->text ? e->text : "?");
+      paren(b, e->detail, false, false, e);
+      break;
+    default: {
+      char *s = sdb_event_summary(e);
+      sdb_buf_printf(b, "  %s (event %u)", s ? s : "?", (unsigned)e->seq);
+      free(s);
+      break;
+    }
+  }
+  sdb_buf_putc(b, '\n');
+}
+
+char *sdb_view_explain(const sdb_view *v, const sdb_expr *sym) {
+  sdb_buf b = SDB_BUF_INIT;
+  const symrec *r = vsym(v, sym);
+  if (!r) {
+    sdb_buf_puts(&b, sym && sym->kind == SDB_SYM ? sym->name : "?");
+    sdb_buf_puts(&b, ": not seen at this step\n");
+  } else {
+    explain_header(&b, v, r);
+    size_t n = lower_bound(r->events.v, r->events.n, vstep(v));
+    bool pending_open = false;
+    for (size_t i = 0; i < n; i++) explain_event(&b, v, r, i, n, &pending_open);
+  }
+  if (b.failed) { sdb_buf_free(&b); return NULL; }
+  return sdb_buf_take(&b);
+}
+
+/* --- diff ----------------------------------------------------------------------------------- */
+
+static bool same_list(const sdb_expr *const *a, size_t na, const sdb_expr *const *b, size_t nb) {
+  if (na != nb) return false;
+  for (size_t i = 0; i < na; i++)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+/* A symbol's range just before step `at`; false when it had none. */
+static bool range_at(const store *st, const symrec *r, uint32_t at, sdb_range *out) {
+  uint32_t p = last_below(&r->ranges, at);
+  if (p == NONE) return false;
+  *out = ev_at(st, p)->range;
+  return true;
+}
+
+static bool range_eq(sdb_range a, sdb_range b) { return a.lo == b.lo && a.hi == b.hi; }
+
+/* "range: S before -> after" the first time a range event of S shows up in
+** the window [lo, hi) of st, going forward or backward. */
+static void diff_range(sdb_buf *b, const store *st, uint32_t pos, uint32_t lo, uint32_t hi,
+                       bool undo, sdb_map *seen) {
+  const sdb_event *e = ev_at(st, pos);
+  uint32_t si = symrec_find(st, st->ctx[pos].compile, e->sym);
+  if (si == NONE || sdb_map_has(seen, (void *)(uintptr_t)(si + 1))) return;
+  sdb_map_put(seen, (void *)(uintptr_t)(si + 1), (void *)1);
+  const symrec *r = &st->syms[si];
+  sdb_range at_lo, at_hi, from, to;
+  bool had = range_at(st, r, lo, &at_lo);
+  if (!range_at(st, r, hi, &at_hi)) return;
+  if (undo) {
+    if (!had) return;   /* did not exist before: "undo new symbol" says it */
+    from = at_hi;
+    to = at_lo;
+  } else {
+    if (!had) {         /* created in the window: from its first range */
+      size_t i = lower_bound(r->ranges.v, r->ranges.n, lo);
+      at_lo = ev_at(st, r->ranges.v[i])->range;
+    }
+    from = at_lo;
+    to = at_hi;
+  }
+  if (range_eq(from, to)) return;
+  sdb_buf_printf(b, "range: %s ", r->sym->name);
+  put_range(b, from);
+  sdb_buf_puts(b, " -> ");
+  put_range(b, to);
+  sdb_buf_putc(b, '\n');
+}
+
+static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
+  switch ((sdb_event_kind)e->kind) {
+    case SDB_EV_CREATE_SYMBOL:
+      if (e->flags & 1) {
+        sdb_buf_printf(b, "%ssource: %s for ", undo, e->text ? e->text : "?");
+        put_expr(b, e->sym);
+        if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
+      } else {
+        sdb_buf_printf(b, "%snew symbol: ", undo);
+        put_expr(b, e->sym);
+        sdb_buf_printf(b, " = %lld for %s", (long long)e->value, e->text ? e->text : "?");
+        if (e->has_range) { sdb_buf_putc(b, ' '); put_range(b, e->range); }
+      }
+      break;
+    case SDB_EV_CREATE_UNBACKED:
+      sdb_buf_printf(b, "%snew symbol: ", undo);
+      put_expr(b, e->sym);
+      if (e->has_range) { sdb_buf_putc(b, ' '); put_range(b, e->range); }
+      if (e->text && strcmp(e->text, "int")) sdb_buf_printf(b, " (%s)", e->text);
+      break;
+    case SDB_EV_UNBACKED_BINDINGS:
+      for (uint32_t i = 0; i < e->nsyms; i++) {
+        const char *kp = e->texts && e->texts[i] && *e->texts[i] ? e->texts[i] : "<value>";
+        sdb_buf_printf(b, "%sbinding: ", undo);
+        put_expr(b, e->syms[i]);
+        sdb_buf_printf(b, ": %s on %%%s", kp, e->text ? e->text : "?");
+        if (i + 1 < e->nsyms) sdb_buf_putc(b, '\n');
+      }
+      if (!e->nsyms) return;
+      break;
+    case SDB_EV_GUARD_ADDED:
+      sdb_buf_printf(b, "%sguard: ", undo);
+      put_expr(b, e->expr);
+      break;
+    case SDB_EV_RUNTIME_ASSERT:
+      sdb_buf_printf(b, "%sruntime assert: ", undo);
+      put_expr(b, e->expr);
+      break;
+    case SDB_EV_REPLACEMENT_ADDED:
+      sdb_buf_printf(b, "%sreplacement: ", undo);
+      put_expr(b, e->sym);
+      sdb_buf_puts(b, " -> ");
+      put_expr(b, e->expr);
+      if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
+      break;
+    case SDB_EV_RENAMED:
+      sdb_buf_printf(b, "%srenamed: ", undo);
+      put_expr(b, e->sym);
+      sdb_buf_puts(b, " -> ");
+      put_expr(b, e->sym2);
+      if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
+      break;
+    case SDB_EV_SPECIALIZATION:
+      sdb_buf_printf(b, "%sspecialization: %s = ", undo, e->text ? e->text : "?");
+      put_expr(b, e->expr);
+      if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
+      break;
+    case SDB_EV_SIZE_LIKE:
+      sdb_buf_printf(b, "%ssize-like: ", undo);
+      put_expr(b, e->sym);
+      break;
+    case SDB_EV_BUFFER_LOWERED:
+      if (!e->nsyms) return;
+      sdb_buf_printf(b, "%sbuffer: %s", undo, e->text ? e->text : "?");
+      if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
+      sdb_buf_puts(b, " defines ");
+      put_symlist(b, e->syms, e->nsyms);
+      break;
+    case SDB_EV_BINDING_CHECK:
+      sdb_buf_printf(b, "%sbinding check %s", undo, e->flags ? "ok" : "FAILED");
+      if (e->text) sdb_buf_printf(b, " %s", e->text);
+      if (e->detail) { sdb_buf_puts(b, ": "); put_first_line(b, e->detail); }
+      break;
+    case SDB_EV_GUARDS_INSTALLED:
+      sdb_buf_printf(b, "%sguards installed: %lld", undo, (long long)e->value);
+      break;
+    case SDB_EV_GUARD_CHECK:
+      sdb_buf_printf(b, "%sguard check %s", undo, e->flags ? "hit" : "miss");
+      if (e->detail) { sdb_buf_puts(b, ": "); put_first_line(b, e->detail); }
+      break;
+    case SDB_EV_RECOMPILE:
+      sdb_buf_printf(b, "%srecompile: ", undo);
+      put_first_line(b, e->detail);
+      break;
+    case SDB_EV_ERROR:
+      sdb_buf_printf(b, "%serror: ", undo);
+      put_first_line(b, e->detail ? e->detail : e->text);
+      break;
+    default:
+      return;
+  }
+  sdb_buf_putc(b, '\n');
+}
+
+char *sdb_view_diff(const sdb_view *a, const sdb_view *b) {
+  sdb_buf o = SDB_BUF_INIT;
+  sdb_phase pa = sdb_view_phase(a), pb = sdb_view_phase(b);
+  if (pa != pb) sdb_buf_printf(&o, "phase: %s -> %s\n", sdb_phase_name(pa), sdb_phase_name(pb));
+  const char *ta = sdb_view_tracer(a), *tb = sdb_view_tracer(b);
+  if (ta != tb) sdb_buf_printf(&o, "tracer: %s -> %s\n", ta ? ta : "-", tb ? tb : "-");
+  if (sdb_view_compile(a) != sdb_view_compile(b))
+    sdb_buf_printf(&o, "compile: %u -> %u\n", sdb_view_compile(a), sdb_view_compile(b));
+  const sdb_expr *const *qa, *const *qb;
+  size_t na = sdb_view_pending(a, &qa), nb = sdb_view_pending(b, &qb);
+  if (!same_list(qa, na, qb, nb)) {
+    sdb_buf_puts(&o, "pending: ");
+    put_symlist(&o, qa, na);
+    sdb_buf_puts(&o, " -> ");
+    put_symlist(&o, qb, nb);
+    sdb_buf_putc(&o, '\n');
+  }
+  bool undo = b->step < a->step;
+  const store *st = undo ? a->st : b->st;
+  uint32_t lo = (uint32_t)(undo ? b->step : a->step), hi = (uint32_t)(undo ? a->step : b->step);
+  sdb_map seen = SDB_MAP_INIT;
+  for (uint32_t p = lo; p < hi; p++) {
+    const sdb_event *e = ev_at(st, p);
+    diff_event(&o, e, undo ? "undo " : "");
+    if ((e->kind == SDB_EV_RANGE_REFINED || e->kind == SDB_EV_COND_OUTPUT_SYMBOL) && is_symbol(e->sym))
+      diff_range(&o, st, p, lo, hi, undo, &seen);
+  }
+  sdb_map_free(&seen);
+  if (o.failed) { sdb_buf_free(&o); return NULL; }
+  return sdb_buf_take(&o);
+}
+
+/* --- timeline ------------------------------------------------------------------------------ */
+
+struct sdb_timeline {
+  const sdb_events *s;
+  sdb_view *head;     /* every event of the stream folded */
+  sdb_view *cursor;   /* shares head's history */
+};
+
+sdb_timeline *sdb_timeline_new(const sdb_events *s) {
+  sdb_timeline *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->s = s;
+  t->head = sdb_view_new();
+  t->cursor = t->head ? sdb_view_clone(t->head) : NULL;
+  if (!t->cursor) { sdb_timeline_free(t); return NULL; }
+  return t;
+}
+
+void sdb_timeline_free(sdb_timeline *t) {
+  if (!t) return;
+  sdb_view_free(t->cursor);
+  sdb_view_free(t->head);
+  free(t);
+}
+
+size_t sdb_timeline_length(sdb_timeline *t) {
+  size_t n = sdb_events_count(t->s);
+  while (t->head->step < n && sdb_view_apply(t->head, sdb_events_at(t->s, t->head->step)) == 0) {}
+  return t->head->step;
+}
+
+const sdb_view *sdb_timeline_seek(sdb_timeline *t, size_t k) {
+  if (k > sdb_timeline_length(t)) return NULL;
+  if (t->cursor->st != t->head->st) {
+    store_release(t->cursor->st);
+    t->cursor->st = t->head->st;
+    t->cursor->st->refs++;
+  }
+  t->cursor->step = k;
+  return t->cursor;
+}
