@@ -54,7 +54,8 @@
 **   buffer: buf1 (MultiOutput for nonzero) defines {u0}
 **   binding check ok: nonzero: {u0} defined by u0
 **   guards installed: 3
-**   guard check hit: ...    guard check miss: ...    recompile: ...    error: ...
+**   guard check ok 0/0: cache hit: ...      guard check FAILED 0/0: REASONS
+**   recompile FN: FIRST LINE OF THE MESSAGE  error: FIRST LINE OF THE MESSAGE
 */
 #include "view.h"
 #include "buf.h"
@@ -628,9 +629,11 @@ const sdb_event *sdb_view_event(const sdb_view *v) {
 
 sdb_phase sdb_view_phase(const sdb_view *v) {
   int32_t top = vctx(v)->phase_top;
-  if (top < 0) return SDB_PHASE_NONE;
-  sdb_phase p = (sdb_phase)v->st->phases[top].phase;
   const sdb_event *e = sdb_view_event(v);
+  if (top < 0)   /* between phases: guard checks and recompiles say where they run */
+    return e && e->kind != SDB_EV_PHASE_END && e->phase < SDB_PHASE_COUNT ? (sdb_phase)e->phase
+                                                                          : SDB_PHASE_NONE;
+  sdb_phase p = (sdb_phase)v->st->phases[top].phase;
   if (p == SDB_PHASE_TRACE && e && e->phase == SDB_PHASE_COND) return SDB_PHASE_COND;
   return p;
 }
@@ -1247,12 +1250,14 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       sdb_buf_printf(b, "%sguards installed: %lld", undo, (long long)e->value);
       break;
     case SDB_EV_GUARD_CHECK:
-      sdb_buf_printf(b, "%sguard check %s", undo, e->flags ? "hit" : "miss");
+      sdb_buf_printf(b, "%sguard check %s", undo, e->flags ? "ok" : "FAILED");
+      if (e->text) sdb_buf_printf(b, " %s", e->text);
       if (e->detail) { sdb_buf_puts(b, ": "); put_first_line(b, e->detail); }
       break;
     case SDB_EV_RECOMPILE:
-      sdb_buf_printf(b, "%srecompile: ", undo);
-      put_first_line(b, e->detail);
+      sdb_buf_printf(b, "%srecompile", undo);
+      if (e->text) sdb_buf_printf(b, " %s", e->text);
+      if (e->detail) { sdb_buf_puts(b, ": "); put_first_line(b, e->detail); }
       break;
     case SDB_EV_ERROR:
       sdb_buf_printf(b, "%serror: ", undo);

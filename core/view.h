@@ -75,9 +75,11 @@ const sdb_event *sdb_view_event_at(const sdb_view *v, size_t i);
 /* The current event: the last one applied (NULL at step 0). Its file, line,
 ** func and op are the location to show. */
 const sdb_event *sdb_view_event(const sdb_view *v);
-/* The phase of the innermost phase_start not yet ended, SDB_PHASE_NONE
-** outside every phase. cond speculation emits no phase_start, so inside a
-** trace phase an event stamped `cond` makes the phase SDB_PHASE_COND. */
+/* The phase of the innermost phase_start not yet ended. cond speculation
+** emits no phase_start, so inside a trace phase an event stamped `cond`
+** makes it SDB_PHASE_COND. Outside every phase it is the current event's
+** stamp (a guard_check runs in `guards`), SDB_PHASE_NONE right after a
+** phase_end or before any event. */
 sdb_phase sdb_view_phase(const sdb_view *v);
 /* The text of that phase_start ("model", "aot_autograd", "inductor"), or NULL. */
 const char *sdb_view_phase_text(const sdb_view *v);

@@ -20,6 +20,8 @@
 #include "intern.h"
 #include "keypath.h"
 #include "ops.h"
+#include "aot.h"
+#include "lower.h"
 #include "tracer.h"
 #include "view.h"
 
@@ -660,6 +662,384 @@ static void test_compiles(void **state) {
   sdb_events_free(b.s);
 }
 
+/* --- the real core --------------------------------------------------------------- */
+
+typedef struct { const char *file; int line; const char *func; } here;
+
+static bool locate(void *ud, sdb_loc *out) {
+  here *h = ud;
+  out->file = sdb_intern(h->file);
+  out->line = h->line;
+  out->func = sdb_intern(h->func);
+  return true;
+}
+
+static void real_phase(sdb_events *s, sdb_event_kind k, sdb_phase p, const char *text) {
+  sdb_events_set_phase(s, p);
+  sdb_event e = ev(k);
+  e.text = text;
+  assert_true(sdb_emit(s, &e) >= 0);
+}
+
+static sdb_value call(sdb_tracer *tr, const char *op, sdb_value *self) {
+  sdb_args a = {self, 1, NULL, 0};
+  sdb_value out;
+  sdb_node *n = NULL;
+  sdb_err err = SDB_ERR_INIT;
+  if (sdb_tracer_call(tr, sdb_op_find(op), true, &a, &out, &n, &err)) fail_msg("%s: %s", op, err.msg);
+  return out;
+}
+
+/* scripts/nonzero.lua through the C core as lua/lsdb_torch.c drives it:
+** trace (nonzero, _check_is_size, a guard), aot (u1 renamed to u0),
+** lower (buf1 defines u0), in one stream with user locations. */
+static sdb_events *real_nonzero(void) {
+  sdb_events *ev = sdb_events_new();
+  static here h;
+  h = (here){"scripts/nonzero.lua", 12, NULL};
+  sdb_events_set_locator(ev, locate, &h);
+  sdb_err err = SDB_ERR_INIT;
+  real_phase(ev, SDB_EV_PHASE_START, SDB_PHASE_TRACE, "model");
+  sdb_shape_env *env = sdb_shape_env_new(ev, NULL);
+  sdb_fake_mode *mode = sdb_fake_mode_new(env, "trace");
+  sdb_graph *g = sdb_graph_new("GraphModule");
+  sdb_tracer *tr = sdb_tracer_new(NULL, "trace", g, mode);
+  sdb_symctx *ctx = sdb_symctx_new(true, 2, SDB_DIM_STATIC);
+  ctx->sizes[0].dynamic = SDB_DIM_DYNAMIC;
+  sdb_aot_input in;
+  memset(&in, 0, sizeof in);
+  in.argname = sdb_intern("x");
+  in.source = sdb_source_local("x");
+  in.is_tensor = true;
+  in.sizes[0] = 5;
+  in.sizes[1] = 2;
+  in.ndim = 2;
+  in.dtype = SDB_F32;
+  in.device = sdb_intern("cpu");
+  in.ctx = ctx;
+  sdb_fake *x = NULL;
+  if (sdb_fakify(mode, in.sizes, 2, SDB_F32, "cpu", false, in.source, ctx, &x, &err))
+    fail_msg("fakify: %s", err.msg);
+  in.placeholder = sdb_tracer_input_tensor(tr, x, "x", in.source, &err);
+  assert_non_null(in.placeholder);
+  h = (here){"scripts/nonzero.lua", 6, "model"};
+  sdb_value xv = sdb_value_tensor(x);
+  sdb_value idx = call(tr, "nonzero", &xv);
+  h.line = 7;
+  if (sdb_check_is_size(env, idx.tensor->sizes[0], &err)) fail_msg("check: %s", err.msg);
+  if (sdb_check(env, sdb_le(idx.tensor->sizes[0], sdb_int(8)), "at most 8", &err)) fail_msg("%s", err.msg);
+  h.line = 8;
+  bool big = false;
+  if (sdb_guard_bool(env, sdb_gt(x->sizes[0], sdb_int(2)), &big, &err)) fail_msg("guard: %s", err.msg);
+  assert_true(big);
+  sdb_value total = call(tr, "sum", &idx);
+  h = (here){"scripts/nonzero.lua", 12, NULL};
+  sdb_value outs = sdb_value_seq(SDB_V_TUPLE, 1);
+  outs.items[0] = total;
+  if (!sdb_tracer_output(tr, &outs, &err) || sdb_tracer_finalize(tr, &err)) fail_msg("finish: %s", err.msg);
+  real_phase(ev, SDB_EV_PHASE_END, SDB_PHASE_TRACE, "model");
+  sdb_events_set_phase(ev, SDB_PHASE_NONE);
+  sdb_aot_result aot;
+  if (sdb_aot_compile(env, g, &in, 1, &aot, &err)) fail_msg("aot: %s", err.msg);
+  sdb_events_set_phase(ev, SDB_PHASE_NONE);
+  sdb_lowered low;
+  if (sdb_lower(aot.mode, aot.graph, NULL, &low, &err)) fail_msg("lower: %s", err.msg);
+  sdb_events_set_phase(ev, SDB_PHASE_NONE);
+  /* the view's fold agrees with the live ShapeEnv it never looks at */
+  sdb_view *v = fold(ev, sdb_events_count(ev));
+  const sdb_expr *const *p;
+  assert_int_equal(sdb_view_pending(v, &p), sdb_pending_count(env));
+  assert_int_equal(sdb_view_symbol_count(v), sdb_symbol_count(env));
+  for (size_t i = 0; i < sdb_symbol_count(env); i++) {
+    const sdb_symbol_info *si = sdb_symbol_at(env, i);
+    sdb_view_sym s;
+    assert_true(sdb_view_symbol(v, si->sym, &s));
+    assert_int_equal(s.unbacked, si->unbacked);
+    assert_true(s.has_range);
+    assert_true(s.range.lo == si->range.lo && s.range.hi == si->range.hi);
+    assert_true(!s.size_like || si->size_like);   /* create_unbacked carries no size-like flag */
+    assert_int_equal(s.creation->seq, si->created.seq);
+    assert_true(s.replacement == sdb_replacement_of(env, si->sym));
+  }
+  assert_int_equal(sdb_view_count(v, SDB_EV_GUARD_ADDED), sdb_guard_count(env));
+  for (size_t i = 0; i < sdb_guard_count(env); i++) {
+    const sdb_event *e = sdb_view_at(v, SDB_EV_GUARD_ADDED, i);
+    assert_true(e->expr == sdb_guard_at(env, i)->expr);
+    assert_int_equal(e->seq, sdb_guard_at(env, i)->prov.seq);
+  }
+  assert_int_equal(sdb_view_count(v, SDB_EV_RUNTIME_ASSERT), sdb_assert_count(env));
+  assert_int_equal(sdb_view_count(v, SDB_EV_RENAMED), sdb_renaming_count(env));
+  assert_int_equal(sdb_view_replacement_count(v), sdb_replacement_count(env));
+  for (size_t i = 0; i < sdb_replacement_count(env); i++) {
+    const sdb_event *e = sdb_view_replacement_at(v, i);
+    assert_true(e->sym == sdb_replacement_at(env, i)->sym);
+    assert_true(e->expr == sdb_replacement_at(env, i)->target);
+  }
+  sdb_view_free(v);
+  sdb_lowered_free(&low);
+  sdb_aot_result_free(&aot);
+  sdb_value_free(&outs);
+  sdb_value_free(&idx);
+  sdb_value_free(&xv);
+  sdb_fake_unref(x);
+  sdb_tracer_free(tr);
+  sdb_graph_free(g);
+  sdb_symctx_free(ctx);
+  sdb_fake_mode_free(mode);
+  sdb_shape_env_free(env);
+  return ev;
+}
+
+static void test_real_core(void **state) {
+  (void)state;
+  sdb_events *ev = real_nonzero();
+  size_t n = sdb_events_count(ev);
+  assert_int_equal(n, 65);
+  sdb_view *v = fold(ev, n);
+  check_text(sdb_view_explain(v, S("u0")),
+    "u0: unbacked int, created by nonzero at nonzero.lua:6 in model (trace phase, event 9), range [0, 8]\n"
+    "  pending from event 10 until node nonzero (event 13)\n"
+    "  bound at %nonzero: .size()[0] (trace phase, event 12)\n"
+    "  in runtime assert u0 <= 8 (trace phase, nonzero.lua:7, event 14)\n"
+    "  range [0, 8] (u0 <= 8, event 15)\n"
+    "  bound in trace as sym_size_int (event 21)\n"
+    "  renamed: u1 -> u0 (aot retrace, event 40)\n"
+    "  renamed: u3 -> u0 (process_kernel re-propagation, event 58)\n"
+    "  defined by buf1 (MultiOutput for nonzero, event 60)\n");
+  check_text(sdb_view_explain(v, S("u1")),
+    "u1: unbacked int, created by nonzero at nonzero.lua:12 (aot phase, event 33), range [0, 8]\n"
+    "  pending from event 34 until node nonzero (event 37)\n"
+    "  bound at %nonzero: .size()[0] (aot phase, event 36)\n"
+    "  range [0, 8] (rename_unbacked_to, event 38)\n"
+    "  replaced by u0 (rename_unbacked_to, aot phase, event 39)\n"
+    "  renamed: u1 -> u0 (aot retrace, event 40)\n");
+  check_text(sdb_view_explain(v, S("u2")),   /* metadata analysis: never pending */
+    "u2: unbacked int, created by nonzero at nonzero.lua:12 (aot phase, event 50), range [0, int_oo]\n");
+  check_text(sdb_view_explain(v, S("s0")),
+    "s0: backed int, hint 5, source L['x'].size()[0], created at nonzero.lua:12 (trace phase, event 3), range [3, int_oo]\n"
+    "  graph input s0 in trace (event 5)\n"
+    "  bound in trace as s0 (event 6)\n"
+    "  in guard s0 > 2 (trace phase, nonzero.lua:8, event 16)\n"
+    "  range [3, int_oo] (s0 > 2, event 17)\n");
+  check_text(sdb_view_status(v),
+    "step 65, event 64: none   nonzero.lua:12   tracer_pop trace\n"
+    "phase none, tracer -, compile 1\n"
+    "pending: {}\n"
+    "symbols 5 (4 unbacked), guards 1, runtime asserts 1, replacements 2, bindings 2\n");
+  /* a stop inside lowering, after process_kernel's fresh u3 */
+  sdb_view_seek(v, 56);
+  check_text(sdb_view_status(v),
+    "step 56, event 55: lower  nonzero.lua:12   pending_changed {u3}\n"
+    "phase lower, tracer -, compile 1\n"
+    "pending: {u3}\n"
+    "symbols 5 (4 unbacked), guards 1, runtime asserts 1, replacements 1, bindings 2\n");
+  sdb_view *prev = sdb_view_clone(v);
+  sdb_view_seek(prev, 53);
+  check_text(sdb_view_diff(prev, v), "pending: {} -> {u3}\nnew symbol: u3 [0, int_oo]\n");
+  sdb_view_seek(prev, 61);
+  check_text(sdb_view_diff(v, prev),
+    "pending: {u3} -> {}\n"
+    "range: u3 [0, int_oo] -> [0, 8]\n"
+    "replacement: u3 -> u0 (rename_unbacked_to)\n"
+    "renamed: u3 -> u0 (process_kernel re-propagation)\n"
+    "buffer: buf1 (MultiOutput for nonzero) defines {u0}\n");
+  /* the aot graph holds nonzero with its binding of u1 */
+  sdb_view_seek(v, n);
+  sdb_view_node nd;
+  assert_int_equal(sdb_view_graph_count(v), 2);
+  assert_int_equal(sdb_view_node_count(v, "aot"), 10);
+  assert_true(sdb_view_node_at(v, "aot", 2, &nd));
+  assert_string_equal(nd.name, "nonzero");
+  assert_non_null(nd.bindings);
+  assert_true(nd.bindings->syms[0] == S("u1"));
+  sdb_view_free(prev);
+  sdb_view_free(v);
+  sdb_events_free(ev);
+}
+
+/* Every texts at step k is the same whether k was reached by folding from
+** 0, by seeking backwards from the end or forwards from the start. */
+static char *all_texts(const sdb_view *v, const sdb_view *prev) {
+  static const char *const names[] = {"s0", "s1", "u0", "u1", "u2", "u3", "u4"};
+  size_t cap = 1 << 16;
+  char *out = calloc(1, cap);
+  char *t = sdb_view_status(v);
+  strncat(out, t, cap - strlen(out) - 1);
+  free(t);
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    t = sdb_view_explain(v, S(names[i]));
+    strncat(out, t, cap - strlen(out) - 1);
+    free(t);
+  }
+  if (prev) {
+    t = sdb_view_diff(prev, v);
+    strncat(out, t, cap - strlen(out) - 1);
+    free(t);
+    t = sdb_view_diff(v, prev);
+    strncat(out, t, cap - strlen(out) - 1);
+    free(t);
+  }
+  return out;
+}
+
+static void test_seek_both_ways(void **state) {
+  (void)state;
+  sdb_events *ev = real_nonzero();
+  size_t n = sdb_events_count(ev);
+  char **want = calloc(n + 1, sizeof *want);
+  for (size_t k = 0; k <= n; k++) {
+    sdb_view *v = fold(ev, k), *p = k ? fold(ev, k - 1) : NULL;
+    want[k] = all_texts(v, p);
+    sdb_view_free(p);
+    sdb_view_free(v);
+  }
+  sdb_timeline *t = sdb_timeline_new(ev);
+  sdb_view *prev = sdb_view_new();
+  for (size_t pass = 0; pass < 3; pass++) {
+    for (size_t i = 0; i <= n; i++) {
+      /* backwards from the end, forwards, then a stride that jumps around */
+      size_t k = pass == 0 ? n - i : pass == 1 ? i : (i * 37) % (n + 1);
+      const sdb_view *v = sdb_timeline_seek(t, k);
+      assert_non_null(v);
+      assert_int_equal(sdb_view_step(v), k);
+      sdb_view_free(prev);
+      prev = sdb_view_clone(v);
+      if (k) sdb_view_seek(prev, k - 1);
+      char *got = all_texts(v, k ? prev : NULL);
+      assert_string_equal(got, want[k]);
+      free(got);
+    }
+  }
+  sdb_view_free(prev);
+  sdb_timeline_free(t);
+  for (size_t k = 0; k <= n; k++) free(want[k]);
+  free(want);
+  sdb_events_free(ev);
+}
+
+/* Clones share the history; applying a different event forks a private
+** copy and leaves the others as they were; reset follows the history. */
+static void test_clone_and_fork(void **state) {
+  (void)state;
+  builder b = {sdb_events_new(), 0, NULL, NULL, 0, NULL, NULL};
+  nonzero_stream(&b);
+  size_t n = sdb_events_count(b.s);
+  sdb_view *v = fold(b.s, n);
+  sdb_view *c = sdb_view_clone(v);
+  assert_true(sdb_view_seek(c, 5));
+  assert_false(sdb_view_seek(c, n + 1));
+  assert_int_equal(sdb_view_length(c), n);
+  /* the same event: follows the shared history */
+  assert_int_equal(sdb_view_apply(c, sdb_events_at(b.s, 5)), 0);
+  assert_int_equal(sdb_view_step(c), 6);
+  assert_int_equal(sdb_view_length(c), n);
+  check_text(pending_str(c), "{u0}");
+  /* a different one: a fork at step 6 with its own event 6 */
+  builder o = {sdb_events_new(), SDB_PHASE_TRACE, "trace", "other.lua", 1, NULL, NULL};
+  for (size_t i = 0; i < 6; i++) sdb_emit_raw(o.s, sdb_events_at(b.s, i));
+  pending(&o, "u0", "u5");
+  assert_int_equal(sdb_view_apply(c, sdb_events_at(o.s, 6)), 0);
+  assert_int_equal(sdb_view_step(c), 7);
+  assert_int_equal(sdb_view_length(c), 7);
+  check_text(pending_str(c), "{u0, u5}");
+  check_text(pending_str(v), "{}");
+  assert_int_equal(sdb_view_length(v), n);
+  sdb_view_seek(v, 7);
+  check_text(pending_str(v), "{u0}");
+  check_text(sdb_view_explain(c, S("u5")),
+    "u5: unbacked int, first seen at event 6 (no create event)\n"
+    "  pending since event 6\n");
+  /* reset, and the same stream again: no fork */
+  sdb_view_reset(v);
+  assert_int_equal(sdb_view_step(v), 0);
+  for (size_t i = 0; i < n; i++) assert_int_equal(sdb_view_apply(v, sdb_events_at(b.s, i)), 0);
+  assert_int_equal(sdb_view_length(v), n);
+  /* the event copies outlive the stream that gave them */
+  sdb_events_free(o.s);
+  sdb_events_free(b.s);
+  assert_int_equal(sdb_view_event(c)->nsyms, 2);
+  check_text(sdb_view_explain(v, S("u1")),
+    "u1: unbacked int, created by nonzero at nonzero.lua:12 (aot phase, event 16), range [0, 10]\n"
+    "  pending from event 17 until node nonzero (event 20)\n"
+    "  bound at %nonzero: .size()[0] (aot phase, event 19)\n"
+    "  replaced by u0 (rename_unbacked_to, aot phase, event 21)\n"
+    "  renamed: u1 -> u0 (aot retrace, event 22)\n");
+  sdb_view_free(c);
+  sdb_view_free(v);
+  sdb_view_free(NULL);
+  sdb_timeline_free(NULL);
+}
+
+/* 100k events: compiles of nonzero-like traces with guards, asserts and
+** nodes. Seeking anywhere must be fast; the time is a diagnostic only. */
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void test_seek_timing(void **state) {
+  (void)state;
+  builder b = {sdb_events_new(), 0, NULL, "big.lua", 1, "f", NULL};
+  char name[32], node_name[32], line[128], guard[64];
+  unsigned compiles = 0;
+  for (int c = 0; sdb_events_count(b.s) < 100000; c++) {
+    compiles++;
+    b.tracer = NULL;
+    phase_start(&b, SDB_PHASE_TRACE, "f");
+    tracer_push(&b, "trace", 0);
+    create_symbol(&b, "s0", 1000 + c, "L['x'].size()[0]", false);
+    for (int i = 0; i < 400; i++) {
+      snprintf(name, sizeof name, "u%d", i);
+      snprintf(node_name, sizeof node_name, "nonzero_%d", i);
+      snprintf(line, sizeof line, "%s: \"i64[%s, 1]\" = l_x_.nonzero()", node_name, name);
+      snprintf(guard, sizeof guard, "s0 > %d", i + 2);
+      b.line = i + 2;
+      create_unbacked(&b, name, 0, SDB_PINF);
+      pending(&b, name, NULL);
+      node(&b, node_name, line, i);
+      bindings(&b, node_name, name, ".size()[0]");
+      pending(&b, NULL, NULL);
+      snprintf(line, sizeof line, "%s <= s0", name);
+      with_expr(&b, SDB_EV_RUNTIME_ASSERT, name, line, NULL);
+      with_expr(&b, SDB_EV_GUARD_ADDED, NULL, guard, NULL);
+    }
+    phase_end(&b, "f");
+  }
+  size_t n = sdb_events_count(b.s);
+  double t0 = now_ms();
+  sdb_timeline *t = sdb_timeline_new(b.s);
+  assert_int_equal(sdb_timeline_length(t), n);
+  double t1 = now_ms();
+  /* seek to 1000 scattered steps, and read a status and an explain at each */
+  uint32_t x = 12345;
+  double worst = 0;
+  for (int i = 0; i < 1000; i++) {
+    x = x * 1103515245u + 12345u;
+    size_t k = x % (n + 1);
+    double a = now_ms();
+    const sdb_view *v = sdb_timeline_seek(t, k);
+    assert_non_null(v);
+    char *st = sdb_view_status(v);
+    char *ex = sdb_view_explain(v, S("u7"));
+    double d = now_ms() - a;
+    if (d > worst) worst = d;
+    assert_non_null(st);
+    assert_non_null(ex);
+    free(st);
+    free(ex);
+  }
+  double t2 = now_ms();
+  printf("# seek: %zu events folded in %.1f ms; 1000 seeks + status + explain in %.1f ms "
+         "(%.3f ms each, worst %.3f ms)\n", n, t1 - t0, t2 - t1, (t2 - t1) / 1000, worst);
+  const sdb_view *v = sdb_timeline_seek(t, n);
+  assert_int_equal(sdb_view_compile(v), compiles);
+  assert_int_equal(sdb_view_symbol_count(v), 401);
+  assert_int_equal(sdb_view_count(v, SDB_EV_GUARD_ADDED), 400);
+  sdb_timeline_free(t);
+  sdb_events_free(b.s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_pending_steps),
@@ -668,6 +1048,10 @@ int main(void) {
     cmocka_unit_test(test_diff),
     cmocka_unit_test(test_tracer_stack),
     cmocka_unit_test(test_compiles),
+    cmocka_unit_test(test_real_core),
+    cmocka_unit_test(test_seek_both_ways),
+    cmocka_unit_test(test_clone_and_fork),
+    cmocka_unit_test(test_seek_timing),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   int rc = cmocka_run_group_tests_name("view", tests, NULL, NULL);
