@@ -20,7 +20,10 @@
 ** ("by", "at", "in" are left out when the event has no op, file, func; R is
 ** the range at the view's step.) Then, indented by two spaces:
 **   source SRC (DETAIL, event N)                          a new source (duck sizing)
-**   pending from event A until node NODE (event B)        or "until event B", "since event A"
+**   pending from event A until node NODE (event B)        the node that bound it, or
+**   pending from event A until renamed to SYM (event B)   renamed instead (process_kernel)
+**   pending from event A until event B                     neither
+**   pending since event A                                  still pending
 **   no longer pending (event B)                            removed without a recorded add
 **   bound at %NODE: KEYPATH (PHASE phase, event N)         KEYPATH "<value>" when empty
 **   bound in TRACER as PROXY (event N)                     symbol_bound
@@ -938,7 +941,9 @@ char *sdb_view_status(const sdb_view *v) {
   const sdb_event *e = sdb_view_event(v);
   if (e) {
     char *line = sdb_event_format(e);
-    sdb_buf_printf(&b, "step %zu, event %u: %s\n", v->step, (unsigned)e->seq, line ? line : "?");
+    sdb_buf_printf(&b, "step %zu, event %u: ", v->step, (unsigned)e->seq);
+    put_first_line(&b, line ? line : "?");   /* a recompile's message has more */
+    sdb_buf_putc(&b, '\n');
     free(line);
   } else {
     sdb_buf_puts(&b, "step 0: no events\n");
@@ -995,13 +1000,16 @@ static void explain_header(sdb_buf *b, const sdb_view *v, const symrec *r) {
 static void explain_pending(sdb_buf *b, const sdb_view *v, const symrec *r, size_t i, size_t n) {
   const store *st = v->st;
   const sdb_event *e = ev_at(st, r->events.v[i]);
-  const sdb_event *bind = NULL;
+  const sdb_event *bind = NULL, *ren = NULL;
   for (size_t j = i + 1; j < n; j++) {
     const sdb_event *f = ev_at(st, r->events.v[j]);
     if (f->kind == SDB_EV_UNBACKED_BINDINGS) bind = f;
+    if (f->kind == SDB_EV_RENAMED && f->sym == r->sym) ren = f;
     if (f->kind == SDB_EV_PENDING_CHANGED && !contains(f, r->sym)) {
       sdb_buf_printf(b, "  pending from event %u until ", (unsigned)e->seq);
       if (bind && bind->text) sdb_buf_printf(b, "node %s (event %u)\n", bind->text, (unsigned)f->seq);
+      else if (ren && is_symbol(ren->sym2))
+        sdb_buf_printf(b, "renamed to %s (event %u)\n", ren->sym2->name, (unsigned)f->seq);
       else sdb_buf_printf(b, "event %u\n", (unsigned)f->seq);
       return;
     }

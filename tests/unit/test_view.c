@@ -662,6 +662,54 @@ static void test_compiles(void **state) {
   sdb_events_free(b.s);
 }
 
+/* Guard checks and recompiles run between phases: the phase is their
+** stamp; a multi-line message keeps the status and diff one line each. */
+static void test_guard_checks(void **state) {
+  (void)state;
+  builder b = {sdb_events_new(), 0, NULL, "g.lua", 9, NULL, NULL};
+  phase_start(&b, SDB_PHASE_GUARDS, "g");                        /* 0 */
+  sdb_event g = ev(SDB_EV_GUARDS_INSTALLED);
+  g.value = 1;
+  g.detail = "2 < L['x'].size()[0]";
+  put(&b, g);                                                    /* 1 */
+  phase_end(&b, "g");                                            /* 2 */
+  sdb_event c = ev(SDB_EV_GUARD_CHECK);
+  c.flags = 1;
+  c.text = "0/0";
+  c.detail = "cache hit: reusing the compiled entry";
+  put(&b, c);                                                    /* 3 */
+  b.line = 10;
+  c.flags = 0;
+  c.detail = "2 < x.size()[0]";
+  put(&b, c);                                                    /* 4 */
+  sdb_event r = ev(SDB_EV_RECOMPILE);
+  r.text = "g";
+  r.detail = "Recompiling function g in g.lua:1\n    triggered by the following guard failure(s):\n    - 0/0: 2 < x.size()[0]";
+  put(&b, r);                                                    /* 5 */
+  sdb_timeline *t = sdb_timeline_new(b.s);
+  const sdb_view *v = sdb_timeline_seek(t, 3);
+  assert_int_equal(sdb_view_phase(v), SDB_PHASE_NONE);          /* right after phase_end */
+  sdb_view *a = sdb_view_clone(v);
+  v = sdb_timeline_seek(t, 6);
+  assert_int_equal(sdb_view_phase(v), SDB_PHASE_GUARDS);
+  check_text(sdb_view_status(v),
+    "step 6, event 5: guards g.lua:10         recompile g: Recompiling function g in g.lua:1\n"
+    "phase guards, tracer -, compile 0\n"
+    "pending: {}\n"
+    "symbols 0 (0 unbacked), guards 0, runtime asserts 0, replacements 0, bindings 0\n");
+  check_text(sdb_view_diff(a, v),
+    "phase: none -> guards\n"
+    "guard check ok 0/0: cache hit: reusing the compiled entry\n"
+    "guard check FAILED 0/0: 2 < x.size()[0]\n"
+    "recompile g: Recompiling function g in g.lua:1\n");
+  assert_int_equal(sdb_view_count(v, SDB_EV_GUARD_CHECK), 2);
+  assert_int_equal(sdb_view_count(v, SDB_EV_RECOMPILE), 1);
+  assert_false(sdb_view_at(v, SDB_EV_GUARD_CHECK, 1)->flags);
+  sdb_view_free(a);
+  sdb_timeline_free(t);
+  sdb_events_free(b.s);
+}
+
 /* --- the real core --------------------------------------------------------------- */
 
 typedef struct { const char *file; int line; const char *func; } here;
@@ -815,6 +863,12 @@ static void test_real_core(void **state) {
     "  renamed: u1 -> u0 (aot retrace, event 40)\n");
   check_text(sdb_view_explain(v, S("u2")),   /* metadata analysis: never pending */
     "u2: unbacked int, created by nonzero at nonzero.lua:12 (aot phase, event 50), range [0, int_oo]\n");
+  check_text(sdb_view_explain(v, S("u3")),   /* process_kernel's: renamed, never bound */
+    "u3: unbacked int, created by nonzero at nonzero.lua:12 (lower phase, event 54), range [0, 8]\n"
+    "  pending from event 55 until renamed to u0 (event 59)\n"
+    "  range [0, 8] (rename_unbacked_to, event 56)\n"
+    "  replaced by u0 (rename_unbacked_to, lower phase, event 57)\n"
+    "  renamed: u3 -> u0 (process_kernel re-propagation, event 58)\n");
   check_text(sdb_view_explain(v, S("s0")),
     "s0: backed int, hint 5, source L['x'].size()[0], created at nonzero.lua:12 (trace phase, event 3), range [3, int_oo]\n"
     "  graph input s0 in trace (event 5)\n"
@@ -1048,6 +1102,7 @@ int main(void) {
     cmocka_unit_test(test_diff),
     cmocka_unit_test(test_tracer_stack),
     cmocka_unit_test(test_compiles),
+    cmocka_unit_test(test_guard_checks),
     cmocka_unit_test(test_real_core),
     cmocka_unit_test(test_seek_both_ways),
     cmocka_unit_test(test_clone_and_fork),
