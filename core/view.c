@@ -399,7 +399,7 @@ static int store_append(store *st, const sdb_event *e) {
   if (st->failed) return -1;
   if (st->n >= NONE - 1) { st->failed = true; return -1; }
   uint32_t pos = (uint32_t)st->n;
-  if ((pos & (CHUNK - 1)) == 0) {
+  if ((pos >> CHUNK_BITS) >= st->nchunks) {
     if (!GROW(st->chunks, st->nchunks, st->capchunks)) return -1;
     sdb_event *chunk = malloc(CHUNK * sizeof *chunk);
     if (!chunk) return -1;
@@ -420,7 +420,9 @@ static int store_append(store *st, const sdb_event *e) {
       for (uint32_t i = 0; i < e->nsyms; i++) h->texts[i] = sdb_intern(e->texts[i]);
     }
   }
-  /* From here on the slot is owned by the history: a failure poisons it. */
+  /* From here on a failure poisons the history: what the fold wrote for
+  ** this position stays in the logs, but no step ever reaches it (every
+  ** query looks below the step), so the views keep a consistent state. */
   ctx cur = *ctx_at(st, pos);
   bool oom = false;
   uint32_t ci = cur.compile;
@@ -547,9 +549,14 @@ static int store_append(store *st, const sdb_event *e) {
       break;
   }
   if (!oom && h->kind < SDB_EV_COUNT && !u32_push(&st->kpos[h->kind], pos)) oom = true;
+  if (oom) {
+    free(h->syms);
+    free(h->texts);
+    st->failed = true;
+    return -1;
+  }
   st->ctx[pos] = cur;
-  st->n++;   /* the slot is in the history (and freed with it) even when it failed */
-  if (oom) { st->failed = true; return -1; }
+  st->n++;
   return 0;
 }
 
@@ -585,18 +592,17 @@ int sdb_view_apply(sdb_view *v, const sdb_event *e) {
   if (!v || !e) return -1;
   sdb_event c = interned(e);
   store *st = v->st;
-  if (v->step < st->n) {
-    if (same_event(ev_at(st, v->step), &c)) { v->step++; return 0; }
+  bool follows = v->step < st->n && same_event(ev_at(st, v->step), &c);
+  if (follows) { v->step++; return 0; }
+  if (v->step < st->n || st->failed) {   /* another event, or a poisoned history */
     store *ns = store_fork(st, v->step);
     if (!ns) return -1;
     store_release(st);
     v->st = st = ns;
   }
-  if (st->failed) return -1;
-  size_t before = st->n;
-  int rc = store_append(st, &c);
-  if (st->n > before && rc == 0) v->step++;
-  return rc;
+  if (store_append(st, &c)) return -1;
+  v->step++;
+  return 0;
 }
 
 sdb_view *sdb_view_clone(const sdb_view *v) {
@@ -821,6 +827,13 @@ const sdb_event *sdb_view_symbol_event(const sdb_view *v, const sdb_expr *sym, s
   const symrec *r = vsym(v, sym);
   if (!r || i >= lower_bound(r->events.v, r->events.n, vstep(v))) return NULL;
   return ev_at(v->st, r->events.v[i]);
+}
+
+bool sdb_view_touches(const sdb_view *v, const sdb_expr *sym) {
+  const symrec *r = v->step ? vsym(v, sym) : NULL;
+  if (!r) return false;
+  size_t i = lower_bound(r->events.v, r->events.n, vstep(v));
+  return i && r->events.v[i - 1] == vstep(v) - 1;
 }
 
 /* --- graphs ------------------------------------------------------------------------------ */

@@ -56,8 +56,9 @@ void sdb_view_free(sdb_view *v);                 /* NULL is a no-op */
 /* Back to step 0. The history is kept: applying the same events again
 ** follows it at no cost; a different event forks a fresh copy. */
 void sdb_view_reset(sdb_view *v);
-/* Fold one event: the view moves to step + 1. 0, or -1 on OOM (the view is
-** unchanged). */
+/* Fold one event: the view moves to step + 1. 0, or -1 on OOM; the view is
+** then unchanged and applying again is safe (it folds into a fresh copy of
+** the history, since the old one may hold part of the failed event). */
 int sdb_view_apply(sdb_view *v, const sdb_event *e);
 /* A second cursor on the same history and step (O(1)); NULL on OOM. */
 sdb_view *sdb_view_clone(const sdb_view *v);
@@ -156,6 +157,8 @@ bool sdb_view_symbol(const sdb_view *v, const sdb_expr *sym, sdb_view_sym *out);
 ** asserts whose expression mentions it, specialization, memo_hit,
 ** cond_output_symbol, buffer_lowered defining it. */
 const sdb_event *sdb_view_symbol_event(const sdb_view *v, const sdb_expr *sym, size_t i);
+/* Does the current event touch sym in that sense (`break symbol u0`)? */
+bool sdb_view_touches(const sdb_view *v, const sdb_expr *sym);
 
 /* --- graphs ----------------------------------------------------------------- */
 

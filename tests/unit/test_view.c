@@ -390,6 +390,17 @@ static void test_explain_life(void **state) {
   assert_null(s.replacement);
   assert_int_equal(s.nevents, 9);
   assert_int_equal(sdb_view_symbol_event(v, S("u0"), 8)->seq, 27);
+  /* `break symbol u0`: which steps stop */
+  {
+    char got[128] = "", num[8];
+    for (size_t k = 0; k <= n; k++) {
+      sdb_view_seek(v, k);
+      if (sdb_view_touches(v, S("u0"))) { snprintf(num, sizeof num, " %zu", k - 1); strcat(got, num); }
+    }
+    assert_string_equal(got, " 4 5 7 8 9 10 11 22 27");
+    assert_false(sdb_view_touches(v, S("u9")));
+    sdb_view_seek(v, n);
+  }
   assert_null(sdb_view_symbol_event(v, S("u0"), 9));
   assert_true(sdb_view_symbol(v, S("u1"), &s));
   assert_true(s.replacement == S("u0"));
