@@ -41,7 +41,8 @@ typedef enum sdb_event_kind {
   SDB_EV_FAKE_MODE_CREATED,  /* value = mode id, text = "fresh" or reason */
   SDB_EV_EPOCH_BUMPED,       /* value = new epoch */
   SDB_EV_CREATE_SYMBOL,      /* sym, value = hint, range, text = source */
-  SDB_EV_CREATE_UNBACKED,    /* sym, range, text = "int"|"bool"|"float" */
+  SDB_EV_CREATE_UNBACKED,    /* sym, range, text = "int"|"bool"|"float",
+                                flags = SDB_EVF_SIZE_LIKE if created size-like */
   SDB_EV_SPECIALIZATION,     /* sym (or NULL), expr = value, text = source, detail = reason */
   SDB_EV_PENDING_CHANGED,    /* syms = the pending list after the change */
   SDB_EV_GUARD_ADDED,        /* expr = guard */
@@ -70,6 +71,10 @@ typedef enum sdb_event_kind {
   SDB_EV_NOTE,               /* detail = free text (graph listings, logs) */
   SDB_EV_COUNT
 } sdb_event_kind;
+
+/* create_unbacked_symbol's flag: the symbol is size-like from birth
+** (nonzero's count), with no separate size_like event. */
+#define SDB_EVF_SIZE_LIKE 1
 
 const char *sdb_event_name(sdb_event_kind k);     /* stable snake_case name */
 int sdb_event_from_name(const char *name);        /* -1 if unknown */

@@ -330,6 +330,7 @@ static const sdb_expr *create_unbacked(sdb_shape_env *env, const char *prefix,
   e.range = vr;
   e.has_range = true;
   e.text = what;
+  e.flags = size_like ? SDB_EVF_SIZE_LIKE : 0;
   s->created.seq = emit(env, &e);
   if (env->ignore_fresh == 0) {
     if (!GROW(env->pending, env->npending, env->cappending)) return NULL;

@@ -474,6 +474,8 @@ static int store_append(store *st, const sdb_event *e) {
       si = touch(st, ci, h->sym, pos, &oom);
       if (si == NONE) break;
       if (st->syms[si].created == NONE) st->syms[si].created = pos;
+      if ((h->flags & SDB_EVF_SIZE_LIKE) && st->syms[si].size_like == NONE)
+        st->syms[si].size_like = pos;
       if (h->has_range && !u32_push(&st->syms[si].ranges, pos)) oom = true;
       break;
     case SDB_EV_PENDING_CHANGED: {
