@@ -67,7 +67,9 @@ typedef enum sdb_event_kind {
   SDB_EV_GUARDS_INSTALLED,   /* value = number of guards, detail = guard text */
   SDB_EV_GUARD_CHECK,        /* flags = hit?, detail = reasons */
   SDB_EV_RECOMPILE,          /* detail = reasons */
-  SDB_EV_ERROR,              /* text = error kind, detail = message */
+  SDB_EV_ERROR,              /* text = error kind, detail = message, expr = the
+                                undecided condition of a data-dependent error or
+                                the failed check's condition (or NULL) */
   SDB_EV_NOTE,               /* detail = free text (graph listings, logs) */
   SDB_EV_COUNT
 } sdb_event_kind;

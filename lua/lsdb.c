@@ -60,6 +60,11 @@ bool lsdb_locate(void *ud, sdb_loc *out) {
 }
 
 int lsdb_raise(lua_State *L, sdb_err *err) {
+  /* the condition a data-dependent error or failed check is about, for
+  ** the error event trace:abort emits (the message is only text) */
+  if (err->cond) lsdb_push_expr(L, err->cond);
+  else lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, LSDB_LAST_ERROR_COND);
   lua_pushfstring(L, "%s: %s", err->kind ? err->kind : "Error", err->msg ? err->msg : "?");
   sdb_err_clear(err);
   return lua_error(L);

@@ -37,7 +37,9 @@ const sdb_expr *lsdb_checked(lua_State *L, const sdb_expr *e);
 ** embedded library): an sdb_locate_fn whose ud is a lua_State*. */
 #include "event.h"
 bool lsdb_locate(void *L, sdb_loc *out);
-/* Raise err as a Lua error ("Kind: message") and clear it. */
+/* Raise err as a Lua error ("Kind: message") and clear it. Its condition
+** (err->cond) is kept in the registry under LSDB_LAST_ERROR_COND. */
+#define LSDB_LAST_ERROR_COND "shapedb.last_error_cond"
 int lsdb_raise(lua_State *L, sdb_err *err);
 
 /* --- lsdb_shape_env.c ------------------------------------------------------ */

@@ -1158,6 +1158,15 @@ static int trace_abort(lua_State *L) {
   }
   e.text = kind;
   e.detail = msg;
+  /* the condition of the error being reported, if lsdb_raise kept one and
+  ** this message is that error's (a Lua error in between would not be) */
+  lua_getfield(L, LUA_REGISTRYINDEX, LSDB_LAST_ERROR_COND);
+  const sdb_expr *cond = lsdb_to_expr(L, -1);
+  lua_pop(L, 1);
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, LSDB_LAST_ERROR_COND);
+  if (cond && (!strcmp(kind, "GuardOnDataDependentSymNode") || !strcmp(kind, "RuntimeError")))
+    e.expr = cond;
   sdb_emit(rt->ev, &e);
   lsdb_phase_event(rt, SDB_EV_PHASE_END, sdb_events_phase(rt->ev), t->name);
   sdb_events_set_phase(rt->ev, SDB_PHASE_NONE);
