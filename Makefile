@@ -130,7 +130,7 @@ unit: $(UNIT_BIN)
 
 # --- run, test, check --------------------------------------------------------
 run: $(SHAPEDB)
-	$(SHAPEDB) scripts/tour.lua
+	$(SHAPEDB) -i scripts/tour.lua
 
 # One harness: prove runs C unit binaries and Lua scenario files alike
 # through tests/tap-exec (which picks the runner by file type).

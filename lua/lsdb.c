@@ -59,6 +59,27 @@ bool lsdb_locate(void *ud, sdb_loc *out) {
   return false;
 }
 
+const char *lsdb_user_stack(lua_State *L) {
+  char buf[2048];
+  size_t len = 0;
+  int n = 0;
+  lua_Debug ar;
+  for (int level = 0; lua_getstack(L, level, &ar) && len < sizeof buf - 256; level++) {
+    if (!lua_getinfo(L, "Sln", &ar)) continue;
+    if (ar.source[0] != '@' || ar.currentline <= 0) continue;   /* C or embedded */
+    const char *name = ar.name ? ar.name
+                     : *ar.what == 'm' ? "main chunk" : known_name(L, level, &ar);
+    const char *file = strrchr(ar.source + 1, '/');
+    file = file ? file + 1 : ar.source + 1;
+    int w = snprintf(buf + len, sizeof buf - len, "%s#%d  %s at %s:%d", n ? "\n" : "", n,
+                     name, file, ar.currentline);
+    if (w < 0 || (size_t)w >= sizeof buf - len) break;
+    len += (size_t)w;
+    n++;
+  }
+  return n ? sdb_intern(buf) : NULL;
+}
+
 int lsdb_raise(lua_State *L, sdb_err *err) {
   /* the condition a data-dependent error or failed check is about, for
   ** the error event trace:abort emits (the message is only text) */

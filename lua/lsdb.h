@@ -37,6 +37,10 @@ const sdb_expr *lsdb_checked(lua_State *L, const sdb_expr *e);
 ** embedded library): an sdb_locate_fn whose ud is a lua_State*. */
 #include "event.h"
 bool lsdb_locate(void *L, sdb_loc *out);
+/* The user's frames on L's stack (Lua files, not C or the embedded
+** library), innermost first, one per line: "#0  model at nonzero.lua:6".
+** Interned; NULL when there are none. */
+const char *lsdb_user_stack(lua_State *L);
 /* Raise err as a Lua error ("Kind: message") and clear it. Its condition
 ** (err->cond) is kept in the registry under LSDB_LAST_ERROR_COND. */
 #define LSDB_LAST_ERROR_COND "shapedb.last_error_cond"

@@ -15,6 +15,7 @@
 ** Exit status: 0 on success, 1 when a chunk, the script or a --batch
 ** command fails, 2 on bad usage; `quit N` exits with N.
 */
+#include "debug.h"
 #include "host.h"
 #include "lineio.h"
 #include "repl.h"
@@ -94,8 +95,8 @@ static int run_script(lua_State *L, char **argv, int argc, int report) {
 /* Modules that add commands and hooks to the session register here, after
 ** the built-ins (so they may replace them). */
 static void init_modules(repl_session *s) {
-  (void)s;
   repl_builtin_init();
+  dbg_init(s);
 }
 
 static int run_session(lua_State *L, bool batch, char **xs, int nx, char **argv,
@@ -123,6 +124,7 @@ static int run_session(lua_State *L, bool batch, char **xs, int nx, char **argv,
   if (!batch && !s->quit) repl_loop(s);
   repl_lineio_finish(s);
   int status = s->status_set ? s->status : batch && s->failures > 0 ? 1 : 0;
+  dbg_free(s);
   repl_session_free(s);
   repl_cmd_unregister_all();
   return status;

@@ -233,7 +233,19 @@ static repl_line_kind classify(repl_session *s, const char *line, const repl_cmd
   if (!(isalpha((unsigned char)*p) || *p == '_')) return REPL_LINE_LUA;
   size_t wl = repl_cmd_word_len(p);
   const char *after = p + wl;
-  if (is_keyword(p, wl)) return REPL_LINE_LUA;
+  /* `break` and `goto` begin no Lua statement that can stand alone at the
+  ** prompt (no loop to break, no label to go to), so where a command has
+  ** that name the line is the command's */
+  if (is_keyword(p, wl)) {
+    int nm;
+    bool ex;
+    bool lone = (wl == 5 && !strncmp(p, "break", 5)) || (wl == 4 && !strncmp(p, "goto", 4));
+    const repl_cmd *kc = lone ? repl_cmd_find(NULL, p, wl, &nm, &ex) : NULL;
+    if (!kc || !ex) return REPL_LINE_LUA;
+    *cmd = kc;
+    *rest = skip_blanks(after);
+    return REPL_LINE_COMMAND;
+  }
   if (*after && strchr("(.[:{\"'", *after)) return REPL_LINE_LUA;
   const char *q = skip_blanks(after);
   if ((q[0] == '=' && q[1] != '=') || q[0] == ',') return REPL_LINE_LUA;

@@ -120,7 +120,8 @@ void repl_error(repl_session *s, const char *fmt, ...)
 bool repl_use_color(const repl_session *s, FILE *f);
 
 /* How the prompt reads a line. A line is a command when its first word
-**   - is not a Lua keyword,
+**   - is not a Lua keyword (except `break` and `goto`, which begin no
+**     statement that stands alone at the prompt, so they are commands),
 **   - is not followed at once by ( . [ : { " ' or, after blanks, by = (not
 **     ==) or , (so `s = 1`, `p(x)`, `t.x = 1`, `a, b = 1, 2` stay Lua),
 **   - and is a command's name or alias, or a unique prefix of a name that

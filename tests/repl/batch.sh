@@ -63,16 +63,42 @@ want <<'OUT'
 Commands by group ('help CMD' explains one, 'apropos WORD' searches):
 
 Running
-  run [LUA]                run the loaded program, or the Lua code LUA
+  continue [N]             run to the next breakpoint or the end
+  finish                   run to the end of the current tracer or phase
+  goto N|start|end         jump to event N, the start of the run, or its end
+  kill                     end the paused program
+  next [N]                 step over a nested tracer or phase
+  reverse-continue         go back to the previous breakpoint hit or the start
+  reverse-finish           go back to where the current tracer or phase began
+  reverse-next [N]         go back over a nested tracer or phase
+  reverse-step [N]         go back one event (N events)
+  run [LUA]                run the program from its first line, or the Lua code LUA
+  step [N]                 advance to the next event (N events)
+
+Breakpoints
+  break SPEC               stop where SPEC matches an event
+  delete [N...]            delete breakpoints (all without N)
+  disable [N...]           disable breakpoints (all without N)
+  enable [N...]            enable breakpoints (all without N)
+  tbreak SPEC              a breakpoint deleted when first hit
+  watch SYM                stop at every event that touches symbol SYM
+
+Stack
+  where [SYM|GUARD]        the Lua stack here, or where SYM or a guard came from
 
 Data
+  explain SYM              the whole life of a symbol
   lua CODE                 run CODE as Lua, even when it starts like a command
+  report [quiet]           the batch report: event log, graphs, bindings, guards
 
 Status
+  display [PANEL|EXPR]     show a panel or an expression at every stop
   info SUBCOMMAND          show the state of the session
   show [SETTING]           show the settings, or one of them
+  undisplay [N...]         stop showing displays (all without N)
 
 Files
+  list [LINE|FILE:LINE]    the program's source around the current event
   load FILE                make FILE the session's program, without running it
   source FILE              run the command lines in FILE
 
@@ -123,20 +149,33 @@ Example:
   (shapedb) quit
 usage: info program
 
-Show the path of the loaded program and the arguments `run` passes it.
+The loaded program and its arguments, whether it is running, paused or
+finished, how many events were recorded and where the cursor is.
 
 Example:
   (shapedb) info program
-  program: scripts/tour.lua
 unknown command: hepl. Did you mean 'help'?
 [exit 1]
 OUT
-run --batch -x 'h exit' -x 'help i p' -x 'help hepl'
+run --batch -x 'h exit' -x 'help i pr' -x 'help hepl'
 check "help takes prefixes, aliases and subcommands; a typo gets a suggestion"
 
 want <<'OUT'
 info subcommands:
-  info program             the loaded program and its arguments
+  info asserts             the deferred runtime asserts
+  info bindings            the unbacked bindings recorded on graph nodes
+  info breakpoints         the breakpoints, with their hit counts
+  info display             what is shown at every stop
+  info events [N|all]      the events around the cursor (or N, or all)
+  info graph [NAME]        the nodes of a graph so far
+  info guards              the guards taken, with phase and Lua line
+  info pending             the fresh unbacked symbols waiting for a binding
+  info phases              the phases so far, with their event ranges
+  info program             the program, its state and the cursor
+  info ranges              the value range of each symbol
+  info replacements        the symbol replacements in force
+  info symbols             every symbol: kind, range, status
+  info tracers             the tracer stack (trace > cond.true_branch)
   apropos WORD             list the commands whose help mentions WORD
   quit [STATUS]            leave shapedb (Ctrl-D at the prompt does too)
   set SETTING VALUE        change a setting: color, history, prompt
@@ -154,7 +193,7 @@ unknown command: hlep. Did you mean 'help'?
 unknown command: hlep. Did you mean 'help'?
 unknown command: xyzzy. Type 'help' for a list of commands.
 unknown command: sourse-file. Type 'help' for a list of commands.
-ambiguous command: s, could be: set, show, source
+ambiguous command: rev, could be: reverse-continue, reverse-finish, reverse-next, reverse-step
 unknown info subcommand: progrm. Did you mean 'program'?
 unknown set subcommand: zz. Try 'help set'.
 usage: load FILE
@@ -163,7 +202,7 @@ usage: quit [STATUS] (STATUS is 0 to 255)
 still alive
 [exit 1]
 OUT
-run --batch -x hlep -x 'hlep load' -x xyzzy -x sourse-file -x s -x 'info progrm' \
+run --batch -x hlep -x 'hlep load' -x xyzzy -x sourse-file -x rev -x 'info progrm' \
   -x 'set zz 1' -x load -x 'set color blue' -x 'quit soon' -x 'echo still alive'
 check "bad commands: suggestion, ambiguity, usage; the session goes on"
 
@@ -251,10 +290,12 @@ check "the command-or-Lua rule: assignments, globals, exact names, lua CODE"
 
 # --- load, run, source -------------------------------------------------------
 want <<'OUT'
-run: no program loaded; use `load FILE` or start shapedb with a FILE
+run: no program loaded; use `load FILE`, or `run LUA` to run Lua code
 load: cannot open nosuch.lua: No such file or directory
 load: bad.lua:2: unexpected symbol near <eof>
 no program loaded
+state: not running
+events: 0 recorded, this run from event 0; cursor before the first event
 [exit 1]
 OUT
 run --batch -x run -x 'load nosuch.lua' -x 'load bad.lua' -x 'info program'
@@ -263,17 +304,23 @@ check "run without a program, load of a missing or broken file"
 want <<'OUT'
 loaded prog.lua
 program: prog.lua
+state: loaded, not started (prog.lua)
+events: 0 recorded, this run from event 0; cursor before the first event
+Starting program: prog.lua
 prog runs with
 arg[0] is prog.lua
 42
 [exit 0]
 OUT
-run --batch -x 'load prog.lua' -x 'i p' -x run -x answer
+run --batch -x 'load prog.lua' -x 'i pro' -x run -x answer
 check "load, then run: the program's globals stay for the prompt"
 
 want <<'OUT'
 program: prog.lua
 arguments: a b
+state: loaded, not started (prog.lua)
+events: 0 recorded, this run from event 0; cursor before the first event
+Starting program: prog.lua
 prog runs with	a	b
 arg[0] is prog.lua
 [exit 0]
@@ -282,6 +329,7 @@ run --batch -x 'info program' -x run prog.lua a b
 check "--batch FILE args: loaded, not run, until run"
 
 { echo "loaded err.lua"
+  echo "Starting program: err.lua"
   echo "err.lua:2: oops"
   echo "stack traceback:"
   echo "${TAB}[C]: in function 'error'"
@@ -315,6 +363,9 @@ check "source runs a command file and stops at the first failure"
 # --- command line --------------------------------------------------------------
 want <<'OUT'
 program: prog.lua
+state: loaded, not started (prog.lua)
+events: 0 recorded, this run from event 0; cursor before the first event
+Starting program: prog.lua
 prog runs with
 arg[0] is prog.lua
 [exit 0]

@@ -1,0 +1,1274 @@
+/*
+** debug.c — the debugger's engine (see debug.h): the program's coroutine,
+** the event sink that decides where a motion stops, the pause hook, the
+** motions (step, next, finish, continue, their reverse forms, goto),
+** breakpoints, and the stop display.
+**
+** A motion is a scan over steps: forwards, each new step is tested against
+** the breakpoints and the motion's own end (a count, a nesting level);
+** steps already recorded are scanned without running anything, and when
+** they run out the program is resumed and the sink scans each event as it
+** is emitted. Backwards, the same tests run over the recorded steps only.
+*/
+#include "debug.h"
+#include "host.h"
+#include "lsdb.h"
+
+#include "intern.h"
+#include "ops.h"
+#include "srcfile.h"
+
+#include <lauxlib.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { M_NONE, M_STEP, M_NEXT, M_FINISH, M_CONTINUE, M_GOTO };
+
+/* What a resume ended with. */
+enum { R_PAUSED, R_DONE, R_FAILED };
+
+/* The debugger whose program is running: the signal handler and the hook
+** have no other way to find it. One program runs at a time. */
+static dbg *running_dbg;
+
+static char *xstrdup(const char *str) {
+  size_t n = strlen(str) + 1;
+  char *p = malloc(n);
+  if (!p) {
+    fputs("shapedb: out of memory\n", stderr);
+    exit(1);
+  }
+  return memcpy(p, str, n);
+}
+
+static void *xgrow(void *arr, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return arr;
+  size_t ncap = *cap ? *cap * 2 : 16;
+  while (ncap < need) ncap *= 2;
+  void *p = realloc(arr, ncap * elem);
+  if (!p) {
+    fputs("shapedb: out of memory\n", stderr);
+    exit(1);
+  }
+  *cap = ncap;
+  return p;
+}
+
+dbg *dbg_of(repl_session *s) { return s->ext; }
+
+size_t dbg_length(dbg *d) { return sdb_timeline_length(d->tl); }
+
+const sdb_view *dbg_view_at(dbg *d, size_t k) { return sdb_timeline_seek(d->tl, k); }
+
+const sdb_view *dbg_view(dbg *d) {
+  const sdb_view *v = sdb_timeline_seek(d->tl, d->cur);
+  if (!v) {   /* only on OOM: the cursor is always within the timeline */
+    fputs("shapedb: out of memory\n", stderr);
+    exit(1);
+  }
+  return v;
+}
+
+int dbg_level(const sdb_view *v) {
+  int depth = sdb_view_depth(v);
+  return (sdb_view_phase(v) != SDB_PHASE_NONE) + (depth > 0 ? depth : 0);
+}
+
+const char *dbg_color(dbg *d, const char *sgr) {
+  return repl_use_color(d->s, stdout) ? sgr : "";
+}
+
+const char *dbg_reset(dbg *d) { return dbg_color(d, "\033[0m"); }
+
+const char *dbg_basename(const char *path) {
+  const char *slash = path ? strrchr(path, '/') : NULL;
+  return slash ? slash + 1 : path;
+}
+
+/* ------------------------------------------------------------------------
+** Breakpoints
+** ---------------------------------------------------------------------- */
+
+static bool same_place(const sdb_event *a, const sdb_event *b) {
+  return a && b && a->file == b->file && a->line == b->line;
+}
+
+/* Does the step p (its event is p - 1) hit bp? prev_phase is the phase at
+** step p - 1. */
+static bool bp_matches(dbg *d, const dbg_bp *bp, const sdb_view *v, size_t p,
+                       int prev_phase) {
+  const sdb_event *e = sdb_view_event(v);
+  if (!e) return false;
+  const sdb_event *pe = p >= 2 ? sdb_view_event_at(v, p - 2) : NULL;
+  switch (bp->kind) {
+  case BP_UNBACKED:
+    return e->kind == SDB_EV_CREATE_UNBACKED;
+  case BP_GUARD: {
+    if (e->kind != SDB_EV_GUARD_ADDED) return false;
+    if (!bp->arg) return true;
+    char *text = e->expr ? sdb_expr_str(e->expr) : NULL;
+    bool hit = text && strstr(text, bp->arg);
+    free(text);
+    return hit;
+  }
+  case BP_PHASE:
+    return (int)sdb_view_phase(v) == bp->phase && prev_phase != bp->phase;
+  case BP_OP:
+    /* the first event of a call: the op changed, or the place did */
+    return e->op && !strcmp(e->op, bp->arg) &&
+           !(pe && pe->op && !strcmp(pe->op, e->op) && same_place(pe, e));
+  case BP_SYMBOL:
+    return sdb_view_touches(v, bp->sym);
+  case BP_LINE:
+    return e->file && e->line == bp->line &&
+           !strcmp(dbg_basename(e->file), dbg_basename(bp->arg)) &&
+           !same_place(pe, e);
+  case BP_ERROR:
+    return e->kind == SDB_EV_ERROR;
+  case BP_EVENT:
+    return e->kind == bp->event;
+  }
+  (void)d;
+  return false;
+}
+
+static int match_breakpoints(dbg *d, const sdb_view *v, size_t p, int prev_phase) {
+  int hit = 0;
+  for (size_t i = 0; i < d->nbps; i++) {
+    dbg_bp *bp = &d->bps[i];
+    if (!bp->enabled || !bp_matches(d, bp, v, p, prev_phase)) continue;
+    bp->hits++;
+    if (!hit) hit = bp->num;
+  }
+  return hit;
+}
+
+static dbg_bp *bp_find(dbg *d, int num) {
+  for (size_t i = 0; i < d->nbps; i++)
+    if (d->bps[i].num == num) return &d->bps[i];
+  return NULL;
+}
+
+static void bp_remove(dbg *d, size_t i) {
+  free(d->bps[i].arg);
+  memmove(&d->bps[i], &d->bps[i + 1], (d->nbps - i - 1) * sizeof *d->bps);
+  d->nbps--;
+}
+
+/* "guard \"Eq\"", "op nonzero", "nonzero.lua:12"... */
+static void bp_describe(const dbg_bp *bp, char *out, size_t cap) {
+  switch (bp->kind) {
+  case BP_UNBACKED: snprintf(out, cap, "unbacked"); break;
+  case BP_GUARD:
+    if (bp->arg) snprintf(out, cap, "guard \"%s\"", bp->arg);
+    else snprintf(out, cap, "guard");
+    break;
+  case BP_PHASE: snprintf(out, cap, "phase %s", sdb_phase_name(bp->phase)); break;
+  case BP_OP: snprintf(out, cap, "op %s", bp->arg); break;
+  case BP_SYMBOL: snprintf(out, cap, "symbol %s", bp->sym->name); break;
+  case BP_LINE: snprintf(out, cap, "%s:%d", bp->arg, bp->line); break;
+  case BP_ERROR: snprintf(out, cap, "error"); break;
+  case BP_EVENT: snprintf(out, cap, "event %s", sdb_event_name(bp->event)); break;
+  }
+}
+
+/* ------------------------------------------------------------------------
+** The scan
+** ---------------------------------------------------------------------- */
+
+static void scan_begin(dbg *d, int motion, size_t count) {
+  const sdb_view *v = dbg_view(d);
+  d->motion = motion;
+  d->count = count;
+  d->level0 = dbg_level(v);
+  d->scanned = d->cur;
+  d->prev_phase = sdb_view_phase(v);
+  d->stop_at = 0;
+  d->stop_bp = 0;
+}
+
+/* Has the motion reached its end at step p? */
+static bool motion_done(dbg *d, const sdb_view *v, size_t p) {
+  switch (d->motion) {
+  case M_STEP:
+    return --d->count == 0;
+  case M_NEXT: {
+    int level = dbg_level(v);
+    if (level > d->level0) return false;
+    d->level0 = level;
+    return --d->count == 0;
+  }
+  case M_FINISH:
+    return dbg_level(v) < d->level0;
+  case M_GOTO:
+    return p >= d->count;
+  default:
+    return false;
+  }
+}
+
+/* Scan the recorded steps after d->scanned for a stop; true when found
+** (d->stop_at, d->stop_bp). */
+static bool scan(dbg *d) {
+  if (d->stop_at) return true;
+  if (d->motion == M_NONE) return false;
+  size_t len = dbg_length(d);
+  while (d->scanned < len) {
+    size_t p = d->scanned + 1;
+    const sdb_view *v = dbg_view_at(d, p);
+    if (!v) return false;
+    int bp = d->motion == M_GOTO ? 0 : match_breakpoints(d, v, p, d->prev_phase);
+    bool stop = motion_done(d, v, p) || bp;
+    d->prev_phase = sdb_view_phase(v);
+    d->scanned = p;
+    if (stop) {
+      d->stop_at = p;
+      d->stop_bp = bp;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* ------------------------------------------------------------------------
+** Running the program
+** ---------------------------------------------------------------------- */
+
+static bool user_frame(lua_State *co, lua_Debug *ar) {
+  return lua_getinfo(co, "S", ar) && ar->source[0] == '@';
+}
+
+/* A count hook on the program's thread: yield at the first instruction
+** where the thread can yield (not inside a C call such as a sort
+** comparator), or, when killing or after a second Ctrl-C, raise an error
+** in the user's own code (library code runs on, so a trace it is building
+** is aborted cleanly). */
+static void pause_hook(lua_State *co, lua_Debug *ar) {
+  dbg *d = running_dbg;
+  if (!d) {
+    lua_sethook(co, NULL, 0, 0);
+    return;
+  }
+  if (d->killing || d->interrupts >= 2) {
+    if (user_frame(co, ar)) luaL_error(co, d->killing ? "killed by the debugger" : "interrupted!");
+    return;
+  }
+  if (!lua_isyieldable(co)) return;
+  lua_sethook(co, NULL, 0, 0);
+  d->hook_yield = true;
+  lua_yield(co, 0);
+}
+
+static void arm_pause(dbg *d) {
+  lua_sethook(d->co, pause_hook, LUA_MASKCOUNT, 1);
+}
+
+/* The first Ctrl-C pauses the program at the next instruction, the second
+** raises "interrupted!" in it, the third kills the process (a program stuck
+** in C code, which no hook reaches). */
+static void on_sigint(int sig) {
+  dbg *d = running_dbg;
+  repl_host_interrupted = 1;
+  if (!d || ++d->interrupts >= 3) {
+    signal(sig, SIG_DFL);
+    return;
+  }
+  lua_sethook(d->co, pause_hook, LUA_MASKCOUNT, 1);
+}
+
+static void record_stack(dbg *d, size_t seq) {
+  d->stacks = xgrow(d->stacks, &d->capstacks, seq + 1, sizeof *d->stacks);
+  while (d->nstacks <= seq) d->stacks[d->nstacks++] = NULL;
+  d->stacks[seq] = lsdb_user_stack(d->co);
+}
+
+static void on_event(void *ud, const sdb_event *ev) {
+  dbg *d = ud;
+  if (!d->running) return;
+  record_stack(d, ev->seq);
+  if (d->killing || d->stop_at) return;
+  if (scan(d)) arm_pause(d);
+}
+
+static void release_program(dbg *d) {
+  if (d->co_ref != LUA_NOREF) luaL_unref(d->s->L, LUA_REGISTRYINDEX, d->co_ref);
+  d->co_ref = LUA_NOREF;
+  d->co = NULL;
+}
+
+/* Print the error a program ended with: a string gets the thread's
+** traceback, an error object (a TraceError) its own __tostring, which
+** carries the traceback from inside the traced function. */
+static void report_failure(dbg *d) {
+  lua_State *L = d->s->L, *co = d->co;
+  if (lua_type(co, -1) == LUA_TSTRING) {
+    luaL_traceback(L, co, lua_tostring(co, -1), 0);
+  } else {
+    lua_xmove(co, L, 1);
+    luaL_tolstring(L, -1, NULL);
+    lua_remove(L, -2);
+  }
+  repl_error(d->s, "%s", lua_tostring(L, -1));
+  lua_pop(L, 1);
+}
+
+/* Resume the program until it pauses, returns or fails. */
+static int resume(dbg *d) {
+  lua_State *L = d->s->L, *co = d->co;
+  int nargs = 0;
+  if (d->prog == PROG_READY) nargs = lua_gettop(co) - 1;
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  running_dbg = d;
+  d->running = true;
+  d->hook_yield = false;
+  d->interrupts = 0;
+  if (d->killing) arm_pause(d);
+  sigaction(SIGINT, &sa, &old);
+  int nres = 0;
+  int st = lua_resume(co, L, nargs, &nres);
+  sigaction(SIGINT, &old, NULL);
+  d->running = false;
+  running_dbg = NULL;
+  lua_sethook(co, NULL, 0, 0);
+  lsdb_events(L);   /* the runtime's current thread is the main one again */
+  if (st == LUA_YIELD) {
+    lua_pop(co, nres);
+    if (d->hook_yield) {
+      d->prog = PROG_PAUSED;
+      return R_PAUSED;
+    }
+    lua_pushliteral(co, "the program yielded outside a coroutine (coroutine.yield in its main chunk?)");
+    st = LUA_ERRRUN;
+  }
+  if (st == LUA_OK) {
+    /* `run EXPR`: print what it returned, as the Lua prompt does */
+    if (nres > 0 && d->print_results && !d->killing) {
+      lua_getglobal(L, "print");
+      lua_xmove(co, L, nres);
+      if (lua_pcall(L, nres, 0, 0) != LUA_OK) lua_pop(L, 1);
+    } else {
+      lua_pop(co, nres);
+    }
+    d->prog = PROG_DONE;
+    release_program(d);
+    return R_DONE;
+  }
+  if (!d->killing) report_failure(d);
+  d->prog = PROG_FAILED;
+  release_program(d);
+  return R_FAILED;
+}
+
+/* End a paused program: raise in its user code until it returns, so the
+** library unwinds what it was building (an active trace, a hop). */
+static void kill_program(dbg *d) {
+  if (d->prog == PROG_READY) {
+    release_program(d);
+  } else if (d->prog == PROG_PAUSED) {
+    d->killing = true;
+    d->motion = M_NONE;
+    for (int i = 0; i < 1000 && d->prog == PROG_PAUSED; i++) resume(d);
+    d->killing = false;
+    if (d->prog == PROG_PAUSED) release_program(d);   /* it would not die */
+  }
+  d->prog = PROG_NONE;
+}
+
+static bool alive(const dbg *d) { return d->prog == PROG_READY || d->prog == PROG_PAUSED; }
+
+/* Make a new coroutine holding the function at the top of L's stack and
+** its nargs arguments above it... the cursor moves to the end of the
+** timeline, where the run starts. */
+static void start_program(dbg *d, int nargs, const char *label) {
+  lua_State *L = d->s->L;
+  lua_State *co = lua_newthread(L);
+  d->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_xmove(L, co, nargs + 1);
+  d->co = co;
+  d->prog = PROG_READY;
+  d->print_results = false;
+  free(d->label);
+  d->label = xstrdup(label);
+  d->cur = d->base = dbg_length(d);
+  sdb_view_free(d->shown);
+  d->shown = sdb_view_clone(dbg_view(d));
+}
+
+/* Load the session's program into a fresh coroutine, `arg` set as lua.c
+** sets it. 0, or -1 with the reason printed. */
+static int prepare_program(dbg *d) {
+  repl_session *s = d->s;
+  lua_State *L = s->L;
+  if (alive(d)) kill_program(d);
+  lua_pushglobaltable(L);
+  lua_pushliteral(L, "arg");
+  lua_createtable(L, s->prog_argc, 1);
+  lua_pushstring(L, s->program);
+  lua_rawseti(L, -2, 0);
+  for (int i = 0; i < s->prog_argc; i++) {
+    lua_pushstring(L, s->prog_argv[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+  if (luaL_loadfile(L, s->program) != LUA_OK) {
+    repl_error(s, "run: %s", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return -1;
+  }
+  for (int i = 0; i < s->prog_argc; i++) lua_pushstring(L, s->prog_argv[i]);
+  start_program(d, s->prog_argc, dbg_basename(s->program));
+  return 0;
+}
+
+/* ------------------------------------------------------------------------
+** The stop display
+** ---------------------------------------------------------------------- */
+
+#define MAX_DIFF_LINES 12
+
+bool dbg_print_source_line(dbg *d, const char *file, int line) {
+  const char *text = file ? sdb_srcfile_line_raw(file, line) : NULL;
+  if (!text) return false;
+  printf("%s%d%s\t%s\n", dbg_color(d, "\033[2m"), line, dbg_reset(d), text);
+  return true;
+}
+
+static void show_header(dbg *d, const sdb_view *v) {
+  const sdb_event *e = sdb_view_event(v);
+  const char *bold = dbg_color(d, "\033[1m"), *off = dbg_reset(d);
+  if (!e || d->cur == d->base) {
+    printf("%sstart of the run%s: no events yet\n", bold, off);
+    return;
+  }
+  printf("%sevent %u%s", bold, e->seq, off);
+  sdb_phase ph = sdb_view_phase(v);
+  if (ph != SDB_PHASE_NONE) printf(", phase %s", sdb_phase_name(ph));
+  const char *tracer = sdb_view_tracer(v);
+  if (tracer) printf(", tracer %s", tracer);
+  if (e->file) {
+    printf(", %s:%d", dbg_basename(e->file), e->line);
+    if (e->func) printf(" in %s", e->func);
+  }
+  putchar('\n');
+  char *sum = sdb_event_summary(e);
+  printf("  %s%s%s\n", dbg_color(d, "\033[36m"), sum ? sum : "?", off);
+  free(sum);
+  if (e->file) dbg_print_source_line(d, e->file, e->line);
+}
+
+/* The first step of the compile the state at step k belongs to. */
+static size_t compile_start(dbg *d, size_t k) {
+  const sdb_view *v = dbg_view_at(d, k);
+  unsigned c = v ? sdb_view_compile(v) : 0;
+  while (k > d->base) {
+    v = dbg_view_at(d, k - 1);
+    if (!v || sdb_view_compile(v) != c) break;
+    k--;
+  }
+  return k;
+}
+
+/* What changed since the last stop, then the pending set when the diff
+** did not already say it. A stop in another compile than the last one
+** (a new ShapeEnv, whose u0 is not the old u0) shows what changed since
+** that compile began instead. */
+static void show_changes(dbg *d, const sdb_view *v) {
+  sdb_view *from = NULL;
+  if (d->shown && sdb_view_compile(d->shown) != sdb_view_compile(v) && sdb_view_compile(v)) {
+    size_t k = compile_start(d, d->cur);
+    const sdb_view *kv = dbg_view_at(d, k);
+    const sdb_event *first = kv ? sdb_view_event(kv) : NULL;
+    from = kv ? sdb_view_clone(kv) : NULL;
+    printf("  compile %u", sdb_view_compile(v));
+    if (first && first->kind == SDB_EV_PHASE_START && first->text) printf(" (%s)", first->text);
+    if (first) printf(" began at event %u", first->seq);
+    putchar('\n');
+  }
+  char *diff = sdb_view_diff(from ? from : d->shown, v);
+  sdb_view_free(from);
+  bool pending_said = false;
+  int nlines = 0, more = 0;
+  for (char *p = diff; p && *p;) {
+    char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    if (!strncmp(p, "pending:", 8)) pending_said = true;
+    if (nlines < MAX_DIFF_LINES) {
+      bool undo = !strncmp(p, "undo ", 5);
+      printf("  %s%.*s%s\n", dbg_color(d, undo ? "\033[33m" : "\033[32m"), (int)n, p,
+             dbg_reset(d));
+      nlines++;
+    } else {
+      more++;
+    }
+    p = nl ? nl + 1 : p + n;
+  }
+  if (more)
+    printf("  ... and %d more change%s since the last stop (see `info` for the state)\n",
+           more, more == 1 ? "" : "s");
+  free(diff);
+  const sdb_expr *const *pend;
+  size_t np = sdb_view_pending(v, &pend);
+  if (np && !pending_said) {
+    printf("  %spending: {", dbg_color(d, "\033[35m"));
+    for (size_t i = 0; i < np; i++) printf("%s%s", i ? ", " : "", pend[i]->name);
+    printf("}%s\n", dbg_reset(d));
+  }
+}
+
+void dbg_show_stop(dbg *d) {
+  sdb_view *v = sdb_view_clone(dbg_view(d));
+  if (!v) {
+    fputs("shapedb: out of memory\n", stderr);
+    exit(1);
+  }
+  show_header(d, v);
+  if (d->cur > d->base) show_changes(d, v);
+  sdb_view_free(d->shown);
+  d->shown = v;
+  const sdb_event *e = sdb_view_event(v);
+  if (e && e->file) {   /* a plain `list` now lists around this line */
+    d->list_file = e->file;
+    d->list_next = e->line > 5 ? e->line - 5 : 1;
+  }
+  dbg_run_displays(d);
+}
+
+/* Say which breakpoint stopped us, drop it if temporary. */
+static void announce_breakpoint(dbg *d) {
+  dbg_bp *bp = d->stop_bp ? bp_find(d, d->stop_bp) : NULL;
+  if (!bp) return;
+  char what[160];
+  bp_describe(bp, what, sizeof what);
+  printf("%s%s %d, %s%s\n", dbg_color(d, "\033[1;31m"),
+         bp->temporary ? "Temporary breakpoint" : bp->watch ? "Watchpoint" : "Breakpoint",
+         bp->num, what, dbg_reset(d));
+  if (bp->temporary) bp_remove(d, (size_t)(bp - d->bps));
+}
+
+/* Where the program's thread is now (after an interrupt). */
+static void print_program_location(dbg *d) {
+  lua_Debug ar;
+  if (!d->co) return;
+  for (int level = 0; lua_getstack(d->co, level, &ar); level++) {
+    if (!lua_getinfo(d->co, "Sl", &ar) || ar.source[0] != '@' || ar.currentline <= 0) continue;
+    printf("Program interrupted at %s:%d.\n", dbg_basename(ar.source + 1), ar.currentline);
+    return;
+  }
+  printf("Program interrupted.\n");
+}
+
+/* ------------------------------------------------------------------------
+** Motions
+** ---------------------------------------------------------------------- */
+
+static void say_end(dbg *d) {
+  size_t len = dbg_length(d);
+  size_t n = len - d->base;
+  if (n == 0) return;   /* plain Lua: nothing was traced, nothing to say */
+  if (d->prog == PROG_DONE)
+    printf("[program finished: %zu event%s in this run]\n", n, n == 1 ? "" : "s");
+  else if (d->prog == PROG_FAILED)
+    printf("[program failed: %zu event%s in this run]\n", n, n == 1 ? "" : "s");
+}
+
+/* Run forwards from the cursor; stop where the scan says, at the end of
+** the timeline when the program ends, or on Ctrl-C. 0, or -1 when the
+** program failed (the error is printed) or nothing could move. */
+static int forward(dbg *d, int motion, size_t count, const char *cmd) {
+  if (!alive(d) && d->cur >= dbg_length(d)) {
+    if (d->prog == PROG_NONE)
+      repl_error(d->s, "%s: the program is not being run; `run` starts it", cmd);
+    else
+      repl_error(d->s, "%s: the program has finished (event %zu is the last); `reverse-step` "
+                       "or `goto` move back, `run` starts it again", cmd, dbg_length(d) - 1);
+    return -1;
+  }
+  scan_begin(d, motion, count);
+  int ended = -1;   /* R_DONE / R_FAILED when the program ended on the way */
+  bool interrupted = false;
+  while (!scan(d)) {
+    if (!alive(d)) break;
+    int r = resume(d);
+    if (r != R_PAUSED) {
+      ended = r;
+      scan(d);
+      break;
+    }
+    if (!d->stop_at && d->interrupts) {
+      interrupted = true;
+      break;
+    }
+  }
+  size_t before = d->cur;
+  d->cur = d->stop_at ? d->stop_at : dbg_length(d);
+  d->motion = M_NONE;
+  if (interrupted) print_program_location(d);
+  if (d->cur != before || interrupted) {
+    announce_breakpoint(d);
+    dbg_show_stop(d);
+  } else if (ended < 0) {
+    /* nothing new: the program ended without another event */
+  }
+  if (ended >= 0 || (!alive(d) && d->cur == dbg_length(d))) say_end(d);
+  return ended == R_FAILED ? -1 : 0;
+}
+
+/* Move backwards over recorded steps; the same tests, mirrored. */
+static int backward(dbg *d, int motion, size_t count, const char *cmd) {
+  if (d->cur <= d->base) {
+    repl_error(d->s, "%s: no more reverse-execution history (at the start of the run)", cmd);
+    return -1;
+  }
+  const sdb_view *v = dbg_view(d);
+  int level0 = dbg_level(v);
+  size_t p = d->cur;
+  int bp = 0;
+  while (p > d->base) {
+    size_t q = p - 1;   /* the candidate stop */
+    if (q == d->base) { p = q; break; }
+    v = dbg_view_at(d, q);
+    if (!v) break;
+    int level = dbg_level(v);
+    const sdb_view *pv = dbg_view_at(d, q - 1);
+    int prev_phase = pv ? (int)sdb_view_phase(pv) : SDB_PHASE_NONE;
+    v = dbg_view_at(d, q);
+    bp = motion == M_GOTO ? 0 : match_breakpoints(d, v, q, prev_phase);
+    p = q;
+    if (bp) break;
+    if (motion == M_STEP && --count == 0) break;
+    if (motion == M_NEXT && level <= level0) {
+      level0 = level;
+      if (--count == 0) break;
+    }
+    if (motion == M_FINISH && level < level0) break;
+  }
+  d->cur = p;
+  d->stop_bp = bp;
+  announce_breakpoint(d);
+  dbg_show_stop(d);
+  return 0;
+}
+
+/* ------------------------------------------------------------------------
+** Commands
+** ---------------------------------------------------------------------- */
+
+/* A positive count argument ("step 5"), 1 when absent; -1 on a bad one. */
+static long count_arg(dbg *d, const char *cmd, const repl_args *a) {
+  if (a->argc == 0) return 1;
+  char *end;
+  long n = strtol(a->argv[0], &end, 10);
+  if (*end || n <= 0) {
+    repl_error(d->s, "%s: expected a positive count, got '%s'", cmd, a->argv[0]);
+    return -1;
+  }
+  return n;
+}
+
+static int cmd_step(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  dbg *d = dbg_of(s);
+  long n = count_arg(d, c->name, a);
+  return n < 0 ? -1 : forward(d, M_STEP, (size_t)n, c->name);
+}
+
+static int cmd_next(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  dbg *d = dbg_of(s);
+  long n = count_arg(d, c->name, a);
+  return n < 0 ? -1 : forward(d, M_NEXT, (size_t)n, c->name);
+}
+
+static int cmd_finish(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  dbg *d = dbg_of(s);
+  (void)a;
+  if (dbg_level(dbg_view(d)) == 0) {
+    repl_error(s, "%s: not inside a phase or tracer (`continue` runs to the end)", c->name);
+    return -1;
+  }
+  return forward(d, M_FINISH, 0, c->name);
+}
+
+static int cmd_continue(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  dbg *d = dbg_of(s);
+  long n = count_arg(d, c->name, a);
+  if (n < 0) return -1;
+  /* gdb's `continue N`: ignore the breakpoint we stopped at N - 1 more times */
+  for (long i = 0; i < n; i++) {
+    int rc = forward(d, M_CONTINUE, 0, c->name);
+    if (rc || !d->stop_at) return rc;
+  }
+  return 0;
+}
+
+static int cmd_reverse_step(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  dbg *d = dbg_of(s);
+  long n = count_arg(d, c->name, a);
+  return n < 0 ? -1 : backward(d, M_STEP, (size_t)n, c->name);
+}
+
+static int cmd_reverse_next(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  dbg *d = dbg_of(s);
+  long n = count_arg(d, c->name, a);
+  return n < 0 ? -1 : backward(d, M_NEXT, (size_t)n, c->name);
+}
+
+static int cmd_reverse_finish(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  dbg *d = dbg_of(s);
+  (void)a;
+  if (dbg_level(dbg_view(d)) == 0) {
+    repl_error(s, "%s: not inside a phase or tracer", c->name);
+    return -1;
+  }
+  return backward(d, M_FINISH, 0, c->name);
+}
+
+static int cmd_reverse_continue(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  (void)a;
+  return backward(dbg_of(s), M_CONTINUE, 0, c->name);
+}
+
+static int cmd_goto(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  dbg *d = dbg_of(s);
+  const char *w = a->argv[0];
+  size_t target;
+  if (!strcmp(w, "start")) {
+    target = d->base;
+  } else if (!strcmp(w, "end")) {
+    if (alive(d)) return forward(d, M_CONTINUE, 0, c->name) < 0 ? -1 : 0;
+    target = dbg_length(d);
+  } else {
+    char *end;
+    long n = strtol(w, &end, 10);
+    if (*end || n < 0) {
+      repl_error(s, "%s: expected an event number, `start` or `end`, got '%s'", c->name, w);
+      return -1;
+    }
+    target = (size_t)n + 1;
+    if (target > dbg_length(d)) {
+      if (!alive(d)) {
+        repl_error(s, "%s: there is no event %ld (the last is %zu)", c->name, n,
+                   dbg_length(d) ? dbg_length(d) - 1 : 0);
+        return -1;
+      }
+      int rc = forward(d, M_GOTO, target, c->name);
+      if (rc == 0 && d->cur < target)
+        repl_error(s, "%s: the program ended before event %ld", c->name, n);
+      return rc == 0 && d->cur < target ? -1 : rc;
+    }
+  }
+  d->cur = target;
+  dbg_show_stop(d);
+  return 0;
+}
+
+/* `run [LUA]`: the loaded program from its first line, or LUA, under the
+** debugger. A paused program is killed first. */
+static int hook_run(repl_session *s, const char *args) {
+  dbg *d = dbg_of(s);
+  lua_State *L = s->L;
+  while (*args == ' ' || *args == '\t') args++;
+  if (*args) {
+    if (alive(d)) kill_program(d);
+    char *code = malloc(strlen(args) + 8);
+    if (!code) return -1;
+    sprintf(code, "return %s", args);
+    int st = luaL_loadbuffer(L, code, strlen(code), "=(run)");
+    free(code);
+    if (st != LUA_OK) {
+      lua_pop(L, 1);
+      st = luaL_loadbuffer(L, args, strlen(args), "=(run)");
+    }
+    if (st != LUA_OK) {
+      repl_error(s, "run: %s", lua_tostring(L, -1));
+      lua_pop(L, 1);
+      return -1;
+    }
+    start_program(d, 0, args);
+    d->print_results = true;
+  } else {
+    if (!s->program) {
+      repl_error(s, "run: no program loaded; use `load FILE`, or `run LUA` to run Lua code");
+      return -1;
+    }
+    if (prepare_program(d) < 0) return -1;
+    printf("Starting program: %s\n", s->program);
+  }
+  return forward(d, M_CONTINUE, 0, "run");
+}
+
+static int cmd_run(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  (void)c;
+  return hook_run(s, a->rest);
+}
+
+static int cmd_kill(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  dbg *d = dbg_of(s);
+  (void)a;
+  if (!alive(d)) {
+    repl_error(s, "%s: the program is not being run", c->name);
+    return -1;
+  }
+  kill_program(d);
+  printf("[program killed: the timeline is kept; `run` starts it again]\n");
+  return 0;
+}
+
+/* --- breakpoints ----------------------------------------------------------- */
+
+static bool symbol_shaped(const char *w) {
+  const char *p = w;
+  while (*p >= 'a' && *p <= 'z') p++;
+  if (p == w || !*p) return false;
+  while (*p >= '0' && *p <= '9') p++;
+  return !*p;
+}
+
+/* Parse a breakpoint spec into bp; 0, or -1 with the error printed. */
+static int parse_bp(dbg *d, const char *cmd, const repl_args *a, dbg_bp *bp) {
+  repl_session *s = d->s;
+  memset(bp, 0, sizeof *bp);
+  if (a->argc == 0) {
+    repl_error(s, "%s: what? unbacked, guard [TEXT], phase NAME, op NAME, symbol SYM, "
+                  "FILE:LINE, LINE, error, or an event kind (`help break`)", cmd);
+    return -1;
+  }
+  const char *w = a->argv[0];
+  const char *rest = a->argc > 1 ? a->argv[1] : NULL;
+  bool one = a->argc == 1;
+  if (!strcmp(w, "unbacked") && one) { bp->kind = BP_UNBACKED; return 0; }
+  if (!strcmp(w, "error") && one) { bp->kind = BP_ERROR; return 0; }
+  if (!strcmp(w, "guard")) {
+    bp->kind = BP_GUARD;
+    if (rest) {
+      const char *text = a->rest + strlen("guard");
+      while (*text == ' ' || *text == '\t') text++;
+      /* allow quotes: break guard "Eq(s0" */
+      size_t n = strlen(text);
+      if (n >= 2 && (text[0] == '"' || text[0] == '\'') && text[n - 1] == text[0]) {
+        bp->arg = xstrdup(text + 1);
+        bp->arg[n - 2] = '\0';
+      } else {
+        bp->arg = xstrdup(text);
+      }
+    }
+    return 0;
+  }
+  if (!strcmp(w, "phase") || !strcmp(w, "op") || !strcmp(w, "symbol")) {
+    if (a->argc != 2) {
+      repl_error(s, "%s: `%s` takes one name (`%s %s NAME`)", cmd, w, cmd, w);
+      return -1;
+    }
+    if (w[0] == 'p') {
+      int ph = sdb_phase_from_name(rest);
+      if (ph <= SDB_PHASE_NONE) {
+        repl_error(s, "%s: unknown phase '%s' (trace, cond, aot, lower, guards)", cmd, rest);
+        return -1;
+      }
+      bp->kind = BP_PHASE;
+      bp->phase = ph;
+    } else if (w[0] == 'o') {
+      if (!sdb_op_find(rest)) {
+        repl_error(s, "%s: no operator named '%s' (the names are torch's: nonzero, item, ...)",
+                   cmd, rest);
+        return -1;
+      }
+      bp->kind = BP_OP;
+      bp->arg = xstrdup(rest);
+    } else {
+      if (!symbol_shaped(rest)) {
+        repl_error(s, "%s: '%s' is not a symbol name (s0, u1, ...)", cmd, rest);
+        return -1;
+      }
+      bp->kind = BP_SYMBOL;
+      bp->sym = sdb_sym(rest);
+    }
+    return 0;
+  }
+  if (one) {
+    int ek = sdb_event_from_name(w);
+    if (ek >= 0) {
+      bp->kind = BP_EVENT;
+      bp->event = ek;
+      return 0;
+    }
+    /* FILE:LINE or LINE (in the loaded program) */
+    const char *colon = strrchr(w, ':');
+    const char *num = colon ? colon + 1 : w;
+    char *end;
+    long line = strtol(num, &end, 10);
+    if (*num && !*end && line > 0) {
+      char *file = colon ? xstrdup(w) : NULL;
+      if (file) file[colon - w] = '\0';
+      else if (d->s->program) file = xstrdup(d->s->program);
+      if (!file) {
+        repl_error(s, "%s: no program loaded; say FILE:%ld", cmd, line);
+        return -1;
+      }
+      int count = sdb_srcfile_count(file);
+      if (count < 0 && d->s->program && !strcmp(dbg_basename(file), dbg_basename(d->s->program))) {
+        free(file);
+        file = xstrdup(d->s->program);
+        count = sdb_srcfile_count(file);
+      }
+      if (count < 0) {
+        repl_error(s, "%s: cannot read %s", cmd, file);
+        free(file);
+        return -1;
+      }
+      if (line > count) {
+        repl_error(s, "%s: %s has only %d lines", cmd, file, count);
+        free(file);
+        return -1;
+      }
+      bp->kind = BP_LINE;
+      bp->arg = file;
+      bp->line = (int)line;
+      return 0;
+    }
+  }
+  repl_error(s, "%s: unknown breakpoint '%s'; expected unbacked, guard [TEXT], phase NAME, "
+                "op NAME, symbol SYM, FILE:LINE, LINE, error, or an event kind", cmd, a->rest);
+  return -1;
+}
+
+static int add_bp(repl_session *s, const repl_cmd *c, const repl_args *a, bool temporary,
+                  bool watch) {
+  dbg *d = dbg_of(s);
+  dbg_bp bp;
+  if (watch) {
+    if (!symbol_shaped(a->argv[0])) {
+      repl_error(s, "%s: '%s' is not a symbol name (s0, u1, ...)", c->name, a->argv[0]);
+      return -1;
+    }
+    memset(&bp, 0, sizeof bp);
+    bp.kind = BP_SYMBOL;
+    bp.sym = sdb_sym(a->argv[0]);
+    bp.watch = true;
+  } else if (parse_bp(d, c->name, a, &bp) < 0) {
+    return -1;
+  }
+  bp.num = ++d->next_bp;
+  bp.enabled = true;
+  bp.temporary = temporary;
+  d->bps = xgrow(d->bps, &d->capbps, d->nbps + 1, sizeof *d->bps);
+  d->bps[d->nbps++] = bp;
+  char what[160];
+  bp_describe(&bp, what, sizeof what);
+  printf("%s %d: %s\n", temporary ? "Temporary breakpoint" : watch ? "Watchpoint" : "Breakpoint",
+         bp.num, what);
+  return 0;
+}
+
+static int cmd_break(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  return add_bp(s, c, a, false, false);
+}
+
+static int cmd_tbreak(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  return add_bp(s, c, a, true, false);
+}
+
+static int cmd_watch(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  return add_bp(s, c, a, false, true);
+}
+
+/* The breakpoint numbers in argv (all when none); -1 on a bad one. */
+static int each_bp(repl_session *s, const repl_cmd *c, const repl_args *a,
+                   void (*fn)(dbg *d, size_t i)) {
+  dbg *d = dbg_of(s);
+  if (a->argc == 0) {
+    for (size_t i = d->nbps; i-- > 0;) fn(d, i);
+    return 0;
+  }
+  int rc = 0;
+  for (int k = 0; k < a->argc; k++) {
+    char *end;
+    long n = strtol(a->argv[k], &end, 10);
+    dbg_bp *bp = *end ? NULL : bp_find(d, (int)n);
+    if (!bp) {
+      repl_error(s, "%s: no breakpoint number %s", c->name, a->argv[k]);
+      rc = -1;
+      continue;
+    }
+    fn(d, (size_t)(bp - d->bps));
+  }
+  return rc;
+}
+
+static void do_delete(dbg *d, size_t i) { bp_remove(d, i); }
+static void do_disable(dbg *d, size_t i) { d->bps[i].enabled = false; }
+static void do_enable(dbg *d, size_t i) { d->bps[i].enabled = true; }
+
+static int cmd_delete(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  if (a->argc == 0 && dbg_of(s)->nbps) printf("Deleted all breakpoints.\n");
+  return each_bp(s, c, a, do_delete);
+}
+static int cmd_disable(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  return each_bp(s, c, a, do_disable);
+}
+static int cmd_enable(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  return each_bp(s, c, a, do_enable);
+}
+
+static int cmd_info_breakpoints(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  dbg *d = dbg_of(s);
+  (void)c; (void)a;
+  if (!d->nbps) {
+    printf("No breakpoints.\n");
+    return 0;
+  }
+  printf("Num  Type        Disp  Enb  Hits  What\n");
+  for (size_t i = 0; i < d->nbps; i++) {
+    const dbg_bp *bp = &d->bps[i];
+    char what[160];
+    bp_describe(bp, what, sizeof what);
+    printf("%-4d %-11s %-5s %-4s %-5u %s\n", bp->num, bp->watch ? "watchpoint" : "breakpoint",
+           bp->temporary ? "del" : "keep", bp->enabled ? "y" : "n", bp->hits, what);
+  }
+  return 0;
+}
+
+/* --- hooks ------------------------------------------------------------------ */
+
+const sdb_expr *dbg_symbol_arg(dbg *d, const char *cmd, const char *word) {
+  if (!symbol_shaped(word)) {
+    repl_error(d->s, "%s: '%s' is not a symbol name (s0, u1, ...)", cmd, word);
+    return NULL;
+  }
+  const sdb_expr *sym = sdb_sym(word);
+  sdb_view_sym info;
+  if (!sym || !sdb_view_symbol(dbg_view(d), sym, &info)) {
+    repl_error(d->s, "%s: no symbol %s at this step (`info symbols` lists them)", cmd, word);
+    return NULL;
+  }
+  return sym;
+}
+
+static void hook_complete_symbols(repl_session *s, const char *prefix, repl_strv *out) {
+  dbg *d = dbg_of(s);
+  const sdb_view *v = sdb_timeline_seek(d->tl, d->cur);
+  size_t n = v ? sdb_view_symbol_count(v) : 0;
+  for (size_t i = 0; i < n; i++) {
+    const sdb_expr *sym = sdb_view_symbol_at(v, i);
+    if (!strncmp(sym->name, prefix, strlen(prefix))) repl_strv_add(out, sym->name);
+  }
+}
+
+/* The program's banner: its leading comment lines that start with "--|". */
+static void print_banner(const char *path) {
+  int n = sdb_srcfile_count(path);
+  for (int i = 1; i <= n; i++) {
+    const char *line = sdb_srcfile_line_raw(path, i);
+    if (!line || strncmp(line, "--", 2)) break;
+    if (!strncmp(line, "--|", 3)) printf("%s\n", line[3] == ' ' ? line + 4 : line + 3);
+  }
+}
+
+static void hook_loaded(repl_session *s) {
+  dbg *d = dbg_of(s);
+  if (prepare_program(d) == 0 && s->tty) print_banner(s->program);
+}
+
+/* ------------------------------------------------------------------------
+** Registration
+** ---------------------------------------------------------------------- */
+
+static const char *const goto_words[] = { "start", "end", NULL };
+
+static const repl_cmd debug_cmds[] = {
+  { "run", "r", "running", "run [LUA]",
+    "run the program from its first line, or the Lua code LUA",
+    "Start the loaded program from its first line under the debugger, as\n"
+    "gdb's `run` starts the inferior: it runs until a breakpoint, the end, or\n"
+    "Ctrl-C. A paused run is killed first (its trace is aborted cleanly); the\n"
+    "program runs in the session's Lua state, as `dofile` would. With LUA, run\n"
+    "that Lua code under the debugger instead, and print what it returns.\n"
+    "\nExample:\n"
+    "  (shapedb) break unbacked\n"
+    "  (shapedb) run\n",
+    cmd_run, REPL_COMPLETE_LUA, NULL, 0, -1, false },
+  { "step", "s", "running", "step [N]",
+    "advance to the next event (N events)",
+    "Advance the cursor by one event (or N), running the program as far as\n"
+    "needed. The program pauses only between operators, so one operator's\n"
+    "events arrive together; `step` walks through them one at a time. A stop\n"
+    "shows the event, the Lua line that caused it, and what changed since the\n"
+    "last stop. Breakpoints on the way stop it early. Enter repeats it.\n"
+    "\nExample:\n"
+    "  (shapedb) step 3\n",
+    cmd_step, REPL_COMPLETE_NONE, NULL, 0, 1, true },
+  { "next", "n", "running", "next [N]",
+    "step over a nested tracer or phase",
+    "Advance to the next event at the current nesting level or above: a\n"
+    "phase (trace, aot, lower, guards) or a nested tracer (a cond branch) that\n"
+    "starts here is run to its end in one move. Enter repeats it.\n"
+    "\nExample:\n"
+    "  (shapedb) next\n",
+    cmd_next, REPL_COMPLETE_NONE, NULL, 0, 1, true },
+  { "finish", "fin", "running", "finish",
+    "run to the end of the current tracer or phase",
+    "Run until the innermost tracer (a cond branch) or phase the cursor is in\n"
+    "ends, and stop at the event that ends it.\n"
+    "\nExample:\n"
+    "  (shapedb) finish\n",
+    cmd_finish, REPL_COMPLETE_NONE, NULL, 0, 0, true },
+  { "continue", "c", "running", "continue [N]",
+    "run to the next breakpoint or the end",
+    "Run until a breakpoint is hit or the program ends. With N, pass the\n"
+    "breakpoint N - 1 more times.\n"
+    "\nExample:\n"
+    "  (shapedb) continue\n",
+    cmd_continue, REPL_COMPLETE_NONE, NULL, 0, 1, true },
+  { "reverse-step", "rs", "running", "reverse-step [N]",
+    "go back one event (N events)",
+    "Move the cursor back by one event (or N). The state at any step is a\n"
+    "fold of the events before it, so going back is exact; nothing runs.\n"
+    "Breakpoints on the way stop it early.\n"
+    "\nExample:\n"
+    "  (shapedb) reverse-step\n",
+    cmd_reverse_step, REPL_COMPLETE_NONE, NULL, 0, 1, true },
+  { "reverse-next", "rn", "running", "reverse-next [N]",
+    "go back over a nested tracer or phase",
+    "Move back to the previous event at the current nesting level or above.\n"
+    "\nExample:\n"
+    "  (shapedb) reverse-next\n",
+    cmd_reverse_next, REPL_COMPLETE_NONE, NULL, 0, 1, true },
+  { "reverse-finish", NULL, "running", "reverse-finish",
+    "go back to where the current tracer or phase began",
+    "Move back to the event before the innermost tracer or phase the cursor\n"
+    "is in began.\n"
+    "\nExample:\n"
+    "  (shapedb) reverse-finish\n",
+    cmd_reverse_finish, REPL_COMPLETE_NONE, NULL, 0, 0, true },
+  { "reverse-continue", "rc", "running", "reverse-continue",
+    "go back to the previous breakpoint hit or the start",
+    "Move back until a breakpoint matches an earlier event, or to the start\n"
+    "of the run.\n"
+    "\nExample:\n"
+    "  (shapedb) reverse-continue\n",
+    cmd_reverse_continue, REPL_COMPLETE_NONE, NULL, 0, 0, true },
+  { "goto", NULL, "running", "goto N|start|end",
+    "jump to event N, the start of the run, or its end",
+    "Put the cursor right after event N (as `info events` numbers them), at\n"
+    "the start of the run, or at its end. Forward jumps run the program as\n"
+    "far as needed, ignoring breakpoints.\n"
+    "\nExample:\n"
+    "  (shapedb) goto 12\n"
+    "  (shapedb) goto start\n",
+    cmd_goto, REPL_COMPLETE_WORDS, goto_words, 1, 1, false },
+  { "kill", NULL, "running", "kill",
+    "end the paused program",
+    "End the paused program: an error is raised in its own code, so a trace\n"
+    "in progress is aborted cleanly. The timeline stays for inspection.\n"
+    "\nExample:\n"
+    "  (shapedb) kill\n",
+    cmd_kill, REPL_COMPLETE_NONE, NULL, 0, 0, false },
+  { "break", "b", "breakpoints", "break SPEC",
+    "stop where SPEC matches an event",
+    "Set a breakpoint. SPEC is one of:\n"
+    "  unbacked         any unbacked symbol created\n"
+    "  guard [TEXT]     any guard added (whose text contains TEXT)\n"
+    "  phase NAME       the phase becomes NAME: trace, cond, aot, lower, guards\n"
+    "  op NAME          a call of operator NAME (its first event)\n"
+    "  symbol SYM       any event touching SYM (created, pending, bound, ...)\n"
+    "  FILE:LINE, LINE  the first event caused by that Lua line\n"
+    "  error            an error event (a data-dependent error, say)\n"
+    "  KIND             any event of that kind (renamed, memo_hit, ...)\n"
+    "\nExample:\n"
+    "  (shapedb) break guard Eq\n"
+    "  (shapedb) break nonzero.lua:7\n",
+    cmd_break, REPL_COMPLETE_BREAKPOINT, NULL, 0, -1, false },
+  { "tbreak", NULL, "breakpoints", "tbreak SPEC",
+    "a breakpoint deleted when first hit",
+    "As `break`, but the breakpoint is deleted after it stops the program once.\n"
+    "\nExample:\n"
+    "  (shapedb) tbreak phase aot\n",
+    cmd_tbreak, REPL_COMPLETE_BREAKPOINT, NULL, 0, -1, false },
+  { "watch", NULL, "breakpoints", "watch SYM",
+    "stop at every event that touches symbol SYM",
+    "Stop whenever an event touches SYM: it is created, becomes pending, is\n"
+    "bound, refined, replaced, renamed, or appears in a guard or assert.\n"
+    "\nExample:\n"
+    "  (shapedb) watch u0\n",
+    cmd_watch, REPL_COMPLETE_SYMBOL, NULL, 1, 1, false },
+  { "delete", "d", "breakpoints", "delete [N...]",
+    "delete breakpoints (all without N)",
+    "Delete the breakpoints numbered N (all of them without arguments).\n"
+    "\nExample:\n"
+    "  (shapedb) delete 2\n",
+    cmd_delete, REPL_COMPLETE_NONE, NULL, 0, -1, false },
+  { "disable", NULL, "breakpoints", "disable [N...]",
+    "disable breakpoints (all without N)",
+    "Disable the breakpoints numbered N (all without arguments); `enable`\n"
+    "turns them back on.\n"
+    "\nExample:\n"
+    "  (shapedb) disable 1\n",
+    cmd_disable, REPL_COMPLETE_NONE, NULL, 0, -1, false },
+  { "enable", NULL, "breakpoints", "enable [N...]",
+    "enable breakpoints (all without N)",
+    "Enable the breakpoints numbered N (all without arguments).\n"
+    "\nExample:\n"
+    "  (shapedb) enable 1\n",
+    cmd_enable, REPL_COMPLETE_NONE, NULL, 0, -1, false },
+};
+
+static const repl_cmd debug_info_cmds[] = {
+  { "breakpoints", NULL, "breakpoints", "info breakpoints",
+    "the breakpoints, with their hit counts",
+    "List the breakpoints and watchpoints: number, kind, whether deleted when\n"
+    "hit, whether enabled, how many times hit, and what they match.\n"
+    "\nExample:\n"
+    "  (shapedb) info breakpoints\n",
+    cmd_info_breakpoints, REPL_COMPLETE_NONE, NULL, 0, 0, false },
+};
+
+void dbg_init(repl_session *s) {
+  dbg *d = calloc(1, sizeof *d);
+  if (!d) {
+    fputs("shapedb: out of memory\n", stderr);
+    exit(1);
+  }
+  d->s = s;
+  d->co_ref = LUA_NOREF;
+  d->ev = lsdb_events(s->L);
+  d->tl = sdb_timeline_new(d->ev);
+  if (!d->tl) {
+    fputs("shapedb: out of memory\n", stderr);
+    exit(1);
+  }
+  d->sink = sdb_events_add_sink(d->ev, on_event, d);
+  d->cur = d->base = dbg_length(d);
+  d->shown = sdb_view_clone(dbg_view(d));
+  s->ext = d;
+  s->hooks.run = hook_run;
+  s->hooks.complete_symbols = hook_complete_symbols;
+  s->hooks.loaded = hook_loaded;
+  repl_cmd_register(debug_cmds, sizeof debug_cmds / sizeof debug_cmds[0]);
+  repl_cmd_register_sub("info", debug_info_cmds,
+                        sizeof debug_info_cmds / sizeof debug_info_cmds[0]);
+  dbg_info_init();
+}
+
+void dbg_free(repl_session *s) {
+  dbg *d = s ? dbg_of(s) : NULL;
+  if (!d) return;
+  release_program(d);
+  sdb_events_remove_sink(d->ev, d->sink);
+  sdb_timeline_free(d->tl);
+  sdb_view_free(d->shown);
+  for (size_t i = 0; i < d->nbps; i++) free(d->bps[i].arg);
+  free(d->bps);
+  free(d->stacks);
+  for (size_t i = 0; i < d->ndisplays; i++) free(d->displays[i].what);
+  free(d->displays);
+  free(d->assumed);
+  free(d->asked);
+  free(d->label);
+  free(d);
+  s->ext = NULL;
+}

@@ -1,0 +1,157 @@
+/*
+** debug.h — the debugger: a Lua program run in a coroutine under a cursor
+** over its event stream.
+**
+** The program's events are folded into a timeline (core/view.h) as they
+** are emitted; the debugger shows the state at its cursor, a step of that
+** timeline, and moves the cursor forwards and backwards. The program runs
+** ahead of the cursor only as far as it must: moving past the last event
+** recorded resumes the coroutine until an event stops the motion (a step
+** count reached, a breakpoint hit), and an event sink then arms a count hook
+** that yields at the next Lua instruction of the program's thread (an op
+** boundary: C functions cannot be paused, so one op's events arrive
+** together and the cursor walks through them without running anything).
+**
+** Owned by debug.c (engine, breakpoints, stops, running commands) and
+** debug_info.c (what is shown: info panels, print, why, assume, explain,
+** where, list, display); the struct is shared between the two only.
+*/
+#ifndef REPL_DEBUG_H
+#define REPL_DEBUG_H
+
+#include "repl.h"
+#include "view.h"
+
+#include <lua.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Register the debugger's commands and hooks on s (s->ext). */
+void dbg_init(repl_session *s);
+/* Free the debugger's state (before the session's Lua state is closed). */
+void dbg_free(repl_session *s);
+
+/* --- private to debug.c and debug_info.c ----------------------------------- */
+
+typedef enum dbg_bp_kind {
+  BP_UNBACKED,   /* create_unbacked_symbol */
+  BP_GUARD,      /* guard_added, optionally whose text contains arg */
+  BP_PHASE,      /* the phase becomes `phase` */
+  BP_OP,         /* the first event of a call of operator arg */
+  BP_SYMBOL,     /* an event touching sym (also `watch`) */
+  BP_LINE,       /* the first event from file:line */
+  BP_ERROR,      /* an error event */
+  BP_EVENT       /* any event of kind `event` */
+} dbg_bp_kind;
+
+typedef struct dbg_bp {
+  int num;
+  dbg_bp_kind kind;
+  char *arg;              /* guard text, op name, file (owned), or NULL */
+  const sdb_expr *sym;    /* BP_SYMBOL */
+  int phase;              /* BP_PHASE: sdb_phase */
+  int event;              /* BP_EVENT: sdb_event_kind */
+  int line;               /* BP_LINE */
+  bool enabled, temporary, watch;
+  unsigned hits;
+} dbg_bp;
+
+typedef enum dbg_prog {
+  PROG_NONE,      /* nothing loaded or the program was killed */
+  PROG_READY,     /* a coroutine holds the program, not yet resumed */
+  PROG_PAUSED,    /* it yielded at an event boundary */
+  PROG_DONE,      /* it returned */
+  PROG_FAILED     /* it raised an error */
+} dbg_prog;
+
+/* Something shown at every stop (`display`). */
+typedef struct dbg_display {
+  int num;
+  char *what;             /* an info panel ("pending") or an expression */
+  bool enabled;
+} dbg_display;
+
+typedef struct dbg {
+  repl_session *s;
+  sdb_events *ev;         /* the stream of s->L's runtime (not owned) */
+  int sink;               /* our sink's id on ev */
+  sdb_timeline *tl;       /* over ev (owned) */
+  size_t cur;             /* the cursor: the state after `cur` events */
+  size_t base;            /* the step where the current run started */
+  sdb_view *shown;        /* the state at the last stop, for the diff (owned) */
+
+  /* the program */
+  dbg_prog prog;
+  lua_State *co;          /* its thread, anchored in the registry at co_ref */
+  int co_ref;
+  char *label;            /* what runs: the file's name or "run EXPR" (owned) */
+  bool running;           /* inside lua_resume */
+  bool print_results;     /* `run EXPR`: print what it returns */
+  bool hook_yield;        /* the pause hook made the last yield */
+  volatile int interrupts;/* Ctrl-C presses during the current resume */
+  bool killing;           /* `kill`: raise in user code until it ends */
+
+  /* the scan for a stop, shared by the engine and the sink */
+  int motion;             /* enum in debug.c */
+  size_t count;           /* steps left for step/next */
+  int level0;             /* the nesting level the motion started at */
+  size_t scanned;         /* steps checked so far */
+  int prev_phase;         /* phase at step `scanned` */
+  size_t stop_at;         /* where to stop, or 0 */
+  int stop_bp;            /* breakpoint that stopped it, or 0 */
+
+  /* breakpoints */
+  dbg_bp *bps;
+  size_t nbps, capbps;
+  int next_bp;
+
+  /* the Lua stack at each event of a live run (interned text, or NULL),
+  ** indexed by event position */
+  const char **stacks;
+  size_t nstacks, capstacks;
+
+  /* displays */
+  dbg_display *displays;
+  size_t ndisplays, capdisplays;
+  int next_display;
+
+  /* `assume`: hypothetical facts on top of every probe; `why` questions */
+  const sdb_expr **assumed;
+  size_t nassumed, capassumed;
+  const sdb_expr **asked;
+  size_t nasked, capasked;
+
+  /* `list`: where the next plain `list` continues */
+  const char *list_file;
+  int list_next;
+} dbg;
+
+dbg *dbg_of(repl_session *s);
+/* The state at the cursor (valid until the next timeline call). */
+const sdb_view *dbg_view(dbg *d);
+/* The state at step k, NULL if out of range. */
+const sdb_view *dbg_view_at(dbg *d, size_t k);
+size_t dbg_length(dbg *d);
+/* Print the stop block for the cursor: header, event, source line, what
+** changed since the last stop, pending, displays. */
+void dbg_show_stop(dbg *d);
+/* The nesting level of a state: 1 inside a phase, plus the tracer depth. */
+int dbg_level(const sdb_view *v);
+/* The symbol named by word in the state at the cursor, or NULL with an
+** error printed (cmd names the command). */
+const sdb_expr *dbg_symbol_arg(dbg *d, const char *cmd, const char *word);
+/* Colour helpers: the escape when colour is on for stdout, else "". */
+const char *dbg_color(dbg *d, const char *sgr);
+const char *dbg_reset(dbg *d);
+
+/* debug_info.c */
+void dbg_info_init(void);
+/* Show display number n (or all enabled when n < 0) at a stop. */
+void dbg_run_displays(dbg *d);
+/* Print the source line of a location, gdb style ("6\t  code"); false if
+** the file or line is not readable. */
+bool dbg_print_source_line(dbg *d, const char *file, int line);
+/* A file's name without its directory. */
+const char *dbg_basename(const char *path);
+
+#endif
