@@ -167,6 +167,19 @@ long sdb_emit(sdb_events *s, const sdb_event *ev) {
   return append(s, &e);
 }
 
+long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc) {
+  if (!s) return 0;
+  sdb_event e = *ev;
+  e.phase = (uint8_t)s->phase;
+  e.op = sdb_events_op(s);
+  e.tracer = s->tracer;
+  e.depth = s->depth;
+  e.file = loc->file;
+  e.line = loc->line;
+  e.func = loc->func;
+  return append(s, &e);
+}
+
 long sdb_emit_raw(sdb_events *s, const sdb_event *ev) {
   if (!s) return 0;
   return append(s, ev);
@@ -315,6 +328,14 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
       if (ev->nsyms) { sdb_buf_puts(b, " defines "); put_symset(b, ev); }
       break;
+    case SDB_EV_ERROR: {
+      /* the message usually starts with its kind already: say it once */
+      size_t n = ev->text ? strlen(ev->text) : 0;
+      if (ev->text && !(ev->detail && !strncmp(ev->detail, ev->text, n) && ev->detail[n] == ':'))
+        sdb_buf_printf(b, " %s%s", ev->text, ev->detail ? ":" : "");
+      if (ev->detail) sdb_buf_printf(b, " %s", ev->detail);
+      break;
+    }
     default:
       if (ev->sym) { sdb_buf_putc(b, ' '); put_expr(b, ev->sym); }
       if (ev->text) sdb_buf_printf(b, " %s", ev->text);

@@ -1270,7 +1270,9 @@ int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) 
     if (now[i]->kind == SDB_SYM && !sdb_map_has(&gb.sym_source, now[i]))
       sdb_map_put(&gb.sym_source, now[i], (void *)env->tracked[i].source);
   }
-  /* 1. input equalities */
+  /* 1. input equalities; an input fakified twice (trace, then aot's
+  **    re-fakification) is still one input, guarded once */
+  sdb_map said = SDB_MAP_INIT;
   for (size_t i = 0; i < env->ntracked; i++) {
     const sdb_source *src = env->tracked[i].source;
     const sdb_expr *e = now[i];
@@ -1291,8 +1293,13 @@ int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) 
       const sdb_replacement *r = raw->kind == SDB_SYM ? sdb_map_get(&env->repl, raw) : NULL;
       if (r) g.prov = r->prov;
     }
-    if (!push_guard(&gb, g)) goto nomem;
+    if (sdb_map_has(&said, g.text)) continue;
+    if (!sdb_map_put(&said, g.text, (void *)g.text) || !push_guard(&gb, g)) {
+      sdb_map_free(&said);
+      goto nomem;
+    }
   }
+  sdb_map_free(&said);
   /* 2. guards not implied by what we know without them */
   sdb_map issued = SDB_MAP_INIT;
   for (size_t i = 0; i < env->nguards; i++) {

@@ -1142,10 +1142,18 @@ static int trace_aot_graph(lua_State *L) {
   return 1;
 }
 
-/* trace:abort(message): record the error, end the phase */
+/* trace:abort(message [, file, line, func]): record the error (at the
+** given user location: where it was raised, not where it is reported),
+** end the phase */
 static int trace_abort(lua_State *L) {
   ltrace *t = check_trace(L, 1);
   const char *msg = luaL_optstring(L, 2, "error");
+  sdb_loc at = { NULL, 0, NULL };
+  if (lua_isstring(L, 3)) {
+    at.file = sdb_intern(lua_tostring(L, 3));
+    at.line = (int)luaL_optinteger(L, 4, 0);
+    at.func = lua_isstring(L, 5) ? sdb_intern(lua_tostring(L, 5)) : NULL;
+  }
   lruntime *rt = t->rt;
   deactivate(t);
   const char *colon = strstr(msg, ": ");
@@ -1167,7 +1175,8 @@ static int trace_abort(lua_State *L) {
   lua_setfield(L, LUA_REGISTRYINDEX, LSDB_LAST_ERROR_COND);
   if (cond && (!strcmp(kind, "GuardOnDataDependentSymNode") || !strcmp(kind, "RuntimeError")))
     e.expr = cond;
-  sdb_emit(rt->ev, &e);
+  if (at.file) sdb_emit_at(rt->ev, &e, &at);
+  else sdb_emit(rt->ev, &e);
   lsdb_phase_event(rt, SDB_EV_PHASE_END, sdb_events_phase(rt->ev), t->name);
   sdb_events_set_phase(rt->ev, SDB_PHASE_NONE);
   return 0;

@@ -41,7 +41,18 @@ local TraceError = {
 }
 local function capture(e)
   if getmetatable(e) == TraceError then return e end
-  return setmetatable({ msg = tostring(e), tb = debug.traceback("Lua traceback of the traced code:", 2) }, TraceError)
+  local err = { msg = tostring(e), tb = debug.traceback("Lua traceback of the traced code:", 2) }
+  -- where in the user's code it happened, for the error event
+  for level = 2, 200 do
+    local info = debug.getinfo(level, "Sln")
+    if not info then break end
+    if info.source:sub(1, 1) == "@" and info.currentline > 0 then
+      err.file, err.line = info.source:sub(2), info.currentline
+      err.func = info.name or (info.what == "main" and "main chunk") or shapedb._fn_names[debug.getinfo(level, "f").func]
+      break
+    end
+  end
+  return setmetatable(err, TraceError)
 end
 shapedb.TraceError = TraceError
 
@@ -136,7 +147,7 @@ function torch.compile(fn, opts)
     local res = table.pack(xpcall(fn, capture, table.unpack(fake, 1, args.n)))
     if not res[1] then
       local e = res[2]
-      tr:abort(e.msg)
+      tr:abort(e.msg, e.file, e.line, e.func)
       record.error = e.msg
       error(e, 0)
     end

@@ -457,8 +457,20 @@ static void show_header(dbg *d, const sdb_view *v) {
     if (e->func) printf(" in %s", e->func);
   }
   putchar('\n');
+  /* the first line of the event; an error's message in full below it
+  ** (where `break error` stops, the message is the point) */
   char *sum = sdb_event_summary(e);
+  char *nl = sum ? strchr(sum, '\n') : NULL;
+  if (nl) *nl = '\0';
   printf("  %s%s%s\n", dbg_color(d, "\033[36m"), sum ? sum : "?", off);
+  if (nl && e->kind == SDB_EV_ERROR) {
+    for (char *p = nl + 1; *p;) {
+      char *q = strchr(p, '\n');
+      size_t n = q ? (size_t)(q - p) : strlen(p);
+      printf(n ? "  | %.*s\n" : "  |\n", (int)n, p);
+      p = q ? q + 1 : p + n;
+    }
+  }
   free(sum);
   if (e->file) dbg_print_source_line(d, e->file, e->line);
 }

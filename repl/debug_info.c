@@ -356,8 +356,10 @@ static int info_events(repl_session *s, const repl_cmd *c, const repl_args *a) {
   for (size_t i = from; i < to; i++) {
     const sdb_event *e = sdb_view_event_at(v, i);
     char *line = e ? sdb_event_format(e) : NULL;
+    char *nl = line ? strchr(line, '\n') : NULL;
+    if (nl) *nl = '\0';
     bool here = d->cur && i == d->cur - 1;
-    printf("%s%5zu  %s\n", here ? "=>" : "  ", i, line ? line : "?");
+    printf("%s%5zu  %s%s\n", here ? "=>" : "  ", i, line ? line : "?", nl ? " [...]" : "");
     free(line);
   }
   if (!d->cur) printf("=> (before the first event)\n");
