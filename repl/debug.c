@@ -259,6 +259,15 @@ static void pause_hook(lua_State *co, lua_Debug *ar) {
   if (!lua_isyieldable(co)) return;
   lua_sethook(co, NULL, 0, 0);
   d->hook_yield = true;
+  /* where it stopped, read now: after a yield from a hook the thread's
+  ** saved position is one instruction back */
+  d->paused_line = 0;
+  for (int level = 0; lua_getstack(co, level, ar); level++) {
+    if (!lua_getinfo(co, "Sl", ar) || ar->source[0] != '@' || ar->currentline <= 0) continue;
+    d->paused_file = sdb_intern(ar->source + 1);
+    d->paused_line = ar->currentline;
+    break;
+  }
   lua_yield(co, 0);
 }
 
@@ -566,14 +575,11 @@ static void announce_breakpoint(dbg *d) {
 
 /* Where the program's thread is now (after an interrupt). */
 static void print_program_location(dbg *d) {
-  lua_Debug ar;
-  if (!d->co) return;
-  for (int level = 0; lua_getstack(d->co, level, &ar); level++) {
-    if (!lua_getinfo(d->co, "Sl", &ar) || ar.source[0] != '@' || ar.currentline <= 0) continue;
-    printf("Program interrupted at %s:%d.\n", dbg_basename(ar.source + 1), ar.currentline);
-    return;
-  }
-  printf("Program interrupted.\n");
+  if (d->s->tty) putchar('\n');   /* after the ^C the terminal echoed */
+  if (d->paused_line > 0)
+    printf("Program interrupted at %s:%d.\n", dbg_basename(d->paused_file), d->paused_line);
+  else
+    printf("Program interrupted.\n");
 }
 
 /* ------------------------------------------------------------------------
@@ -607,6 +613,8 @@ static int forward(dbg *d, int motion, size_t count, const char *cmd) {
   bool interrupted = false;
   while (!scan(d)) {
     if (!alive(d)) break;
+    if (d->prog == PROG_READY && d->label && !d->print_results)
+      printf("Starting program: %s\n", d->s->program ? d->s->program : d->label);
     int r = resume(d);
     if (r != R_PAUSED) {
       ended = r;
@@ -809,7 +817,6 @@ static int hook_run(repl_session *s, const char *args) {
       return -1;
     }
     if (prepare_program(d) < 0) return -1;
-    printf("Starting program: %s\n", s->program);
   }
   return forward(d, M_CONTINUE, 0, "run");
 }

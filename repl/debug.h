@@ -90,6 +90,8 @@ typedef struct dbg {
   bool hook_yield;        /* the pause hook made the last yield */
   volatile int interrupts;/* Ctrl-C presses during the current resume */
   bool killing;           /* `kill`: raise in user code until it ends */
+  const char *paused_file;/* the user's line where the last pause happened */
+  int paused_line;
 
   /* the scan for a stop, shared by the engine and the sink */
   int motion;             /* enum in debug.c */

@@ -63,8 +63,9 @@ clear_screen() { keys C-l; sleep 0.1; }
 start() {
   sess=$1
   if [ "$2" = xdg ]; then xdg="XDG_STATE_HOME='$tmp/state'"; else xdg="-u XDG_STATE_HOME"; fi
+  shift 2
   T new-session -d -x 120 -y 40 -s "$sess" \
-    "cd '$tmp' && env -u NO_COLOR $xdg HOME='$tmp/home' INPUTRC='$tmp/inputrc' '$SHAPEDB'; echo \"[exit \$?]\"; sleep 60"
+    "cd '$tmp' && env -u NO_COLOR $xdg HOME='$tmp/home' INPUTRC='$tmp/inputrc' '$SHAPEDB' $*; echo \"[exit \$?]\"; sleep 60"
 }
 
 start one xdg
@@ -183,5 +184,62 @@ if grep -qx 'echo to-home' "$tmp/home/.shapedb_history" 2> /dev/null; then
 else
   fail "without XDG_STATE_HOME the history goes to ~/.shapedb_history"
 fi
+
+# --- the debugger on a terminal -----------------------------------------------
+cat > "$tmp/loop.lua" <<'LUA'
+local f = torch.compile(function(x)
+  local idx = x:nonzero()
+  return idx
+end, { backend = "eager" })
+local out = f(shapedb.tensor{4})
+local spins = 0
+while true do spins = spins + 1 end
+LUA
+start four home -i loop.lua
+wait_for "(shapedb)" > /dev/null
+type_line 'break unbacked'
+type_line 'continue'
+expect "the debugger stops at a breakpoint" "Breakpoint 1, unbacked"
+type_line 'step'
+wait_for "pending: {} -> {u0}" > /dev/null
+clear_screen
+keys -l 'explain u'
+keys Tab
+keys Enter
+if wait_for "(shapedb) explain u0" && wait_for "u0: unbacked int, created by nonzero at loop.lua:2"; then
+  pass "Tab completes a symbol name"
+else
+  fail "Tab completes a symbol name"
+fi
+clear_screen
+type_line 'step'
+wait_for "node_placed nonzero" > /dev/null
+keys Enter
+if wait_for "unbacked_bindings %nonzero u0: .size()[0]"; then
+  pass "Enter repeats the last step"
+else
+  fail "Enter repeats the last step"
+fi
+clear_screen
+type_line 'continue'
+wait_for "program" > /dev/null
+sleep 0.3
+keys C-c
+if wait_line "Program interrupted at loop.lua:7."; then
+  pass "Ctrl-C pauses a running program at its line"
+else
+  fail "Ctrl-C pauses a running program at its line"
+fi
+clear_screen
+type_line 'info program'
+if wait_line "state: paused (loop.lua)"; then
+  pass "the paused program's state is intact"
+else
+  fail "the paused program's state is intact"
+fi
+type_line 'kill'
+expect "kill ends the paused program" "[program killed"
+keys C-d
+expect "Ctrl-D leaves the debugger" "[exit 0]"
 
 echo "1..$n"
