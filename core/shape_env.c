@@ -1229,6 +1229,72 @@ const sdb_tracked *sdb_tracked_at(const sdb_shape_env *env, size_t i) {
 }
 
 /* ------------------------------------------------------------------------
+** Rebuilding from a record (core/probe)
+** ---------------------------------------------------------------------- */
+
+/* Move the counter of sym's family past its number: "u7" -> next_u >= 8. */
+static void bump_counter(sdb_shape_env *env, const char *name) {
+  int *ctr = NULL;
+  const char *num = NULL;
+  if (!strncmp(name, "zuf", 3)) { ctr = &env->next_zuf; num = name + 3; }
+  else if (name[0] == 'u') { ctr = &env->next_u; num = name + 1; }
+  else if (name[0] == 's') { ctr = &env->next_s; num = name + 1; }
+  if (!ctr || *num < '0' || *num > '9') return;
+  char *end;
+  long n = strtol(num, &end, 10);
+  if (*end == '\0' && n >= *ctr && n < 1000000000) *ctr = (int)n + 1;
+}
+
+int sdb_declare_symbol(sdb_shape_env *env, const sdb_expr *sym, bool unbacked,
+                       sdb_sym_type type, bool has_hint, int64_t hint,
+                       sdb_range range, bool size_like, sdb_err *err) {
+  if (!sym || sym->kind != SDB_SYM)
+    return sdb_err_set(err, SDB_E_INVALID, "ValueError", "declare_symbol needs a symbol");
+  if (info_of(env, sym))
+    return sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s is already declared", sym->name);
+  sdb_symbol_info *s = new_symbol(env, sym);
+  if (!s) return oom(err);
+  s->unbacked = unbacked;
+  s->type = type;
+  s->has_hint = has_hint;
+  s->hint = hint;
+  range.is_bool = false;
+  s->range = range;
+  s->size_like = size_like;
+  bump_counter(env, sym->name);
+  env->version++;
+  return SDB_OK;
+}
+
+int sdb_restore_replacement(sdb_shape_env *env, const sdb_expr *sym,
+                            const sdb_expr *target, const char *reason,
+                            sdb_err *err) {
+  if (!sym || sym->kind != SDB_SYM || !target)
+    return sdb_err_set(err, SDB_E_INVALID, "ValueError", "a replacement maps a symbol to an expression");
+  /* find() follows replacements recursively: refuse anything that loops */
+  const sdb_expr *t = replace(env, target);
+  if (!t) return oom(err);
+  if (sdb_has_symbol(t, sym)) {
+    char *a = estr(target);
+    int rc = sdb_err_set(err, SDB_E_INVALID, "ValueError", "replacing %s by %s makes a cycle",
+                         sym->name, a);
+    free(a);
+    return rc;
+  }
+  sdb_replacement *cur = sdb_map_get(&env->repl, sym);
+  if (!cur) {
+    cur = calloc(1, sizeof *cur);
+    if (!cur || !sdb_map_put(&env->repl, sym, cur)) { free(cur); return oom(err); }
+  }
+  cur->sym = sym;
+  cur->target = target;
+  cur->reason = sdb_intern(reason);
+  cur->prov = prov_now(env);
+  env->version++;
+  return SDB_OK;
+}
+
+/* ------------------------------------------------------------------------
 ** produce_guards / check_guards
 ** ---------------------------------------------------------------------- */
 

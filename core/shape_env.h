@@ -204,6 +204,22 @@ const sdb_renaming *sdb_renaming_at(const sdb_shape_env *env, size_t i);
 size_t sdb_tracked_count(const sdb_shape_env *env);
 const sdb_tracked *sdb_tracked_at(const sdb_shape_env *env, size_t i);
 
+/* --- rebuilding a ShapeEnv from a record (core/probe) ----------------------------- */
+
+/* Declare sym as a record says it stands: unbacked or backed (with hint),
+** its type, range and size-likeness, with no source and no event. The
+** s/u/zuf counter passes its number, so symbols created later never reuse
+** the name. SDB_E_INVALID if sym is not a symbol or is already declared. */
+int sdb_declare_symbol(sdb_shape_env *env, const sdb_expr *sym, bool unbacked,
+                       sdb_sym_type type, bool has_hint, int64_t hint,
+                       sdb_range range, bool size_like, sdb_err *err);
+/* Record the replacement sym -> target as it stands, with no range
+** propagation and no event (the declared ranges already reflect it).
+** SDB_E_INVALID when it would make a cycle (target leads back to sym). */
+int sdb_restore_replacement(sdb_shape_env *env, const sdb_expr *sym,
+                            const sdb_expr *target, const char *reason,
+                            sdb_err *err);
+
 /* --- guards in source form ----------------------------------------------------------- */
 
 typedef enum {
