@@ -149,15 +149,31 @@ static sdb_arg *map_args(interp *it, const sdb_node *n, sdb_err *err) {
 
 /* --- placing aot nodes ------------------------------------------------------------ */
 
+/* node_placed, as the tracer's: where the node went is part of it. */
 static void announce(interp *it, sdb_node *node) {
   char *line = sdb_node_str(node);
+  bool first;
+  const sdb_node *after = sdb_node_anchor(node, &first);
   sdb_event e = {0};
   e.kind = SDB_EV_NODE_PLACED;
   e.text = node->name;
   e.detail = line;
   e.value = node->id;
+  e.text2 = after ? after->name : NULL;
+  e.flags = first ? SDB_EVF_AT_START : 0;
   sdb_emit(it->ev, &e);
   free(line);
+}
+
+/* The aot graphs' erase hook (ud: the stream): DCE runs in the aot phase,
+** so node_erased lands in the "aot" graph as the nodes did. */
+static void node_erased(void *ud, const sdb_node *n, const char *why) {
+  sdb_event e = {0};
+  e.kind = SDB_EV_NODE_ERASED;
+  e.text = n->name;
+  e.detail = why;
+  e.value = n->id;
+  sdb_emit(ud, &e);
 }
 
 static void bindings_event(interp *it, sdb_node *node) {
@@ -400,6 +416,7 @@ static int run_cond(interp *it, const sdb_node *n, const sdb_value *vals, sdb_er
     child.nin = 0;
     if (it->out) {
       built[b] = sdb_graph_new_sub(it->out, b ? "false_graph" : "true_graph");
+      if (built[b] && it->ev) sdb_graph_on_erase(built[b], node_erased, it->ev);
       child.out = built[b];
     }
     sdb_ignore_fresh_push(it->env);
@@ -648,6 +665,7 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
   int rc = SDB_OK;
   out->mode = sdb_fake_mode_new(env, "fresh");
   out->graph = sdb_graph_new("GraphModule");
+  if (out->graph && ev) sdb_graph_on_erase(out->graph, node_erased, ev);
   sdb_buf mutations = SDB_BUF_INIT;
   interp it = {env, ev, out->mode, out->graph, SDB_MAP_INIT, &mutations, NULL, NULL, NULL, NULL, ninputs};
   it.in_tensors = calloc(ninputs + 1, sizeof *it.in_tensors);

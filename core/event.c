@@ -32,7 +32,7 @@ static const char *const event_names[SDB_EV_COUNT] = {
   "memo_hit", "tracer_push", "tracer_pop", "graph_input_created",
   "symbol_bound", "cond_output_symbol", "hop_check", "autograd",
   "refakified", "buffer_lowered", "binding_check", "guards_installed",
-  "guard_check", "recompile", "error", "note",
+  "guard_check", "recompile", "error", "note", "node_erased",
 };
 
 const char *sdb_event_name(sdb_event_kind k) {
@@ -142,6 +142,7 @@ static long append(sdb_events *s, const sdb_event *in) {
   }
   e->text = sdb_intern(in->text);
   e->detail = sdb_intern(in->detail);
+  e->text2 = sdb_intern(in->text2);
   s->len++;
   for (int i = 0; i < MAX_SINKS; i++)
     if (s->sinks[i].fn) s->sinks[i].fn(s->sinks[i].ud, e);
@@ -327,6 +328,10 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       if (ev->text) sdb_buf_printf(b, " %s", ev->text);
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
       if (ev->nsyms) { sdb_buf_puts(b, " defines "); put_symset(b, ev); }
+      break;
+    case SDB_EV_NODE_ERASED:
+      if (ev->text) sdb_buf_printf(b, " %s", ev->text);
+      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
       break;
     case SDB_EV_ERROR: {
       /* the message usually starts with its kind already: say it once */

@@ -51,7 +51,10 @@ typedef enum sdb_event_kind {
   SDB_EV_RANGE_REFINED,      /* sym, range = new range, detail = why */
   SDB_EV_SIZE_LIKE,          /* sym marked size-like */
   SDB_EV_RENAMED,            /* sym (orig) -> sym2 (new), detail = why */
-  SDB_EV_NODE_PLACED,        /* text = node name, detail = node line, value = node id */
+  SDB_EV_NODE_PLACED,        /* text = node name, detail = node line, value = node id,
+                                text2 = the node it went right after (NULL: appended
+                                at the end, as the graph's first node is), flags =
+                                SDB_EVF_AT_START if it went before every other node */
   SDB_EV_UNBACKED_BINDINGS,  /* text = node name, syms + texts = (symbol, key path) */
   SDB_EV_MEMO_HIT,           /* sym, text = memo kind (nonzero/item/unique) */
   SDB_EV_TRACER_PUSH,        /* text = tracer name, value = depth */
@@ -71,12 +74,17 @@ typedef enum sdb_event_kind {
                                 undecided condition of a data-dependent error or
                                 the failed check's condition (or NULL) */
   SDB_EV_NOTE,               /* detail = free text (graph listings, logs) */
+  SDB_EV_NODE_ERASED,        /* text = node name, value = node id, detail = why
+                                ("dead code"); same graph as its node_placed */
   SDB_EV_COUNT
 } sdb_event_kind;
 
 /* create_unbacked_symbol's flag: the symbol is size-like from birth
 ** (nonzero's count), with no separate size_like event. */
 #define SDB_EVF_SIZE_LIKE 1
+/* node_placed's flag: inserted at the front of a graph that had nodes
+** (a lifted symbol placeholder going before the tensor ones). */
+#define SDB_EVF_AT_START 1
 
 const char *sdb_event_name(sdb_event_kind k);     /* stable snake_case name */
 int sdb_event_from_name(const char *name);        /* -1 if unknown */
@@ -100,6 +108,7 @@ typedef struct sdb_event {
   int64_t value;
   const char *text;         /* interned */
   const char *detail;       /* interned */
+  const char *text2;        /* interned; a second text, as sym2 is a second sym */
   const sdb_expr **syms;    /* owned by the stream */
   const char **texts;       /* parallel to syms, may be NULL; owned */
   uint32_t nsyms;

@@ -284,6 +284,7 @@ size_t sdb_graph_dce(sdb_graph *g) {
     for (size_t i = g->n; i-- > 0;) {
       sdb_node *n = g->nodes[i];
       if (n->nusers || n->impure || n->op == SDB_N_PLACEHOLDER || n->op == SDB_N_OUTPUT) continue;
+      if (g->on_erase) g->on_erase(g->erase_ud, n, "dead code");
       for (size_t k = 0; k < n->nargs; k++) count_users(&n->args[k], -1);
       memmove(&g->nodes[i], &g->nodes[i + 1], (g->n - i - 1) * sizeof *g->nodes);
       g->n--;
@@ -294,6 +295,24 @@ size_t sdb_graph_dce(sdb_graph *g) {
     }
   }
   return removed;
+}
+
+void sdb_graph_on_erase(sdb_graph *g, sdb_erase_fn fn, void *ud) {
+  g->on_erase = fn;
+  g->erase_ud = ud;
+}
+
+const sdb_node *sdb_node_anchor(const sdb_node *n, bool *at_start) {
+  const sdb_graph *g = n->graph;
+  *at_start = false;
+  if (!g) return NULL;
+  for (size_t i = g->n; i-- > 0;) {   /* from the end: most nodes are appended */
+    if (g->nodes[i] != n) continue;
+    if (i + 1 == g->n) return NULL;
+    if (i == 0) { *at_start = true; return NULL; }
+    return g->nodes[i - 1];
+  }
+  return NULL;
 }
 
 /* --- printing ---------------------------------------------------------------- */

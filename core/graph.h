@@ -66,6 +66,10 @@ struct sdb_node {
   sdb_graph *graph;
 };
 
+/* Told of each node removed from a graph, before it is freed (the tracer
+** and aot emit node_erased from it: graph.c has no event stream). */
+typedef void (*sdb_erase_fn)(void *ud, const sdb_node *n, const char *why);
+
 struct sdb_graph {
   const char *name;        /* "GraphModule", "cond_true_0", "wrap_body_0" */
   sdb_node **nodes;
@@ -75,6 +79,8 @@ struct sdb_graph {
   sdb_map used;            /* interned name -> node */
   sdb_graph **subs;        /* owned subgraphs, in creation order */
   size_t nsubs;
+  sdb_erase_fn on_erase;   /* or NULL */
+  void *erase_ud;
 };
 
 sdb_graph *sdb_graph_new(const char *name);
@@ -119,8 +125,15 @@ int sdb_graph_set_placeholders(sdb_graph *g, sdb_node *const *order, size_t n);
 /* Number of placeholders at the front. */
 size_t sdb_graph_num_placeholders(const sdb_graph *g);
 
-/* Remove pure nodes nobody uses, repeatedly. Returns how many went. */
+/* Remove pure nodes nobody uses, repeatedly. Returns how many went; each
+** is reported to the erase hook first (why = "dead code"). */
 size_t sdb_graph_dce(sdb_graph *g);
+/* The hook told of removals (NULL: none); subgraphs have their own. */
+void sdb_graph_on_erase(sdb_graph *g, sdb_erase_fn fn, void *ud);
+/* Where n (just inserted) stands, as node_placed says it: the node right
+** before it, or NULL when n is last (appended) or first (*at_start set
+** when other nodes follow it). */
+const sdb_node *sdb_node_anchor(const sdb_node *n, bool *at_start);
 
 typedef struct sdb_print_opts {
   bool strides;            /* f32[s0, 2][2, 1] */

@@ -34,6 +34,17 @@ static void set_tracer_ctx(sdb_tracer *tr) {
   sdb_events_set_tracer(tr->ev, tr->path, tr->depth);
 }
 
+/* The graph's erase hook (ud: the stream). DCE runs while this tracer is
+** the current one, so the event lands in the graph its nodes were placed in. */
+static void node_erased(void *ud, const sdb_node *n, const char *why) {
+  sdb_event e = {0};
+  e.kind = SDB_EV_NODE_ERASED;
+  e.text = n->name;
+  e.detail = why;
+  e.value = n->id;
+  sdb_emit(ud, &e);
+}
+
 sdb_tracer *sdb_tracer_new(sdb_tracer *parent, const char *name, sdb_graph *graph,
                            sdb_fake_mode *mode) {
   sdb_tracer *tr = calloc(1, sizeof *tr);
@@ -46,6 +57,7 @@ sdb_tracer *sdb_tracer_new(sdb_tracer *parent, const char *name, sdb_graph *grap
   tr->mode = mode;
   tr->env = mode->env;
   tr->ev = sdb_shape_env_events(mode->env);
+  if (tr->ev) sdb_graph_on_erase(graph, node_erased, tr->ev);
   set_tracer_ctx(tr);
   sdb_event e = {0};
   e.kind = SDB_EV_TRACER_PUSH;
@@ -77,14 +89,20 @@ void sdb_tracer_free(sdb_tracer *tr) {
 ** Node placement
 ** ---------------------------------------------------------------------- */
 
+/* Called right after n went into its graph: where it went is part of the
+** event (asserts go right after the node binding their symbol). */
 static void node_placed(sdb_tracer *tr, sdb_node *n) {
   sdb_events_locate(tr->ev, &n->loc);
   char *line = sdb_node_str(n);
+  bool first;
+  const sdb_node *after = sdb_node_anchor(n, &first);
   sdb_event e = {0};
   e.kind = SDB_EV_NODE_PLACED;
   e.text = n->name;
   e.detail = line;
   e.value = n->id;
+  e.text2 = after ? after->name : NULL;
+  e.flags = first ? SDB_EVF_AT_START : 0;
   emit(tr, &e);
   free(line);
 }

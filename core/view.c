@@ -136,14 +136,25 @@ typedef struct symrec {
   u32vec sources;       /* ... create_symbol naming a source for it */
 } symrec;
 
-typedef struct { uint32_t pos, bind; } noderec;
+/* A graph's nodes in placement order, threaded on a list in graph order.
+** Inserting never reorders the nodes already there, so the order of every
+** node ever placed, restricted to those placed and not yet erased at step
+** k, is the graph's order at step k: one list serves every step. */
+typedef struct {
+  uint32_t pos;         /* its node_placed */
+  uint32_t bind;        /* its unbacked_bindings, or NONE */
+  uint32_t erased;      /* its node_erased, or NONE */
+  uint32_t next;        /* the next node in graph order, or NONE */
+} noderec;
 
 typedef struct graphrec {
   const char *key;
   uint32_t first;
   noderec *nodes;
   size_t n, cap;
+  uint32_t head, tail;  /* of the graph-order list, NONE when empty */
   sdb_map names;        /* node name -> index + 1 (the latest of that name) */
+  sdb_map ids;          /* node id + 1 -> index + 1 */
 } graphrec;
 
 typedef struct compile {
@@ -244,6 +255,7 @@ static void store_release(store *st) {
     for (size_t g = 0; g < c->ngraphs; g++) {
       free(c->graphs[g].nodes);
       sdb_map_free(&c->graphs[g].names);
+      sdb_map_free(&c->graphs[g].ids);
     }
     free(c->graphs);
     sdb_map_free(&c->graph_ix);
@@ -264,6 +276,7 @@ static sdb_event interned(const sdb_event *e) {
   c.op = sdb_intern(e->op);
   c.text = sdb_intern(e->text);
   c.detail = sdb_intern(e->detail);
+  c.text2 = sdb_intern(e->text2);
   if (!c.syms || !c.nsyms) { c.syms = NULL; c.texts = NULL; c.nsyms = 0; }
   return c;
 }
@@ -280,7 +293,7 @@ static bool same_event(const sdb_event *h, const sdb_event *e) {
       h->depth != e->depth || h->tracer != e->tracer || h->file != e->file ||
       h->line != e->line || h->func != e->func || h->op != e->op || h->sym != e->sym ||
       h->sym2 != e->sym2 || h->expr != e->expr || !same_range(h, e) || h->value != e->value ||
-      h->text != e->text || h->detail != e->detail || h->nsyms != e->nsyms ||
+      h->text != e->text || h->detail != e->detail || h->text2 != e->text2 || h->nsyms != e->nsyms ||
       (h->texts == NULL) != (e->texts == NULL))
     return false;
   for (uint32_t i = 0; i < e->nsyms; i++) {
@@ -372,8 +385,42 @@ static graphrec *graph_get(compile *c, const char *key, uint32_t pos, bool creat
   memset(g, 0, sizeof *g);
   g->key = key;
   g->first = pos;
+  g->head = g->tail = NONE;
   g->names = (sdb_map)SDB_MAP_INIT;
+  g->ids = (sdb_map)SDB_MAP_INIT;
   return g;
+}
+
+static const void *id_key(int64_t id) { return (const void *)(uintptr_t)((uint64_t)id + 1); }
+
+/* Thread node j into g's list: after the latest node named `after`, at the
+** front, or (NULL, or a name the graph never had) at the end. */
+static void node_link(graphrec *g, uint32_t j, const char *after, bool at_start) {
+  uintptr_t a = after ? (uintptr_t)sdb_map_get(&g->names, after) : 0;
+  noderec *r = &g->nodes[j];
+  if (a && a - 1 != j) {
+    noderec *p = &g->nodes[a - 1];
+    r->next = p->next;
+    p->next = j;
+    if (g->tail == a - 1) g->tail = j;
+  } else if (at_start) {
+    r->next = g->head;
+    g->head = j;
+    if (g->tail == NONE) g->tail = j;
+  } else {
+    if (g->tail == NONE) g->head = j;
+    else g->nodes[g->tail].next = j;
+    g->tail = j;
+  }
+}
+
+/* The node a node_erased names: by id, which is unique where names repeat
+** (aot's subgraphs share the "aot" key), else the latest of its name. */
+static noderec *node_named(const store *st, graphrec *g, const sdb_event *e) {
+  uintptr_t ix = (uintptr_t)sdb_map_get(&g->ids, id_key(e->value));
+  if (ix && (!e->text || ev_at(st, g->nodes[ix - 1].pos)->text == e->text)) return &g->nodes[ix - 1];
+  ix = e->text ? (uintptr_t)sdb_map_get(&g->names, e->text) : 0;
+  return ix ? &g->nodes[ix - 1] : NULL;
 }
 
 static bool split_lines(const char *text, installed *out) {
@@ -527,9 +574,25 @@ static int store_append(store *st, const sdb_event *e) {
       if (!h->text) break;
       graphrec *g = graph_get(&st->compiles[ci], graph_key(st, h, &cur), pos, true);
       if (!g || !GROW(g->nodes, g->n, g->cap)) { oom = true; break; }
-      g->nodes[g->n] = (noderec){pos, NONE};
-      if (!sdb_map_put(&g->names, h->text, (void *)(uintptr_t)(g->n + 1))) { oom = true; break; }
+      uint32_t j = (uint32_t)g->n;
+      g->nodes[j] = (noderec){pos, NONE, NONE, NONE};
+      /* on failure the maps may name j: the store is poisoned then, and no
+      ** later event reads them; j is linked only once nothing can fail */
+      if (!sdb_map_put(&g->ids, id_key(h->value), (void *)(uintptr_t)(j + 1)) ||
+          !sdb_map_put(&g->names, h->text, (void *)(uintptr_t)(j + 1))) {
+        oom = true;
+        break;
+      }
+      node_link(g, j, h->text2, h->flags & SDB_EVF_AT_START);
       g->n++;
+      break;
+    }
+    case SDB_EV_NODE_ERASED: {
+      /* no allocation: a failure later on (kpos) leaves erased at a
+      ** position no step reaches, which reads as not erased */
+      graphrec *g = graph_get(&st->compiles[ci], graph_key(st, h, &cur), pos, false);
+      noderec *r = g ? node_named(st, g, h) : NULL;
+      if (r && r->erased == NONE) r->erased = pos;
       break;
     }
     case SDB_EV_UNBACKED_BINDINGS: {
@@ -851,40 +914,42 @@ const char *sdb_view_graph_at(const sdb_view *v, size_t i) {
   return i < sdb_view_graph_count(v) ? vcompile(v)->graphs[i].key : NULL;
 }
 
-static const graphrec *vgraph(const sdb_view *v, const char *graph, size_t *n) {
-  *n = 0;
+static const graphrec *vgraph(const sdb_view *v, const char *graph) {
   if (!graph) return NULL;
   const compile *c = vcompile(v);
   uintptr_t ix = (uintptr_t)sdb_map_get(&c->graph_ix, sdb_intern(graph));
-  if (!ix) return NULL;
-  const graphrec *g = &c->graphs[ix - 1];
-  size_t lo = 0, hi = g->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (g->nodes[mid].pos < vstep(v)) lo = mid + 1;
-    else hi = mid;
+  return ix ? &c->graphs[ix - 1] : NULL;
+}
+
+/* The i-th node of g in graph order at step `at` (SIZE_MAX: none, and
+** *count says how many there are). One walk of the list: O(nodes). */
+static const noderec *node_walk(const graphrec *g, uint32_t at, size_t i, size_t *count) {
+  size_t k = 0;
+  for (uint32_t j = g ? g->head : NONE; j != NONE; j = g->nodes[j].next) {
+    const noderec *r = &g->nodes[j];
+    if (r->pos >= at || r->erased < at) continue;   /* not yet placed, or gone */
+    if (k++ == i) return r;
   }
-  *n = lo;
-  return g;
+  *count = k;
+  return NULL;
 }
 
 size_t sdb_view_node_count(const sdb_view *v, const char *graph) {
-  size_t n;
-  vgraph(v, graph, &n);
+  size_t n = 0;
+  node_walk(vgraph(v, graph), vstep(v), SIZE_MAX, &n);
   return n;
 }
 
 bool sdb_view_node_at(const sdb_view *v, const char *graph, size_t i, sdb_view_node *out) {
   size_t n;
-  const graphrec *g = vgraph(v, graph, &n);
-  if (!g || i >= n) return false;
-  const sdb_event *e = ev_at(v->st, g->nodes[i].pos);
+  const noderec *r = node_walk(vgraph(v, graph), vstep(v), i, &n);
+  if (!r) return false;
+  const sdb_event *e = ev_at(v->st, r->pos);
   out->name = e->text;
   out->line = e->detail;
   out->id = e->value;
   out->placed = e;
-  uint32_t b = g->nodes[i].bind;
-  out->bindings = b < vstep(v) ? ev_at(v->st, b) : NULL;
+  out->bindings = r->bind < vstep(v) ? ev_at(v->st, r->bind) : NULL;
   return true;
 }
 

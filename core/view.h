@@ -162,8 +162,8 @@ bool sdb_view_touches(const sdb_view *v, const sdb_expr *sym);
 
 /* --- graphs ----------------------------------------------------------------- */
 
-/* Graphs of the current compile that have nodes, in order of their first
-** node. The key is the tracer path for nodes placed while tracing
+/* Graphs of the current compile that have had nodes, in order of their
+** first node. The key is the tracer path for nodes placed while tracing
 ** ("trace", "trace > cond.true_branch") and the phase name for nodes
 ** placed by later phases ("aot"). */
 size_t sdb_view_graph_count(const sdb_view *v);
@@ -177,6 +177,12 @@ typedef struct sdb_view_node {
   const sdb_event *bindings;  /* its unbacked_bindings, or NULL (not yet / none) */
 } sdb_view_node;
 
+/* The nodes of a graph as it stands at the view's step: in graph order (a
+** node_placed with an anchor goes right after that node, as the deferred
+** runtime asserts go after the node binding their symbol) and without the
+** nodes a node_erased removed (DCE) before the step; seeking back before
+** the erasure shows them again. An anchor the graph never had reads as the
+** end. Each call walks the graph's nodes: O(nodes placed in it). */
 size_t sdb_view_node_count(const sdb_view *v, const char *graph);
 bool sdb_view_node_at(const sdb_view *v, const char *graph, size_t i, sdb_view_node *out);
 
