@@ -749,10 +749,33 @@ static sdb_value call(sdb_tracer *tr, const char *op, sdb_value *self) {
   return out;
 }
 
+/* A graph's node names in its own order (interned: compare by pointer). */
+typedef struct { const char *v[64]; size_t n; } namelist;
+
+static void graph_names(const sdb_graph *g, namelist *out) {
+  assert_true(g->n <= 64);
+  out->n = g->n;
+  for (size_t i = 0; i < g->n; i++) out->v[i] = g->nodes[i]->name;
+}
+
+/* How real_nonzero_run drives the core. dead: nonzero.lua as Lua traces it
+** (`size = nonzero.size(0)` and an impure `_check_is_size(size)` node) plus
+** a dead `x.sum()`, so DCE erases a node in the trace and one in aot (the
+** retraced size's sym_size_int_1). The graphs' node names at the end go to
+** trace and aot when set. */
+typedef struct { bool dead; namelist *trace, *aot; } nzrun;
+
+static sdb_events *real_nonzero_run(const nzrun *o);
+
 /* scripts/nonzero.lua through the C core as lua/lsdb_torch.c drives it:
 ** trace (nonzero, _check_is_size, a guard), aot (u1 renamed to u0),
 ** lower (buf1 defines u0), in one stream with user locations. */
 static sdb_events *real_nonzero(void) {
+  nzrun o = {false, NULL, NULL};
+  return real_nonzero_run(&o);
+}
+
+static sdb_events *real_nonzero_run(const nzrun *o) {
   sdb_events *ev = sdb_events_new();
   static here h;
   h = (here){"scripts/nonzero.lua", 12, NULL};
@@ -785,21 +808,37 @@ static sdb_events *real_nonzero(void) {
   sdb_value xv = sdb_value_tensor(x);
   sdb_value idx = call(tr, "nonzero", &xv);
   h.line = 7;
+  if (o->dead) {
+    sdb_value args[2] = {sdb_value_copy(&idx), sdb_value_int64(0)};
+    sdb_value ex = sdb_value_int(idx.tensor->sizes[0]);
+    sdb_node *size = sdb_tracer_node(tr, SDB_N_CALL_METHOD, "size", "size", args, NULL, 2, &ex, false, &err);
+    assert_non_null(size);
+    sdb_map_put(&tr->sym_proxy, ex.expr, size);
+    sdb_value_free(&args[0]);
+    assert_non_null(sdb_tracer_node(tr, SDB_N_CALL_FUNCTION, "torch._check_is_size", "_check_is_size",
+                                    &ex, NULL, 1, NULL, true, &err));
+  }
   if (sdb_check_is_size(env, idx.tensor->sizes[0], &err)) fail_msg("check: %s", err.msg);
   if (sdb_check(env, sdb_le(idx.tensor->sizes[0], sdb_int(8)), "at most 8", &err)) fail_msg("%s", err.msg);
   h.line = 8;
   bool big = false;
   if (sdb_guard_bool(env, sdb_gt(x->sizes[0], sdb_int(2)), &big, &err)) fail_msg("guard: %s", err.msg);
   assert_true(big);
+  if (o->dead) {
+    sdb_value unused = call(tr, "sum", &xv);
+    sdb_value_free(&unused);
+  }
   sdb_value total = call(tr, "sum", &idx);
   h = (here){"scripts/nonzero.lua", 12, NULL};
   sdb_value outs = sdb_value_seq(SDB_V_TUPLE, 1);
   outs.items[0] = total;
   if (!sdb_tracer_output(tr, &outs, &err) || sdb_tracer_finalize(tr, &err)) fail_msg("finish: %s", err.msg);
+  if (o->trace) graph_names(g, o->trace);
   real_phase(ev, SDB_EV_PHASE_END, SDB_PHASE_TRACE, "model");
   sdb_events_set_phase(ev, SDB_PHASE_NONE);
   sdb_aot_result aot;
   if (sdb_aot_compile(env, g, &in, 1, &aot, &err)) fail_msg("aot: %s", err.msg);
+  if (o->aot) graph_names(aot.graph, o->aot);
   sdb_events_set_phase(ev, SDB_PHASE_NONE);
   sdb_lowered low;
   if (sdb_lower(aot.mode, aot.graph, NULL, &low, &err)) fail_msg("lower: %s", err.msg);
@@ -922,8 +961,174 @@ static void test_real_core(void **state) {
   sdb_events_free(ev);
 }
 
-/* Every texts at step k is the same whether k was reached by folding from
-** 0, by seeking backwards from the end or forwards from the start. */
+/* The view's node names of a graph, space-separated. */
+static char *view_nodes(const sdb_view *v, const char *graph) {
+  char *out = calloc(1, 4096);
+  size_t n = sdb_view_node_count(v, graph);
+  for (size_t i = 0; i < n; i++) {
+    sdb_view_node nd;
+    assert_true(sdb_view_node_at(v, graph, i, &nd));
+    if (i) strcat(out, " ");
+    strcat(out, nd.name);
+  }
+  assert_false(sdb_view_node_at(v, graph, n, &(sdb_view_node){0}));
+  return out;
+}
+
+static char *names_str(const namelist *l) {
+  char *out = calloc(1, 4096);
+  for (size_t i = 0; i < l->n; i++) {
+    if (i) strcat(out, " ");
+    strcat(out, l->v[i]);
+  }
+  return out;
+}
+
+/* The first event of kind k named `text` in phase p at or after `from`. */
+static size_t find_event(const sdb_events *ev, sdb_event_kind k, sdb_phase p, const char *text,
+                         size_t from) {
+  for (size_t i = from; i < sdb_events_count(ev); i++) {
+    const sdb_event *e = sdb_events_at(ev, i);
+    if (e->kind == k && e->phase == p && !strcmp(e->text, text)) return i;
+  }
+  fail_msg("no %s %s", sdb_event_name(k), text);
+  return 0;
+}
+
+/* The graphs as the view lists them are the real ones: asserts right after
+** the node binding their symbol, dead nodes gone; before the asserts, the
+** placement so far; before an erasure, the node again. */
+static void test_graph_order(void **state) {
+  (void)state;
+  namelist tg, ag;
+  nzrun o = {true, &tg, &ag};
+  sdb_events *ev = real_nonzero_run(&o);
+  size_t n = sdb_events_count(ev);
+  sdb_view *v = fold(ev, n);
+  char *want = names_str(&tg);
+  assert_string_equal(want, "s0 l_x_ nonzero sym_size_int ge _assert_scalar_default le "
+                            "_assert_scalar_default_1 size _check_is_size sum_2 output");
+  check_text(view_nodes(v, "trace"), want);
+  free(want);
+  want = names_str(&ag);
+  assert_string_equal(want, "arg0_1 arg1_1 nonzero sym_size_int ge _assert_scalar le "
+                            "_assert_scalar_1 sum_1 output");
+  check_text(view_nodes(v, "aot"), want);
+  free(want);
+  /* the events say where: after the binding node, after each other */
+  size_t ssi = find_event(ev, SDB_EV_NODE_PLACED, SDB_PHASE_TRACE, "sym_size_int", 0);
+  assert_string_equal(sdb_events_at(ev, ssi)->text2, "nonzero");
+  assert_string_equal(sdb_events_at(ev, find_event(ev, SDB_EV_NODE_PLACED, SDB_PHASE_TRACE, "ge", ssi))->text2,
+                      "sym_size_int");
+  assert_null(sdb_events_at(ev, find_event(ev, SDB_EV_NODE_PLACED, SDB_PHASE_TRACE, "output", 0))->text2);
+  /* before the pass: the placement so far, the dead sum_1 still there */
+  sdb_view_seek(v, ssi);
+  check_text(view_nodes(v, "trace"), "s0 l_x_ nonzero size _check_is_size sum_1 sum_2 output");
+  sdb_view_seek(v, ssi + 1);
+  check_text(view_nodes(v, "trace"), "s0 l_x_ nonzero sym_size_int size _check_is_size sum_1 sum_2 output");
+  /* DCE: gone at the step after node_erased, back one step before */
+  size_t er = find_event(ev, SDB_EV_NODE_ERASED, SDB_PHASE_TRACE, "sum_1", 0);
+  check_text(sdb_event_summary(sdb_events_at(ev, er)), "node_erased sum_1 (dead code)");
+  sdb_view_seek(v, er + 1);
+  check_text(view_nodes(v, "trace"), "s0 l_x_ nonzero sym_size_int ge _assert_scalar_default le "
+                                     "_assert_scalar_default_1 size _check_is_size sum_2 output");
+  sdb_view_seek(v, er);
+  check_text(view_nodes(v, "trace"), "s0 l_x_ nonzero sym_size_int ge _assert_scalar_default le "
+                                     "_assert_scalar_default_1 size _check_is_size sum_1 sum_2 output");
+  sdb_view_node nd;
+  assert_true(sdb_view_node_at(v, "trace", 2, &nd));   /* bindings still matched by name */
+  assert_string_equal(nd.name, "nonzero");
+  assert_non_null(nd.bindings);
+  assert_true(nd.bindings->syms[0] == S("u0"));
+  /* aot: the retraced size is dead there */
+  er = find_event(ev, SDB_EV_NODE_ERASED, SDB_PHASE_AOT, "sym_size_int_1", 0);
+  sdb_view_seek(v, er);
+  assert_int_equal(sdb_view_node_count(v, "aot"), ag.n + 1);
+  sdb_view_seek(v, er + 1);
+  assert_int_equal(sdb_view_node_count(v, "aot"), ag.n);
+  /* erasure touches no symbol */
+  assert_false(sdb_view_touches(v, S("u0")));
+  assert_false(sdb_view_touches(v, S("u1")));
+  sdb_view_free(v);
+  sdb_events_free(ev);
+}
+
+/* Anchors by hand: at the front, after a node, after one the graph never
+** had (the end); an erasure by id where names repeat (aot's subgraphs share
+** the "aot" key); folding and seeking agree at every step. */
+static void test_node_order_by_hand(void **state) {
+  (void)state;
+  builder b = {sdb_events_new(), SDB_PHASE_TRACE, "trace > cond.true_branch", "c.lua", 1, NULL, NULL};
+  phase_start(&b, SDB_PHASE_TRACE, "f");                       /* 0 */
+  node(&b, "l_x_", "l_x_", 10);                                 /* 1 */
+  sdb_event e = ev(SDB_EV_NODE_PLACED);
+  e.text = "s0";
+  e.value = 11;
+  e.flags = SDB_EVF_AT_START;
+  put(&b, e);                                                   /* 2 */
+  e.text = "s1";
+  e.value = 12;
+  e.flags = 0;
+  e.text2 = "s0";
+  put(&b, e);                                                   /* 3 */
+  node(&b, "mul", "mul", 13);                                   /* 4 */
+  e.text = "add";
+  e.value = 14;
+  e.text2 = "nowhere";
+  put(&b, e);                                                   /* 5 */
+  e.text = "sub";
+  e.value = 15;
+  e.text2 = "l_x_";
+  put(&b, e);                                                   /* 6 */
+  sdb_event x = ev(SDB_EV_NODE_ERASED);
+  x.text = "mul";
+  x.value = 13;
+  x.detail = "dead code";
+  put(&b, x);                                                   /* 7 */
+  b.phase = SDB_PHASE_AOT;
+  node(&b, "sum", "sum", 20);                                   /* 8 */
+  node(&b, "sum", "sum (a subgraph's)", 21);                    /* 9 */
+  x.text = "sum";
+  x.value = 20;
+  put(&b, x);                                                   /* 10 */
+  x.text = "never_placed";
+  x.value = 99;
+  put(&b, x);                                                   /* 11 */
+  static const char *const want[][2] = {
+    {"", ""}, {"", ""}, {"l_x_", ""}, {"s0 l_x_", ""}, {"s0 s1 l_x_", ""},
+    {"s0 s1 l_x_ mul", ""}, {"s0 s1 l_x_ mul add", ""}, {"s0 s1 l_x_ sub mul add", ""},
+    {"s0 s1 l_x_ sub add", ""}, {"s0 s1 l_x_ sub add", "sum"},
+    {"s0 s1 l_x_ sub add", "sum sum"}, {"s0 s1 l_x_ sub add", "sum"}, {"s0 s1 l_x_ sub add", "sum"},
+  };
+  size_t n = sdb_events_count(b.s);
+  assert_int_equal(n, 12);
+  sdb_view *back = fold(b.s, n);
+  for (size_t k = 0; k <= n; k++) {
+    sdb_view *v = fold(b.s, k);
+    size_t j = n - k;   /* seeking backwards */
+    assert_true(sdb_view_seek(back, j));
+    check_text(view_nodes(v, "trace > cond.true_branch"), want[k][0]);
+    check_text(view_nodes(v, "aot"), want[k][1]);
+    check_text(view_nodes(back, "trace > cond.true_branch"), want[j][0]);
+    check_text(view_nodes(back, "aot"), want[j][1]);
+    sdb_view_free(v);
+  }
+  sdb_view_seek(back, n);
+  sdb_view_node nd;
+  assert_true(sdb_view_node_at(back, "aot", 0, &nd));
+  assert_int_equal(nd.id, 21);   /* the one erased was #20 */
+  assert_string_equal(nd.line, "sum (a subgraph's)");
+  sdb_view *before = fold(b.s, 7), *after = fold(b.s, 8);
+  check_text(sdb_view_diff(before, after), "");   /* an erasure is no stop-worthy change */
+  sdb_view_free(before);
+  sdb_view_free(after);
+  sdb_view_free(back);
+  sdb_events_free(b.s);
+}
+
+/* Every texts (and graph listing) at step k is the same whether k was
+** reached by folding from 0, by seeking backwards from the end or forwards
+** from the start. */
 static char *all_texts(const sdb_view *v, const sdb_view *prev) {
   static const char *const names[] = {"s0", "s1", "u0", "u1", "u2", "u3", "u4"};
   size_t cap = 1 << 16;
@@ -934,6 +1139,12 @@ static char *all_texts(const sdb_view *v, const sdb_view *prev) {
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     t = sdb_view_explain(v, S(names[i]));
     strncat(out, t, cap - strlen(out) - 1);
+    free(t);
+  }
+  for (size_t g = 0; g < sdb_view_graph_count(v); g++) {
+    t = view_nodes(v, sdb_view_graph_at(v, g));
+    strncat(out, t, cap - strlen(out) - 1);
+    strncat(out, "\n", cap - strlen(out) - 1);
     free(t);
   }
   if (prev) {
@@ -947,9 +1158,7 @@ static char *all_texts(const sdb_view *v, const sdb_view *prev) {
   return out;
 }
 
-static void test_seek_both_ways(void **state) {
-  (void)state;
-  sdb_events *ev = real_nonzero();
+static void seek_both_ways(sdb_events *ev) {
   size_t n = sdb_events_count(ev);
   char **want = calloc(n + 1, sizeof *want);
   for (size_t k = 0; k <= n; k++) {
@@ -980,6 +1189,13 @@ static void test_seek_both_ways(void **state) {
   for (size_t k = 0; k <= n; k++) free(want[k]);
   free(want);
   sdb_events_free(ev);
+}
+
+static void test_seek_both_ways(void **state) {
+  (void)state;
+  seek_both_ways(real_nonzero());
+  nzrun o = {true, NULL, NULL};   /* with node erasures */
+  seek_both_ways(real_nonzero_run(&o));
 }
 
 /* Clones share the history; applying a different event forks a private
@@ -1115,6 +1331,8 @@ int main(void) {
     cmocka_unit_test(test_compiles),
     cmocka_unit_test(test_guard_checks),
     cmocka_unit_test(test_real_core),
+    cmocka_unit_test(test_graph_order),
+    cmocka_unit_test(test_node_order_by_hand),
     cmocka_unit_test(test_seek_both_ways),
     cmocka_unit_test(test_clone_and_fork),
     cmocka_unit_test(test_seek_timing),
