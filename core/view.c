@@ -9,7 +9,10 @@
 ** never changed, a pop just points at the parent), per-kind position logs,
 ** and per compile a symbol table whose records keep the positions of the
 ** events that touch each symbol. Every log is sorted by position, so the
-** state at step k is each log's prefix below k: a binary search.
+** state at step k is each log's prefix below k: a binary search. A graph's
+** nodes are also threaded in graph order; inserting never reorders those
+** already there, so that one order, filtered by placed and erased
+** positions, is the order at every step.
 **
 ** Text formats (the REPL prints them; tests/unit/test_view.c pins them):
 **
