@@ -1101,7 +1101,7 @@ static const char *const goto_words[] = { "start", "end", NULL };
 
 static const repl_cmd debug_cmds[] = {
   { "run", "r", "running", "run [LUA]",
-    "run the program from its first line, or the Lua code LUA",
+    "run the program from its start, or the Lua code LUA",
     "Start the loaded program from its first line under the debugger, as\n"
     "gdb's `run` starts the inferior: it runs until a breakpoint, the end, or\n"
     "Ctrl-C. A paused run is killed first (its trace is aborted cleanly); the\n"
@@ -1271,6 +1271,7 @@ void dbg_init(repl_session *s) {
   repl_cmd_register_sub("info", debug_info_cmds,
                         sizeof debug_info_cmds / sizeof debug_info_cmds[0]);
   dbg_info_init();
+  dbg_ask_init();
 }
 
 void dbg_free(repl_session *s) {

@@ -542,7 +542,7 @@ static void show_display(dbg *d, const dbg_display *disp) {
     repl_args none = { 0, NULL, "" };
     panel->exec(s, panel, &none);
   } else {
-    repl_error(s, "display: '%s' is not an info panel", disp->what);
+    dbg_ask_print(d, disp->what);
   }
 }
 

@@ -72,7 +72,7 @@ Running
   reverse-finish           go back to where the current tracer or phase began
   reverse-next [N]         go back over a nested tracer or phase
   reverse-step [N]         go back one event (N events)
-  run [LUA]                run the program from its first line, or the Lua code LUA
+  run [LUA]                run the program from its start, or the Lua code LUA
   step [N]                 advance to the next event (N events)
 
 Breakpoints
@@ -87,9 +87,13 @@ Stack
   where [SYM|GUARD]        the Lua stack here, or where SYM or a guard came from
 
 Data
+  assume COND              try a torch._check(COND) here without re-running
   explain SYM              the whole life of a symbol
   lua CODE                 run CODE as Lua, even when it starts like a command
+  print EXPR               an expression here: simplified, range, known or not
   report [quiet]           the batch report: event log, graphs, bindings, guards
+  unassume [N|all]         drop the last assumption (or number N, or all)
+  why [EXPR]               why an expression is or is not statically known here
 
 Status
   display [PANEL|EXPR]     show a panel or an expression at every stop
@@ -163,6 +167,7 @@ check "help takes prefixes, aliases and subcommands; a typo gets a suggestion"
 want <<'OUT'
 info subcommands:
   info asserts             the deferred runtime asserts
+  info assumptions         the facts `assume` added
   info bindings            the unbacked bindings recorded on graph nodes
   info breakpoints         the breakpoints, with their hit counts
   info display             what is shown at every stop
