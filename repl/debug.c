@@ -237,8 +237,12 @@ static bool scan(dbg *d) {
 ** Running the program
 ** ---------------------------------------------------------------------- */
 
+/* The user's code: a file, or a chunk from the prompt (`run LUA`), not
+** the embedded library ("=[shapedb torch.lua]") or C. */
 static bool user_frame(lua_State *co, lua_Debug *ar) {
-  return lua_getinfo(co, "S", ar) && ar->source[0] == '@';
+  if (!lua_getinfo(co, "S", ar)) return false;
+  const char *src = ar->source;
+  return src[0] == '@' || (src[0] == '=' && strncmp(src, "=[shapedb ", 10) != 0);
 }
 
 /* A count hook on the program's thread: yield at the first instruction
@@ -833,8 +837,16 @@ static int cmd_kill(repl_session *s, const repl_cmd *c, const repl_args *a) {
     repl_error(s, "%s: the program is not being run", c->name);
     return -1;
   }
+  size_t before = dbg_length(d);
   kill_program(d);
-  printf("[program killed: the timeline is kept; `run` starts it again]\n");
+  /* the kill is raised at the program's next instruction of its own code:
+  ** library code (finishing a compile) may run first */
+  size_t more = dbg_length(d) - before;
+  if (more)
+    printf("[program killed after %zu more event%s: the timeline is kept; `run` starts it again]\n",
+           more, more == 1 ? "" : "s");
+  else
+    printf("[program killed: the timeline is kept; `run` starts it again]\n");
   return 0;
 }
 

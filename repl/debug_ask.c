@@ -22,7 +22,7 @@ static void oom(void) {
 static sdb_probe *probe_at(dbg *d, const char *cmd, size_t n, const sdb_expr *extra) {
   const sdb_expr **facts = malloc((n + 1) * sizeof *facts);
   if (!facts) oom();
-  memcpy(facts, d->assumed, n * sizeof *facts);
+  if (n) memcpy(facts, d->assumed, n * sizeof *facts);
   if (extra) facts[n++] = extra;
   sdb_err err = SDB_ERR_INIT;
   sdb_probe *p = sdb_probe_new(dbg_view(d), facts, n, &err);

@@ -63,8 +63,6 @@ static int info_pending(repl_session *s, const repl_cmd *c, const repl_args *a) 
     put_where(e);
     printf(")\n");
   }
-  printf("A pending symbol must be bound by the node that produced it (its key path\n"
-         "is recorded then); one still pending there is PendingUnbackedSymbolNotFound.\n");
   return 0;
 }
 
@@ -420,9 +418,17 @@ static int cmd_explain(repl_session *s, const repl_cmd *c, const repl_args *a) {
   return 0;
 }
 
-/* The Lua stack recorded at event seq, or the event's own location. */
+/* The Lua stack recorded at event seq, or the event's own location. An
+** error is recorded where it was reported, after its stack unwound; its
+** event keeps the line that raised it. */
 static void print_stack_at(dbg *d, const sdb_event *e) {
   const char *stack = e->seq < d->nstacks ? d->stacks[e->seq] : NULL;
+  if (e->kind == SDB_EV_ERROR && e->file) {
+    printf("raised at %s:%d%s%s\n", dbg_basename(e->file), e->line, e->func ? " in " : "",
+           e->func ? e->func : "");
+    if (stack) printf("reported from:\n%s\n", stack);
+    return;
+  }
   if (stack) printf("%s\n", stack);
   else if (e->file) printf("#0  %s at %s:%d\n", e->func ? e->func : "?", dbg_basename(e->file), e->line);
   else printf("(no Lua code on the stack: the %s phase runs without the program)\n",
@@ -632,6 +638,8 @@ static const repl_cmd info_cmds[] = {
     "List the pending fresh unbacked symbols: created by an operator whose\n"
     "output has not yet been placed in the graph, where its key path will be\n"
     "recorded (compute_unbacked_bindings). Each with its range and creation.\n"
+    "A symbol still pending when its node is placed is the error\n"
+    "PendingUnbackedSymbolNotFound.\n"
     "\nExample:\n"
     "  (shapedb) info pending\n"
     "  pending: {u0}\n",
