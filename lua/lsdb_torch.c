@@ -525,6 +525,9 @@ static const sdb_expr *sym_operand(lua_State *L, int idx, const char *op) {
     luaL_error(L, "%s: a SymBool is not an integer (use torch.sym_int(b) or b:bool())", op);
   if (lua_type(L, idx) == LUA_TNUMBER)
     luaL_error(L, "%s: SymInt arithmetic with a float is not modelled (use an integer)", op);
+  if (luaL_testudata(L, idx, LSDB_SYMFLOAT))
+    luaL_error(L, "%s: SymFloat arithmetic and comparisons are not modelled (a SymFloat comes "
+                  "from item() on a floating-point tensor; an integer tensor gives a SymInt)", op);
   const sdb_expr *e = lsdb_to_expr(L, idx);
   if (e && !sdb_is_bool(e)) return e;
   luaL_error(L, "%s: expected a SymInt or an integer, got %s", op, luaL_typename(L, idx));

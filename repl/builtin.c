@@ -388,7 +388,7 @@ static const repl_cmd builtins[] = {
   { "info", "i", "status", "info SUBCOMMAND",
     "show the state of the session",
     "Show one part of the session's state; `info` alone lists the parts.\n"
-    "Subcommands take unique prefixes too: `i p` is `info program`.\n"
+    "Subcommands take unique prefixes too: `i pro` is `info program`.\n"
     "\n"
     "Example:\n"
     "  (shapedb) info program\n"

@@ -285,11 +285,8 @@ static void arm_pause(dbg *d) {
 static void on_sigint(int sig) {
   dbg *d = running_dbg;
   repl_host_interrupted = 1;
-  if (!d || ++d->interrupts >= 3) {
-    signal(sig, SIG_DFL);
-    return;
-  }
-  lua_sethook(d->co, pause_hook, LUA_MASKCOUNT, 1);
+  if (!d || ++d->interrupts >= 2) signal(sig, SIG_DFL);
+  if (d) lua_sethook(d->co, pause_hook, LUA_MASKCOUNT, 1);
 }
 
 static void record_stack(dbg *d, size_t seq) {
@@ -872,6 +869,16 @@ static int parse_bp(dbg *d, const char *cmd, const repl_args *a, dbg_bp *bp) {
   const char *w = a->argv[0];
   const char *rest = a->argc > 1 ? a->argv[1] : NULL;
   bool one = a->argc == 1;
+  if (!strcmp(w, "event") && a->argc == 2) {   /* `break event renamed`, as listed */
+    int ek = sdb_event_from_name(rest);
+    if (ek < 0) {
+      repl_error(s, "%s: unknown event kind '%s' (`info events all` shows the kinds)", cmd, rest);
+      return -1;
+    }
+    bp->kind = BP_EVENT;
+    bp->event = ek;
+    return 0;
+  }
   if (!strcmp(w, "unbacked") && one) { bp->kind = BP_UNBACKED; return 0; }
   if (!strcmp(w, "error") && one) { bp->kind = BP_ERROR; return 0; }
   if (!strcmp(w, "guard")) {
@@ -1209,7 +1216,7 @@ static const repl_cmd debug_cmds[] = {
     "  symbol SYM       any event touching SYM (created, pending, bound, ...)\n"
     "  FILE:LINE, LINE  the first event caused by that Lua line\n"
     "  error            an error event (a data-dependent error, say)\n"
-    "  KIND             any event of that kind (renamed, memo_hit, ...)\n"
+    "  [event] KIND     any event of that kind (renamed, memo_hit, ...)\n"
     "\nExample:\n"
     "  (shapedb) break guard Eq\n"
     "  (shapedb) break nonzero.lua:7\n",

@@ -234,12 +234,18 @@ static int info_tracers(repl_session *s, const repl_cmd *c, const repl_args *a) 
   return 0;
 }
 
-/* The graph shown by default: the innermost tracer's, else the last. */
+/* The graph shown by default: the innermost tracer's; after tracing, the
+** aot graph in the aot and lower phases, else the root graph. */
 static const char *default_graph(const sdb_view *v) {
   const char *tracer = sdb_view_tracer(v);
+  sdb_phase ph = sdb_view_phase(v);
+  const char *want = tracer ? tracer
+                   : ph == SDB_PHASE_AOT || ph == SDB_PHASE_LOWER ? "aot" : "trace";
   size_t ng = sdb_view_graph_count(v);
-  for (size_t g = 0; tracer && g < ng; g++)
-    if (!strcmp(sdb_view_graph_at(v, g), tracer)) return tracer;
+  for (size_t g = 0; g < ng; g++)
+    if (!strcmp(sdb_view_graph_at(v, g), want)) return sdb_view_graph_at(v, g);
+  for (size_t g = 0; g < ng; g++)
+    if (!strcmp(sdb_view_graph_at(v, g), "trace")) return sdb_view_graph_at(v, g);
   return ng ? sdb_view_graph_at(v, ng - 1) : NULL;
 }
 

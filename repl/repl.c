@@ -251,6 +251,8 @@ static repl_line_kind classify(repl_session *s, const char *line, const repl_cmd
   if ((q[0] == '=' && q[1] != '=') || q[0] == ',') return REPL_LINE_LUA;
   bool ident = is_ident(p, wl);
   bool has_value = ident && global_has_value(s->L, p, wl);
+  /* `print "hi"`, `f {1}`: Lua's call with one string or table argument */
+  if (has_value && (*q == '"' || *q == '\'' || *q == '{')) return REPL_LINE_LUA;
   int nmatch;
   bool exact;
   const repl_cmd *c = repl_cmd_find(NULL, p, wl, &nmatch, &exact);

@@ -124,6 +124,8 @@ bool repl_use_color(const repl_session *s, FILE *f);
 **     statement that stands alone at the prompt, so they are commands),
 **   - is not followed at once by ( . [ : { " ' or, after blanks, by = (not
 **     ==) or , (so `s = 1`, `p(x)`, `t.x = 1`, `a, b = 1, 2` stay Lua),
+**     nor, when it is a Lua global with a value, by a string or table
+**     (`print "hi"` is Lua's call),
 **   - and is a command's name or alias, or a unique prefix of a name that
 **     is not also a Lua global with a value.
 ** An ambiguous prefix that is no Lua global is an error ("ambiguous
