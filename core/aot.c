@@ -165,17 +165,6 @@ static void announce(interp *it, sdb_node *node) {
   free(line);
 }
 
-/* The aot graphs' erase hook (ud: the stream): DCE runs in the aot phase,
-** so node_erased lands in the "aot" graph as the nodes did. */
-static void node_erased(void *ud, const sdb_node *n, const char *why) {
-  sdb_event e = {0};
-  e.kind = SDB_EV_NODE_ERASED;
-  e.text = n->name;
-  e.detail = why;
-  e.value = n->id;
-  sdb_emit(ud, &e);
-}
-
 static void bindings_event(interp *it, sdb_node *node) {
   size_t n = node->bindings.n;
   const sdb_expr **syms = calloc(n + 1, sizeof *syms);
@@ -416,7 +405,7 @@ static int run_cond(interp *it, const sdb_node *n, const sdb_value *vals, sdb_er
     child.nin = 0;
     if (it->out) {
       built[b] = sdb_graph_new_sub(it->out, b ? "false_graph" : "true_graph");
-      if (built[b] && it->ev) sdb_graph_on_erase(built[b], node_erased, it->ev);
+      if (built[b] && it->ev) sdb_graph_on_erase(built[b], sdb_node_erased_event, it->ev);
       child.out = built[b];
     }
     sdb_ignore_fresh_push(it->env);
@@ -665,7 +654,7 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
   int rc = SDB_OK;
   out->mode = sdb_fake_mode_new(env, "fresh");
   out->graph = sdb_graph_new("GraphModule");
-  if (out->graph && ev) sdb_graph_on_erase(out->graph, node_erased, ev);
+  if (out->graph && ev) sdb_graph_on_erase(out->graph, sdb_node_erased_event, ev);
   sdb_buf mutations = SDB_BUF_INIT;
   interp it = {env, ev, out->mode, out->graph, SDB_MAP_INIT, &mutations, NULL, NULL, NULL, NULL, ninputs};
   it.in_tensors = calloc(ninputs + 1, sizeof *it.in_tensors);

@@ -149,25 +149,6 @@ static long append(sdb_events *s, const sdb_event *in) {
   return (long)e->seq;
 }
 
-long sdb_emit(sdb_events *s, const sdb_event *ev) {
-  if (!s) return 0;
-  sdb_event e = *ev;
-  e.phase = (uint8_t)s->phase;
-  e.op = sdb_events_op(s);
-  e.tracer = s->tracer;
-  e.depth = s->depth;
-  sdb_loc loc;
-  if (sdb_events_locate(s, &loc)) {
-    e.file = loc.file;
-    e.line = loc.line;
-    e.func = loc.func;
-  } else {
-    e.file = e.func = NULL;
-    e.line = 0;
-  }
-  return append(s, &e);
-}
-
 long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc) {
   if (!s) return 0;
   sdb_event e = *ev;
@@ -175,10 +156,15 @@ long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc) {
   e.op = sdb_events_op(s);
   e.tracer = s->tracer;
   e.depth = s->depth;
-  e.file = loc->file;
-  e.line = loc->line;
-  e.func = loc->func;
+  e.file = loc ? loc->file : NULL;
+  e.line = loc ? loc->line : 0;
+  e.func = loc ? loc->func : NULL;
   return append(s, &e);
+}
+
+long sdb_emit(sdb_events *s, const sdb_event *ev) {
+  sdb_loc loc;
+  return sdb_emit_at(s, ev, s && sdb_events_locate(s, &loc) ? &loc : NULL);
 }
 
 long sdb_emit_raw(sdb_events *s, const sdb_event *ev) {

@@ -147,8 +147,8 @@ void sdb_events_set_tracer(sdb_events *s, const char *path, int depth);
 ** syms/texts are copied), then call the sinks. Returns the new seq, or -1
 ** on OOM. A NULL stream accepts and drops events. */
 long sdb_emit(sdb_events *s, const sdb_event *ev);
-/* Same, at loc instead of where the locator says (an error reported after
-** the stack that raised it has unwound). */
+/* Same, at loc (NULL: nowhere) instead of where the locator says (an
+** error reported after the stack that raised it has unwound). */
 long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc);
 /* Same, keeping the location already set in ev (replaying a saved trace). */
 long sdb_emit_raw(sdb_events *s, const sdb_event *ev);

@@ -65,6 +65,9 @@ static int64_t py_floordiv(int64_t a, int64_t b) {
   if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
   return q;
 }
+
+int64_t sdb_floor_div64(int64_t a, int64_t b) { return py_floordiv(a, b); }
+int64_t sdb_ceil_div64(int64_t a, int64_t b) { return -py_floordiv(-a, b); }
 static int64_t py_mod(int64_t a, int64_t b) {
   if (b == -1) return 0;
   int64_t r = a % b;
@@ -277,6 +280,27 @@ int64_t sdb_expr_coeff(const sdb_expr *e, const sdb_expr **rest) {
   }
   *rest = e;
   return 1;
+}
+
+bool sdb_linear_in(const sdb_expr *d, const sdb_expr *x, int64_t *c, const sdb_expr **rest) {
+  const sdb_expr *mono;
+  if (d->kind == SDB_ADD) {
+    for (size_t i = 0; i < d->nargs; i++) {
+      int64_t k = sdb_expr_coeff(d->args[i], &mono);
+      if (mono != x) continue;
+      const sdb_expr *r = sdb_sub(d, d->args[i]);
+      if (!r || sdb_has_symbol(r, x)) return false;
+      *c = k;
+      *rest = r;
+      return true;
+    }
+    return false;
+  }
+  int64_t k = sdb_expr_coeff(d, &mono);
+  if (mono != x) return false;
+  *c = k;
+  *rest = sdb_int(0);
+  return true;
 }
 
 /* ------------------------------------------------------------------------

@@ -120,6 +120,11 @@ const char *sdb_kind_name(sdb_kind k);   /* "Add", "FloorDiv", ... */
 /* Split `e` as coefficient * rest (rest has coefficient 1; rest is the
 ** Integer 1 when e is an integer). */
 int64_t sdb_expr_coeff(const sdb_expr *e, const sdb_expr **rest);
+/* Is d = c*x + rest with x absent from rest? (solving a relation for x) */
+bool sdb_linear_in(const sdb_expr *d, const sdb_expr *x, int64_t *c, const sdb_expr **rest);
+/* Python's floor and ceiling division (b != 0, not INT64_MIN / -1). */
+int64_t sdb_floor_div64(int64_t a, int64_t b);
+int64_t sdb_ceil_div64(int64_t a, int64_t b);
 
 /* Free symbols, sorted by sdb_expr_cmp, in a malloc'ed array the caller
 ** frees (NULL when there are none). Returns the count, or -1 on OOM. */

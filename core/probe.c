@@ -111,35 +111,6 @@ static bool is_int_symbol(const sdb_shape_env *env, const sdb_expr *sym) {
   return si ? si->type == SDB_SYM_INT : strncmp(sym->name, "zuf", 3) != 0;
 }
 
-static int64_t floor_div64(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-  return q;
-}
-static int64_t ceil_div64(int64_t a, int64_t b) { return -floor_div64(-a, b); }
-
-/* Is d = c*x + rest with x absent from rest? (as shape_env.c solves) */
-static bool linear_in(const sdb_expr *d, const sdb_expr *x, int64_t *c,
-                      const sdb_expr **rest) {
-  const sdb_expr *mono;
-  if (d->kind == SDB_ADD) {
-    for (size_t i = 0; i < d->nargs; i++) {
-      int64_t k = sdb_expr_coeff(d->args[i], &mono);
-      if (mono != x) continue;
-      const sdb_expr *r = sdb_sub(d, d->args[i]);
-      if (!r || sdb_has_symbol(r, x)) return false;
-      *c = k;
-      *rest = r;
-      return true;
-    }
-    return false;
-  }
-  int64_t k = sdb_expr_coeff(d, &mono);
-  if (mono != x) return false;
-  *c = k;
-  *rest = sdb_int(0);
-  return true;
-}
 
 static bool is_rel(const sdb_expr *e) {
   return (e->kind == SDB_EQ || e->kind == SDB_NE || e->kind == SDB_LT || e->kind == SDB_LE) &&
@@ -168,7 +139,7 @@ static const sdb_expr *solved(const sdb_shape_env *env, const sdb_expr *e) {
   const sdb_expr *x = n == 1 ? fs[0] : NULL, *rest;
   free(fs);
   int64_t c;
-  if (!x || !is_int_symbol(env, x) || !linear_in(d, x, &c, &rest) || c == 0 ||
+  if (!x || !is_int_symbol(env, x) || !sdb_linear_in(d, x, &c, &rest) || c == 0 ||
       rest->kind != SDB_INT)
     return e;
   int64_t m = -rest->ival;          /* c*x REL m */
@@ -185,7 +156,7 @@ static const sdb_expr *solved(const sdb_shape_env *env, const sdb_expr *e) {
       m -= 1;                         /* c*x < m is c*x <= m - 1 */
       /* fall through */
     case SDB_LE:
-      r = c > 0 ? sdb_le(x, sdb_int(floor_div64(m, c))) : sdb_ge(x, sdb_int(ceil_div64(m, c)));
+      r = c > 0 ? sdb_le(x, sdb_int(sdb_floor_div64(m, c))) : sdb_ge(x, sdb_int(sdb_ceil_div64(m, c)));
       break;
     default: break;
   }
@@ -666,8 +637,8 @@ static void collect_solutions(const sdb_expr *e, const sdb_expr *x, sdb_range r,
   if (is_rel(e) && sdb_has_symbol(e, x)) {
     const sdb_expr *d = sdb_sub(e->args[0], e->args[1]), *rest;
     int64_t k;
-    if (d && linear_in(d, x, &k, &rest) && k != 0 && rest->kind == SDB_INT) {
-      int64_t m = -rest->ival, lo = floor_div64(m, k), hi = ceil_div64(m, k);
+    if (d && sdb_linear_in(d, x, &k, &rest) && k != 0 && rest->kind == SDB_INT) {
+      int64_t m = -rest->ival, lo = sdb_floor_div64(m, k), hi = sdb_ceil_div64(m, k);
       cand_add(c, r, lo);
       cand_add(c, r, hi);
       cand_add_near(c, r, lo, -1);
@@ -693,8 +664,8 @@ static void candidates(search *s, size_t i, const sdb_expr *const *exprs, size_t
     cand_add_near(c, r, x, 1);
     if (x != SDB_NINF + 1) cand_add(c, r, -x);
     for (size_t q = 0; q < k->ncoef; q++) {
-      cand_add(c, r, floor_div64(x, k->coef[q]));
-      cand_add(c, r, ceil_div64(x, k->coef[q]));
+      cand_add(c, r, sdb_floor_div64(x, k->coef[q]));
+      cand_add(c, r, sdb_ceil_div64(x, k->coef[q]));
     }
   }
   if (r.lo != SDB_NINF) cand_add_near(c, r, r.lo, 1);

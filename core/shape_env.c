@@ -665,35 +665,6 @@ static void update_range(sdb_shape_env *env, const sdb_expr *sym, sdb_range nr,
     set_replacement(env, sym, sdb_int(nr.lo), "range_refined_to_singleton");
 }
 
-static int64_t floor_div64(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-  return q;
-}
-static int64_t ceil_div64(int64_t a, int64_t b) { return -floor_div64(-a, b); }
-
-/* Is d = c*x + rest with x absent from rest? */
-static bool linear_in(const sdb_expr *d, const sdb_expr *x, int64_t *c,
-                      const sdb_expr **rest) {
-  const sdb_expr *mono;
-  if (d->kind == SDB_ADD) {
-    for (size_t i = 0; i < d->nargs; i++) {
-      int64_t k = sdb_expr_coeff(d->args[i], &mono);
-      if (mono != x) continue;
-      const sdb_expr *r = sdb_sub(d, d->args[i]);
-      if (!r || sdb_has_symbol(r, x)) return false;
-      *c = k;
-      *rest = r;
-      return true;
-    }
-    return false;
-  }
-  int64_t k = sdb_expr_coeff(d, &mono);
-  if (mono != x) return false;
-  *c = k;
-  *rest = sdb_int(0);
-  return true;
-}
 
 /* _refine_ranges: for rel(lhs, rhs) solve for each symbol that occurs
 ** linearly and intersect its range with what the other side allows. */
@@ -709,7 +680,7 @@ static void refine_ranges(sdb_shape_env *env, const sdb_expr *rel) {
   for (long i = 0; i < n; i++) {
     int64_t c;
     const sdb_expr *rest;
-    if (!linear_in(d, fs[i], &c, &rest) || c == 0) continue;
+    if (!sdb_linear_in(d, fs[i], &c, &rest) || c == 0) continue;
     const sdb_expr *neg = sdb_neg(rest);
     if (!neg) continue;
     sdb_range R = bound_raw(env, neg);   /* c*x (rel) -rest, -rest in [A, B] */
@@ -717,12 +688,12 @@ static void refine_ranges(sdb_shape_env *env, const sdb_expr *rel) {
     if (rel->kind == SDB_LT && B != SDB_PINF) B -= 1;
     sdb_range nr = sdb_range_unknown();
     if (B != SDB_PINF) {                 /* c*x <= B */
-      if (c > 0) nr.hi = floor_div64(B, c);
-      else nr.lo = ceil_div64(B, c);
+      if (c > 0) nr.hi = sdb_floor_div64(B, c);
+      else nr.lo = sdb_ceil_div64(B, c);
     }
     if (rel->kind == SDB_EQ && A != SDB_NINF) {   /* c*x >= A */
-      if (c > 0) nr.lo = ceil_div64(A, c);
-      else nr.hi = floor_div64(A, c);
+      if (c > 0) nr.lo = sdb_ceil_div64(A, c);
+      else nr.hi = sdb_floor_div64(A, c);
     }
     update_range(env, fs[i], nr, why, true);
   }
@@ -828,7 +799,7 @@ static void maybe_guard_rel(sdb_shape_env *env, const sdb_expr *g) {
   sort_solve(env, fs, n);
   int64_t c;
   const sdb_expr *rest;
-  if (linear_in(d, fs[0], &c, &rest) && (c == 1 || c == -1)) {
+  if (sdb_linear_in(d, fs[0], &c, &rest) && (c == 1 || c == -1)) {
     const sdb_expr *sol = c == 1 ? sdb_neg(rest) : rest;   /* x = -rest/c */
     if (sol && !sdb_has_unbacked(env, sol)) {
       const sdb_expr *t = replace(env, sol);

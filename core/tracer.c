@@ -35,8 +35,9 @@ static void set_tracer_ctx(sdb_tracer *tr) {
 }
 
 /* The graph's erase hook (ud: the stream). DCE runs while this tracer is
-** the current one, so the event lands in the graph its nodes were placed in. */
-static void node_erased(void *ud, const sdb_node *n, const char *why) {
+** the current one (or in the aot phase, for aot's graphs), so the event
+** lands in the graph its nodes were placed in. */
+void sdb_node_erased_event(void *ud, const sdb_node *n, const char *why) {
   sdb_event e = {0};
   e.kind = SDB_EV_NODE_ERASED;
   e.text = n->name;
@@ -57,7 +58,7 @@ sdb_tracer *sdb_tracer_new(sdb_tracer *parent, const char *name, sdb_graph *grap
   tr->mode = mode;
   tr->env = mode->env;
   tr->ev = sdb_shape_env_events(mode->env);
-  if (tr->ev) sdb_graph_on_erase(graph, node_erased, tr->ev);
+  if (tr->ev) sdb_graph_on_erase(graph, sdb_node_erased_event, tr->ev);
   set_tracer_ctx(tr);
   sdb_event e = {0};
   e.kind = SDB_EV_TRACER_PUSH;

@@ -47,6 +47,9 @@ struct sdb_tracer {
 sdb_tracer *sdb_tracer_new(sdb_tracer *parent, const char *name, sdb_graph *graph,
                            sdb_fake_mode *mode);
 void sdb_tracer_free(sdb_tracer *tr);
+/* A graph erase hook (sdb_graph_on_erase) emitting node_erased on the
+** stream ud; tracers install it on their graphs, the aot phase on its. */
+void sdb_node_erased_event(void *ud, const sdb_node *n, const char *why);
 
 /* Inputs of the root graph: a tensor placeholder `L_x_` (body name `l_x_`)
 ** with a `s0: "Sym(s0)"` placeholder before it for each symbol it brings. */

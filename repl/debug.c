@@ -416,17 +416,7 @@ static int prepare_program(dbg *d) {
   repl_session *s = d->s;
   lua_State *L = s->L;
   if (alive(d)) kill_program(d);
-  lua_pushglobaltable(L);
-  lua_pushliteral(L, "arg");
-  lua_createtable(L, s->prog_argc, 1);
-  lua_pushstring(L, s->program);
-  lua_rawseti(L, -2, 0);
-  for (int i = 0; i < s->prog_argc; i++) {
-    lua_pushstring(L, s->prog_argv[i]);
-    lua_rawseti(L, -2, i + 1);
-  }
-  lua_rawset(L, -3);
-  lua_pop(L, 1);
+  repl_set_arg(s);
   if (luaL_loadfile(L, s->program) != LUA_OK) {
     repl_error(s, "run: %s", lua_tostring(L, -1));
     lua_pop(L, 1);

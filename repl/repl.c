@@ -563,6 +563,22 @@ int repl_load(repl_session *s, const char *path, bool quiet) {
   return 0;
 }
 
+void repl_set_arg(repl_session *s) {
+  lua_State *L = s->L;
+  /* set raw, so a metatable on _G runs no code outside a pcall */
+  lua_pushglobaltable(L);
+  lua_pushliteral(L, "arg");
+  lua_createtable(L, s->prog_argc, 1);
+  lua_pushstring(L, s->program);
+  lua_rawseti(L, -2, 0);
+  for (int i = 0; i < s->prog_argc; i++) {
+    lua_pushstring(L, s->prog_argv[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+}
+
 int repl_run_default(repl_session *s, const char *args) {
   if (args && *skip_blanks(args)) {
     int rc = eval_lua(s, args, current_input, false);
@@ -574,19 +590,7 @@ int repl_run_default(repl_session *s, const char *args) {
   }
   lua_State *L = s->L;
   int base = lua_gettop(L);
-  /* `arg` as lua.c builds it: arg[0] the script, then its arguments. Set
-  ** raw, so a metatable on _G runs no code outside a pcall. */
-  lua_pushglobaltable(L);
-  lua_pushliteral(L, "arg");
-  lua_createtable(L, s->prog_argc, 1);
-  lua_pushstring(L, s->program);
-  lua_rawseti(L, -2, 0);
-  for (int i = 0; i < s->prog_argc; i++) {
-    lua_pushstring(L, s->prog_argv[i]);
-    lua_rawseti(L, -2, i + 1);
-  }
-  lua_rawset(L, -3);
-  lua_settop(L, base);
+  repl_set_arg(s);
   if (luaL_loadfile(L, s->program) != LUA_OK) {
     repl_error(s, "run: %s", lua_tostring(L, -1));
     lua_settop(L, base);

@@ -85,6 +85,10 @@ void repl_builtin_init(void);
 ** running it. quiet: no "loaded PATH" line. 0 or -1 (message printed). */
 int repl_load(repl_session *s, const char *path, bool quiet);
 
+/* The global `arg` for the loaded program, as lua.c builds it: arg[0] the
+** script, then its arguments. */
+void repl_set_arg(repl_session *s);
+
 /* The default `run`: with args, run them as a Lua line; without, run the
 ** loaded program (re-read from its file) with `arg` set as lua.c sets it,
 ** under the traceback handler. */

@@ -4,39 +4,9 @@
 # status: stepping through nonzero (pending, then the binding), reverse
 # stepping and goto, each breakpoint kind, the info panels, explain, print,
 # why and assume, a data-dependent error, cond's nested tracers, Lua at a
-# stop, kill, displays, and bad input. Run by prove through tests/tap-exec,
-# which sets $SHAPEDB.
-SHAPEDB=${SHAPEDB:-bin/shapedb}
-case $SHAPEDB in /*) ;; *) SHAPEDB=$PWD/$SHAPEDB ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sdb-debug.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-work=$tmp/work
-mkdir "$work"
-unset NO_COLOR XDG_STATE_HOME
-HOME=$tmp
-export HOME
-
-n=0
-check() {
-  n=$((n + 1))
-  if diff -u "$tmp/want" "$tmp/got" > "$tmp/diff"; then
-    echo "ok $n - $1"
-  else
-    echo "not ok $n - $1"
-    sed 's/^/# /' "$tmp/diff"
-  fi
-}
-run() {
-  (cd "$work" && "$SHAPEDB" "$@" < /dev/null) > "$tmp/got" 2>&1
-  echo "[exit $?]" >> "$tmp/got"
-}
-feed() {
-  text=$1
-  shift
-  (cd "$work" && printf "$text" | "$SHAPEDB" "$@") > "$tmp/got" 2>&1
-  echo "[exit $?]" >> "$tmp/got"
-}
-want() { cat > "$tmp/want"; }
+# stop, kill, displays, and bad input (harness: tests/lib/transcript.sh).
+NAME=debug
+. "${SHAPEDB_TESTS:-$(dirname "$0")/..}/lib/transcript.sh"
 
 # nz.lua: nonzero: u0 is created, pending, bound at .size()[0]
 cat > "$work/nz.lua" <<'LUA'
@@ -574,7 +544,11 @@ event 14, phase trace, tracer trace, nz.lua:7 in main chunk
 pending: {} (no fresh unbacked symbol is waiting for a binding)
 [exit 0]
 OUT
-feed 'step 5\n\n\ninfo pending\n' '-i' 'nz.lua'
+feed 'step 5
+
+
+info pending
+' '-i' 'nz.lua'
 check 'a piped session: Enter repeats step'
 
 want <<'OUT'
