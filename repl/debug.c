@@ -1246,7 +1246,7 @@ static const repl_cmd debug_cmds[] = {
 };
 
 static const repl_cmd debug_info_cmds[] = {
-  { "breakpoints", NULL, "breakpoints", "info breakpoints",
+  { "breakpoints", "b", "breakpoints", "info breakpoints",
     "the breakpoints, with their hit counts",
     "List the breakpoints and watchpoints: number, kind, whether deleted when\n"
     "hit, whether enabled, how many times hit, and what they match.\n"

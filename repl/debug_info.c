@@ -659,7 +659,7 @@ static const repl_cmd info_cmds[] = {
     "  graph trace:\n"
     "    %nonzero: u0: .size()[0]  (event 12)\n",
     info_bindings, REPL_COMPLETE_NONE, NULL, 0, 0, false },
-  { "guards", NULL, "data", "info guards",
+  { "guards", "g", "data", "info guards",
     "the guards taken, with phase and Lua line",
     "List the guards added so far in this compile, with the phase and the Lua\n"
     "line that took them, and the installed guard set once there is one.\n"

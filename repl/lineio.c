@@ -8,6 +8,8 @@
 ** all there (STYLE.md).
 */
 #include "lineio.h"
+#include "event.h"
+#include "ops.h"
 #include "host.h"
 
 #include <ctype.h>
@@ -121,7 +123,7 @@ static int on_signal_event(void) {
 ** ---------------------------------------------------------------------- */
 
 static const char *const breakpoint_kinds[] = {
-  "unbacked", "guard", "phase", "op", "symbol", "error", NULL,
+  "unbacked", "guard", "phase", "op", "symbol", "error", "event", NULL,
 };
 
 static void add_match(repl_strv *out, const char *cand, const char *text) {
@@ -276,8 +278,15 @@ static void complete_args(const repl_cmd *cmd, bool toplevel, char **args, int n
     if (n == 0) {
       for (const char *const *k = breakpoint_kinds; *k; k++) add_match(out, *k, text);
       add_files(out, text, files);
-    } else if (!strcmp(args[0], "symbol")) {
+    } else if (n == 1 && !strcmp(args[0], "symbol")) {
       add_symbols(out, text);
+    } else if (n == 1 && !strcmp(args[0], "phase")) {
+      for (int p = SDB_PHASE_NONE + 1; p < SDB_PHASE_COUNT; p++)
+        add_match(out, sdb_phase_name((sdb_phase)p), text);
+    } else if (n == 1 && !strcmp(args[0], "op")) {
+      for (size_t i = 0; i < sdb_op_count(); i++) add_match(out, sdb_op_at(i)->name, text);
+    } else if (n == 1 && !strcmp(args[0], "event")) {
+      for (int k = 0; k < SDB_EV_COUNT; k++) add_match(out, sdb_event_name((sdb_event_kind)k), text);
     }
     break;
   case REPL_COMPLETE_COMMAND:
