@@ -144,9 +144,20 @@ check:
 valgrind: $(SHAPEDB) $(UNIT_BIN)
 	SHAPEDB_VALGRIND=1 SHAPEDB=$(abspath $(SHAPEDB)) prove --exec $(abspath tests/tap-exec) $(TEST_FILES)
 
-bench: $(SHAPEDB)
-	@if [ -f scripts/bench.lua ]; then $(SHAPEDB) scripts/bench.lua; \
-	 else echo "no benchmarks yet"; fi
+# Benchmarks: numbers, never pass/fail, and not part of `test`. The C
+# benchmark is built like a unit test against libcore.a, with this tree's
+# OPT (-O2 in the plain build); tests/bench/run.sh adds the Lua end-to-end
+# rows and, when python3 has sympy, the sympy baseline, and prints the
+# table. `make bench BENCH_ARGS=--quick` is a seconds-long smoke run.
+BENCH_BIN = $(BUILD)/bench/bench_core
+
+$(BENCH_BIN): tests/bench/bench_core.c $(BUILD)/libcore.a | $(STAMP)
+	@mkdir -p $(@D)
+	$(say) BENCH $<
+	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -o $@ $< $(BUILD)/libcore.a -lm
+
+bench: $(SHAPEDB) $(BENCH_BIN)
+	@sh tests/bench/run.sh $(BENCH_BIN) $(SHAPEDB) $(BUILD)/bench "$(CC) $(strip $(OPT))" $(BENCH_ARGS)
 
 clean:
 	rm -rf build bin
