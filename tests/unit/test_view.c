@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <cmocka.h>
 
 #include "fake.h"
@@ -1251,15 +1250,10 @@ static void test_clone_and_fork(void **state) {
   sdb_timeline_free(NULL);
 }
 
-/* 100k events: compiles of nonzero-like traces with guards, asserts and
-** nodes. Seeking anywhere must be fast; the time is a diagnostic only. */
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static void test_seek_timing(void **state) {
+/* A long stream (100k events: compiles of nonzero-like traces with guards,
+** asserts and nodes): folding it and seeking to
+** scattered steps stays exact (timing is `make bench`'s job, not a test's). */
+static void test_big_stream(void **state) {
   (void)state;
   builder b = {sdb_events_new(), 0, NULL, "big.lua", 1, "f", NULL};
   char name[32], node_name[32], line[128], guard[64];
@@ -1288,31 +1282,23 @@ static void test_seek_timing(void **state) {
     phase_end(&b, "f");
   }
   size_t n = sdb_events_count(b.s);
-  double t0 = now_ms();
   sdb_timeline *t = sdb_timeline_new(b.s);
   assert_int_equal(sdb_timeline_length(t), n);
-  double t1 = now_ms();
   /* seek to 1000 scattered steps, and read a status and an explain at each */
   uint32_t x = 12345;
-  double worst = 0;
   for (int i = 0; i < 1000; i++) {
     x = x * 1103515245u + 12345u;
     size_t k = x % (n + 1);
-    double a = now_ms();
     const sdb_view *v = sdb_timeline_seek(t, k);
     assert_non_null(v);
+    assert_int_equal(sdb_view_step(v), k);
     char *st = sdb_view_status(v);
     char *ex = sdb_view_explain(v, S("u7"));
-    double d = now_ms() - a;
-    if (d > worst) worst = d;
     assert_non_null(st);
     assert_non_null(ex);
     free(st);
     free(ex);
   }
-  double t2 = now_ms();
-  printf("# seek: %zu events folded in %.1f ms; 1000 seeks + status + explain in %.1f ms "
-         "(%.3f ms each, worst %.3f ms)\n", n, t1 - t0, t2 - t1, (t2 - t1) / 1000, worst);
   const sdb_view *v = sdb_timeline_seek(t, n);
   assert_int_equal(sdb_view_compile(v), compiles);
   assert_int_equal(sdb_view_symbol_count(v), 401);
@@ -1335,7 +1321,7 @@ int main(void) {
     cmocka_unit_test(test_node_order_by_hand),
     cmocka_unit_test(test_seek_both_ways),
     cmocka_unit_test(test_clone_and_fork),
-    cmocka_unit_test(test_seek_timing),
+    cmocka_unit_test(test_big_stream),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   int rc = cmocka_run_group_tests_name("view", tests, NULL, NULL);
