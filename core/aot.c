@@ -17,6 +17,7 @@
 typedef struct {
   sdb_value v;
   sdb_node *node;
+  sdb_node **items;          /* an inlined body's outputs: the node of each element */
 } aotval;
 
 typedef struct {
@@ -32,6 +33,11 @@ typedef struct {
   sdb_node **latest;         /* the functional value that replaces input i */
   const char **in_names;
   size_t nin;
+  /* inlining a body (wrap) into the graph being built: its placeholders
+  ** are these nodes of the caller, and its outputs come back as nodes */
+  sdb_node **inline_in;
+  sdb_node **inline_out;     /* filled by run_graph, one per output element */
+  bool inlining;
 } interp;
 
 static int oom(sdb_err *err) {
@@ -68,6 +74,7 @@ static void interp_free(interp *it) {
   for (size_t i = 0; i < it->val.len; i++) {
     aotval *a = it->val.vals[i];
     sdb_value_free(&a->v);
+    free(a->items);
     free(a);
   }
   sdb_map_free(&it->val);
@@ -80,6 +87,8 @@ static aotval *set_val(interp *it, const sdb_node *n, const sdb_value *v, sdb_no
     if (!a || !sdb_map_put(&it->val, n, a)) { free(a); return NULL; }
   } else {
     sdb_value_free(&a->v);
+    free(a->items);
+    a->items = NULL;
   }
   a->v = v ? sdb_value_copy(v) : SDB_VALUE_NONE;
   a->node = node;
@@ -447,7 +456,10 @@ static int run_cond(interp *it, const sdb_node *n, const sdb_value *vals, sdb_er
 }
 
 static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
-  if (n->op == SDB_N_PLACEHOLDER || n->op == SDB_N_OUTPUT || n->op == SDB_N_GET_ATTR) return SDB_OK;
+  if (n->op == SDB_N_PLACEHOLDER || n->op == SDB_N_OUTPUT) return SDB_OK;
+  /* a subgraph attribute: no value of its own (cond and wrap read its
+  ** graph through the node), but resolving their arguments must find it */
+  if (n->op == SDB_N_GET_ATTR) return set_val(it, n, NULL, NULL) ? SDB_OK : oom(err);
   sdb_events_push_op(it->ev, n->name);
   int rc = SDB_OK;
   sdb_value vals[64];
@@ -462,15 +474,30 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
   if (!strcmp(t, "torch.ops.higher_order.cond")) {
     rc = run_cond(it, n, vals, err);
   } else if (!strcmp(t, "torch.ops.higher_order.wrap")) {
-    /* make_fx traces through wrap: the body is inlined */
+    /* make_fx traces through wrap: the body is inlined, its placeholders
+    ** standing for the operands' nodes and its outputs read back by node */
     sdb_value outs = SDB_VALUE_NONE;
     interp child = *it;
     child.val = (sdb_map)SDB_MAP_INIT;
     child.nin = 0;
+    child.inlining = it->out != NULL;
+    child.inline_in = NULL;
+    child.inline_out = NULL;
+    if (child.inlining) {
+      child.inline_in = calloc(nv, sizeof *child.inline_in);
+      if (!child.inline_in) { rc = oom(err); goto out; }
+      for (size_t i = 1; i < nv; i++) {
+        aotval *a = n->args[i].kind == SDB_A_NODE ? sdb_map_get(&it->val, n->args[i].node) : NULL;
+        child.inline_in[i - 1] = a ? a->node : NULL;
+      }
+    }
     rc = run_graph(&child, n->args[0].node->sub, &vals[1], nv - 1, &outs, err);
     interp_free(&child);
-    if (rc == SDB_OK && !set_val(it, n, &outs, NULL)) rc = oom(err);
-    /* the outputs' nodes are the inlined body's last nodes */
+    free(child.inline_in);
+    aotval *a = rc == SDB_OK ? set_val(it, n, &outs, NULL) : NULL;
+    if (rc == SDB_OK && !a) rc = oom(err);
+    if (a) a->items = child.inline_out;
+    else free(child.inline_out);
     sdb_value_free(&outs);
   } else if (!strcmp(t, "operator.getitem")) {
     int64_t k = 0;
@@ -481,7 +508,10 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
       goto out;
     }
     sdb_node *node = NULL;
-    if (it->out) {
+    aotval *sv = n->args[0].kind == SDB_A_NODE ? sdb_map_get(&it->val, n->args[0].node) : NULL;
+    if (sv && !sv->node && sv->items) {
+      node = sv->items[k];   /* an element of an inlined body: its own node */
+    } else if (it->out) {
       sdb_arg *args = map_args(it, n, err);
       if (!args) { rc = err ? err->code : SDB_E_OOM; goto out; }
       node = emit_node(it, "operator.getitem", "getitem", args, n->nargs, &seq->items[k], err);
@@ -598,7 +628,9 @@ static int run_graph(interp *it, const sdb_graph *g, const sdb_value *inputs, si
   if (inputs) {
     for (size_t i = 0; i < np && i < nin; i++) {
       sdb_node *ph = NULL;
-      if (it->out) {
+      if (it->inlining) {
+        ph = it->inline_in[i];
+      } else if (it->out) {
         char name[32];
         snprintf(name, sizeof name, "arg%zu_1", i);
         ph = sdb_graph_placeholder(it->out, name, name, &inputs[i], NULL);
@@ -615,6 +647,19 @@ static int run_graph(interp *it, const sdb_graph *g, const sdb_value *inputs, si
   if (!outn || !outn->nargs) { *outputs = sdb_value_seq(SDB_V_TUPLE, 0); return SDB_OK; }
   int rc = resolve(it, &outn->args[0], outputs, err);
   if (rc) return rc;
+  if (it->inlining) {
+    /* the caller reads the outputs by node; no output node, no epilogue */
+    const sdb_arg *o = &outn->args[0];
+    size_t n = o->kind == SDB_A_SEQ ? o->n : 1;
+    it->inline_out = calloc(n + 1, sizeof *it->inline_out);
+    if (!it->inline_out) return oom(err);
+    for (size_t i = 0; i < n; i++) {
+      const sdb_arg *e = o->kind == SDB_A_SEQ ? &o->items[i] : o;
+      aotval *a = e->kind == SDB_A_NODE ? sdb_map_get(&it->val, e->node) : NULL;
+      it->inline_out[i] = a ? a->node : NULL;
+    }
+    return SDB_OK;
+  }
   if (it->out) {
     /* input mutations are copied back at the end (AOT's epilogue) */
     for (size_t i = 0; i < it->nin; i++) {
@@ -656,7 +701,7 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
   out->graph = sdb_graph_new("GraphModule");
   if (out->graph && ev) sdb_graph_on_erase(out->graph, sdb_node_erased_event, ev);
   sdb_buf mutations = SDB_BUF_INIT;
-  interp it = {env, ev, out->mode, out->graph, SDB_MAP_INIT, &mutations, NULL, NULL, NULL, NULL, ninputs};
+  interp it = {env, ev, out->mode, out->graph, SDB_MAP_INIT, &mutations, NULL, NULL, NULL, NULL, ninputs, NULL, NULL, false};
   it.in_tensors = calloc(ninputs + 1, sizeof *it.in_tensors);
   it.in_nodes = calloc(ninputs + 1, sizeof *it.in_nodes);
   it.latest = calloc(ninputs + 1, sizeof *it.latest);
@@ -722,7 +767,7 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
     sdb_emit(ev, &e);
     sdb_fake_mode_bump_epoch(out->mode);
     sdb_ignore_fresh_push(env);
-    interp meta = {env, ev, out->mode, NULL, SDB_MAP_INIT, &mutations, NULL, NULL, NULL, NULL, 0};
+    interp meta = {env, ev, out->mode, NULL, SDB_MAP_INIT, &mutations, NULL, NULL, NULL, NULL, 0, NULL, NULL, false};
     for (size_t p = 0; p < np && rc == SDB_OK; p++) {
       aotval *a = sdb_map_get(&it.val, dynamo->nodes[p]);
       if (!a || !set_val(&meta, dynamo->nodes[p], &a->v, NULL)) rc = oom(err);

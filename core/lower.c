@@ -48,6 +48,7 @@ typedef struct {
   sdb_lowered *out;
   size_t cap;
   sdb_map ref;                 /* aot node -> wrapper name (interned) */
+  sdb_map cond_out;            /* cond node -> 1 + index of its first MultiOutput buffer */
   sdb_map bound;               /* symbol (resolved) -> non-NULL once the wrapper binds it */
   pending_assert *asserts;
   size_t nasserts, capasserts;
@@ -126,6 +127,7 @@ static void put_arg(lowering *lw, sdb_buf *b, const sdb_arg *a) {
         if (i) sdb_buf_puts(b, ", ");
         put_arg(lw, b, &a->items[i]);
       }
+      if (a->tuple && a->n == 1) sdb_buf_putc(b, ',');   /* Python's 1-tuple */
       sdb_buf_putc(b, a->tuple ? ')' : ']');
       break;
   }
@@ -380,6 +382,14 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     return SDB_OK;
   }
   if (!strcmp(t, "operator.getitem")) {
+    /* an element of a Conditional is the MultiOutput the cond made for it */
+    uintptr_t mo = n->nargs > 1 && n->args[0].kind == SDB_A_NODE
+                 ? (uintptr_t)sdb_map_get(&lw->cond_out, n->args[0].node) : 0;
+    int64_t idx = 0;
+    if (mo && sdb_value_is_const_int(&n->args[1].value, &idx) && idx >= 0) {
+      sdb_map_put(&lw->ref, n, (void *)lw->out->bufs[mo - 1 + (size_t)idx].name);
+      return SDB_OK;
+    }
     /* an element of a multi-output kernel: a MultiOutput buffer */
     sdb_ibuf *b = new_buf(lw, SDB_IB_MULTIOUTPUT, n);
     if (!b) return oom(err);
@@ -401,6 +411,7 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     buffer_event(lw, b);
     sdb_map_put(&lw->ref, n, (void *)b->name);
     /* each output through a MultiOutput, which defines the merged symbols */
+    sdb_map_put(&lw->cond_out, n, (void *)(uintptr_t)(lw->out->n + 1));
     for (size_t i = 0; i < n->example.n; i++) {
       sdb_ibuf *mo = new_buf(lw, SDB_IB_MULTIOUTPUT, n);
       if (!mo) return oom(err);
@@ -547,6 +558,7 @@ int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *o
   }
   sdb_buf_free(&lw.code);
   sdb_map_free(&lw.ref);
+  sdb_map_free(&lw.cond_out);
   sdb_map_free(&lw.bound);
   free(lw.asserts);
   sdb_events_set_tracer(lw.ev, "trace", 0);

@@ -206,4 +206,47 @@ do
   t.has(d.last_recompile, "tensor 'x' dtype mismatch. expected Float, actual Long", "dtype changes recompile too")
 end
 
+-- 9. higher-order ops through every phase: cond stays a cond (its branches
+-- retraced into true_graph/false_graph), wrap is inlined by make_fx
+do
+  local function f(x)
+    local out = torch.cond(x:sum():gt(0), function() return x:sin() end, function() return x:cos() end)
+    return out
+  end
+  local c = torch.compile(f, { backend = "inductor", dynamic = true, name = "f9" })
+  c(T{6})
+  local tr = c.entries[1].trace
+  local aot = tr:aot_graph()
+  t.has(aot, 'true_graph_0 = self.true_graph_0\n        false_graph_0 = self.false_graph_0\n' ..
+    '        cond = torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0, (arg0_1, arg1_1));',
+    "cond under aot: the branches are subgraph attributes")
+  t.has(aot, '    class true_graph_0(torch.nn.Module):\n        def forward(self, arg0_1: "Sym(s0)", arg1_1: "f32[s0]"):\n' ..
+    '            sin: "f32[s0]" = torch.ops.aten.sin.default(arg1_1);  arg1_1 = None', "the true branch retraced to aten")
+  local w = tr:wrapper()
+  t.has(w, "    buf2 = torch.cond(buf1, true_graph_0, false_graph_0, (s0, arg1_1))  # Conditional\n" ..
+    "    buf3 = buf2[0]  # MultiOutput f32[s0]\n    return (buf3, )", "one MultiOutput per output, read by the getitem")
+
+  local function g(x)
+    local out = torch.wrap(function(y, k) return y:sum() + k end, x, x:size(0))
+    return out
+  end
+  local cw = torch.compile(g, { backend = "inductor", dynamic = true, name = "f9w" })
+  cw(T{6})
+  t.has(cw.entries[1].trace:aot_graph(), 'def forward(self, arg0_1: "Sym(s0)", arg1_1: "f32[s0]"):\n' ..
+    '        sum_1: "f32[]" = torch.ops.aten.sum.dim_IntList(arg1_1);  arg1_1 = None\n' ..
+    '        add: "f32[]" = torch.ops.aten.add.Tensor(sum_1, arg0_1);  sum_1 = arg0_1 = None\n' ..
+    '        return (add,)', "wrap's body is inlined into the aot graph, reading the operands' nodes")
+
+  local function h(x)
+    local out = torch.cond(x:sum():gt(0), function() return x:nonzero() end, function() return x:nonzero() end)
+    return out
+  end
+  local ch = torch.compile(h, { backend = "inductor", name = "f9h" })
+  ch(T{6})
+  local wh = ch.entries[1].trace:wrapper()
+  t.has(wh, "torch.cond(buf1, true_graph_0, false_graph_0, (arg0_1,))  # Conditional", "a one-operand tuple keeps its comma")
+  t.like(wh, "    buf3 = buf2%[0%]  # MultiOutput i64%[(u%d+), 1%]\n    %1 = buf3%.size%(0%)\n",
+    "the leaked unbacked size is defined by the cond's MultiOutput")
+end
+
 t.done()
