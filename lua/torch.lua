@@ -41,7 +41,15 @@ local TraceError = {
 }
 local function capture(e)
   if getmetatable(e) == TraceError then return e end
-  local err = { msg = tostring(e), tb = debug.traceback("Lua traceback of the traced code:", 2) }
+  -- the user's frames only: shapedb's own (the compile machinery around
+  -- the traced function) would be noise, and shift with every release
+  local lines = {}
+  for line in debug.traceback("Lua traceback of the traced code:", 2):gmatch("[^\n]+") do
+    if not line:find("[shapedb ", 1, true) and not line:find("in function 'xpcall'", 1, true) then
+      lines[#lines + 1] = line
+    end
+  end
+  local err = { msg = tostring(e), tb = table.concat(lines, "\n") }
   -- where in the user's code it happened, for the error event
   for level = 2, 200 do
     local info = debug.getinfo(level, "Sln")
@@ -211,8 +219,9 @@ function torch.compile(fn, opts)
       shapedb._emit{ kind = "guard_check", flags = false, phase = "guards", text = e.compile_id,
                      detail = table.concat(reasons, "; ") }
     end
+    local message
     if #failures > 0 then
-      local message = string.format("Recompiling function %s in %s\n    triggered by the following guard failure(s):\n%s",
+      message = string.format("Recompiling function %s in %s\n    triggered by the following guard failure(s):\n%s",
         name, compiled.where, table.concat((function()
           local lines = {}
           for i, f in ipairs(failures) do lines[i] = "    - " .. f end
@@ -222,7 +231,11 @@ function torch.compile(fn, opts)
       compiled.last_recompile = message
       shapedb._emit{ kind = "recompile", phase = "guards", text = name, detail = message }
     end
-    return table.unpack(trace(args, names).outputs)
+    local newest = compiled.entries[#compiled.entries]
+    local record = trace(args, names)
+    -- the report says why this entry exists and how its guards differ
+    record.recompile, record.previous = message, message and newest
+    return table.unpack(record.outputs)
   end
 
   return setmetatable(compiled, {
@@ -302,6 +315,13 @@ function shapedb.report(out, quiet)
       for _, rec in ipairs(g) do
         local where = rec.file and string.format(", %s:%d", rec.file, rec.line) or ""
         out:write(string.format("  %-50s # %s%s\n", rec.text, rec.phase, where))
+      end
+      if r.recompile then
+        out:write(r.recompile:gsub("^Recompiling function ", "recompiled: "), "\n")
+        local diff = shapedb.guards_diff(r.previous, r)
+        out:write(string.format("guards diff against [%s]:%s\n", r.previous.compile_id,
+          #diff == 0 and " none" or ""))
+        for _, line in ipairs(diff) do out:write("  ", line, "\n") end
       end
     end
   end

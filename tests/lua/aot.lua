@@ -196,6 +196,12 @@ do
     "- L['y'].stride()[0] == L['x'].size()[1]",
     "+ 2 <= L['y'].size()[0]",
   }, "\n"), "guards diff between the two entries (y's size-1 dim is now static)")
+  local report = {}
+  shapedb.report({ write = function(_, ...) for _, x in ipairs{...} do report[#report + 1] = x end end }, true)
+  report = table.concat(report)
+  t.has(report, "recompiled: f8 in " .. c.where .. "\n    triggered by the following guard failure(s):\n    - " ..
+    id .. ": " .. reasons .. "\nguards diff against [" .. id .. "]:\n  - L['y'].size()[0] == L['x'].size()[0]\n",
+    "the report says why the entry was compiled and diffs its guards, even quiet")
   -- a static compile becomes dynamic in the changed dim (automatic dynamic)
   local s = torch.compile(function(x) return x:sum() end, { backend = "eager", name = "f8s" })
   s(T{3}); s(T{5}); s(T{7})

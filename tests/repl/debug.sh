@@ -272,9 +272,6 @@ Lua traceback of the traced code:
 stack traceback:
 	[C]: in metamethod 'lt'
 	dde.lua:3: in function <dde.lua:1>
-	[C]: in function 'xpcall'
-	[shapedb torch.lua]:147: in upvalue 'trace'
-	[shapedb torch.lua]:225: in function <[shapedb torch.lua]:174>
 	(...tail calls...)
 	dde.lua:9: in main chunk
 event 12, dde.lua:9 in main chunk
