@@ -62,6 +62,11 @@ typedef struct {
   sdb_node *node;             /* producer while tracing, or NULL */
   const sdb_tracer *tracer;   /* the tracer node belongs to */
   sdb_shape_env *env;         /* for guards */
+  /* a SymBool built while tracing: where, and whether anything read it
+  ** (`if b then` does not: Lua's truth test reads no metamethod) */
+  const char *file;
+  int line;
+  bool used;
 } lsym;
 
 /* Values kept alive in a userdata while Lua code may raise. */

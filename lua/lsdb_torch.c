@@ -91,14 +91,67 @@ static sdb_shape_env *current_env(lua_State *L) {
   return rt->active ? rt->active->env : rt->eager_env;
 }
 
+/* SymBools built while a trace is active, per trace: the registry table
+** SYMBOOLS_KEY maps the trace (light userdata) to a list of them, checked
+** for unused ones when the trace finishes. */
+#define SYMBOOLS_KEY "shapedb.symbools"
+
+static void symbools_list(lua_State *L, const ltrace *t, bool create) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, SYMBOOLS_KEY) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    if (!create) { lua_pushnil(L); return; }
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, SYMBOOLS_KEY);
+  }
+  lua_pushlightuserdata(L, (void *)t);
+  if (lua_rawget(L, -2) != LUA_TTABLE && create) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushlightuserdata(L, (void *)t);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, -4);
+  }
+  lua_remove(L, -2);
+}
+
+static void symbools_drop(lua_State *L, const ltrace *t) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, SYMBOOLS_KEY) == LUA_TTABLE) {
+    lua_pushlightuserdata(L, (void *)t);
+    lua_pushnil(L);
+    lua_rawset(L, -3);
+  }
+  lua_pop(L, 1);
+}
+
 static void push_sym(lua_State *L, const char *mt, const sdb_expr *e, sdb_node *node,
                      const sdb_tracer *tr, sdb_shape_env *env) {
   lsym *s = lua_newuserdatauv(L, sizeof *s, 0);
+  memset(s, 0, sizeof *s);
   s->e = e;
   s->node = node;
   s->tracer = tr;
   s->env = env;
   luaL_setmetatable(L, mt);
+  lruntime *rt = runtime(L);
+  if (!strcmp(mt, LSDB_SYMBOOL) && rt->active) {
+    sdb_loc loc;
+    if (sdb_events_locate(rt->ev, &loc)) {
+      s->file = loc.file;
+      s->line = loc.line;
+    }
+    symbools_list(L, rt->active, true);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    lua_pop(L, 1);
+  }
+}
+
+/* A SymBool argument, marked as read. */
+static lsym *symbool_use(lua_State *L, int idx) {
+  lsym *s = luaL_testudata(L, idx, LSDB_SYMBOOL);
+  if (s) s->used = true;
+  return s;
 }
 
 /* An int/bool/float value to Lua: constants as numbers/booleans. */
@@ -170,7 +223,7 @@ bool lsdb_to_value(lua_State *L, int idx, sdb_value *out) {
     case LUA_TUSERDATA:
       if (luaL_testudata(L, idx, LSDB_TENSOR)) { *out = sdb_value_tensor(check_tensor(L, idx)); return true; }
       if ((s = luaL_testudata(L, idx, LSDB_SYMINT))) { *out = sdb_value_int(s->e); return true; }
-      if ((s = luaL_testudata(L, idx, LSDB_SYMBOOL))) { *out = sdb_value_bool(s->e); return true; }
+      if ((s = symbool_use(L, idx))) { *out = sdb_value_bool(s->e); return true; }
       if ((s = luaL_testudata(L, idx, LSDB_SYMFLOAT))) { *out = sdb_value_symfloat(s->e); return true; }
       if (luaL_testudata(L, idx, LSDB_EXPR)) {
         const sdb_expr *e = lsdb_to_expr(L, idx);
@@ -187,7 +240,7 @@ bool lsdb_to_value(lua_State *L, int idx, sdb_value *out) {
 void lsdb_adopt_proxy(lua_State *L, int idx, sdb_tracer *tr) {
   lsym *s = NULL;
   if (!tr || lua_type(L, idx) != LUA_TUSERDATA) return;
-  if (!(s = luaL_testudata(L, idx, LSDB_SYMINT)) && !(s = luaL_testudata(L, idx, LSDB_SYMBOOL)) &&
+  if (!(s = luaL_testudata(L, idx, LSDB_SYMINT)) && !(s = symbool_use(L, idx)) &&
       !(s = luaL_testudata(L, idx, LSDB_SYMFLOAT)))
     return;
   if (s->node && s->tracer == tr) sdb_map_put(&tr->sym_proxy, s->e, s->node);
@@ -511,7 +564,7 @@ static int t_unm(lua_State *L) {
 
 lsym *lsdb_test_sym(lua_State *L, int idx) {
   lsym *s = luaL_testudata(L, idx, LSDB_SYMINT);
-  if (!s) s = luaL_testudata(L, idx, LSDB_SYMBOOL);
+  if (!s) s = symbool_use(L, idx);
   if (!s) s = luaL_testudata(L, idx, LSDB_SYMFLOAT);
   return s;
 }
@@ -650,6 +703,7 @@ static int s_guard_int(lua_State *L) {
 /* b:bool() -> a Lua boolean (Python's bool(b)); guards */
 static int s_bool(lua_State *L) {
   lsym *s = luaL_checkudata(L, 1, LSDB_SYMBOOL);
+  s->used = true;
   lua_pushboolean(L, guard(L, s->e));
   return 1;
 }
@@ -671,7 +725,7 @@ static int s_node(lua_State *L) {
 
 /* The SymBool combinators: torch.sym_and / sym_or / sym_not */
 static const sdb_expr *bool_operand(lua_State *L, int idx) {
-  lsym *s = luaL_testudata(L, idx, LSDB_SYMBOOL);
+  lsym *s = symbool_use(L, idx);
   if (s) return s->e;
   if (lua_isboolean(L, idx)) return sdb_bool(lua_toboolean(L, idx));
   const sdb_expr *e = lsdb_to_expr(L, idx);
@@ -784,6 +838,7 @@ static void deactivate(ltrace *t) {
 static int trace_gc(lua_State *L) {
   ltrace *t = luaL_checkudata(L, 1, LSDB_TRACE);
   deactivate(t);
+  symbools_drop(L, t);
   for (size_t i = 0; i < t->ninputs; i++) sdb_symctx_free(t->inputs[i].ctx);
   free(t->inputs);
   t->inputs = NULL;
@@ -932,6 +987,45 @@ static int trace_input(lua_State *L) {
 
 /* trace:finish(results_table) -> the output values; runs the graph pass,
 ** then the guards phase: produce_guards, guards_installed. */
+/* A SymBool nothing read is almost always `if n:gt(2) then`: always true
+** in Lua, where every userdata is. Say so where it was built, once the
+** trace is done (a note event for the debugger, a warning on stderr). */
+static void warn_unused_symbools(lua_State *L, ltrace *t) {
+  symbools_list(L, t, false);
+  size_t n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
+  for (size_t i = 1; i <= n; i++) {
+    lua_rawgeti(L, -1, (lua_Integer)i);
+    lsym *s = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (!s || s->used) continue;
+    char *text = sdb_expr_str(s->e);
+    const char *where = s->file ? sdb_internf("%s:%d", s->file, s->line) : "an unknown line";
+    const char *msg = sdb_internf(
+      "a SymBool was never used: %s built at %s. In Lua every userdata is true, so "
+      "`if b then` always takes the branch: write `if n > 2 then` or `if b:bool() then` to "
+      "branch (a guard), torch._check(b) to assert", text ? text : "?", where);
+    free(text);
+    sdb_event e = {0};
+    e.kind = SDB_EV_NOTE;
+    e.detail = msg;
+    sdb_loc loc = { s->file, s->line, NULL };
+    if (s->file) sdb_emit_at(t->rt->ev, &e, &loc);
+    else sdb_emit(t->rt->ev, &e);
+    /* through Lua's io.stderr, as PyTorch's warnings go through Python's */
+    int top = lua_gettop(L);
+    if (lua_getglobal(L, "io") == LUA_TTABLE && lua_getfield(L, -1, "stderr") != LUA_TNIL &&
+        lua_getfield(L, -1, "write") != LUA_TNIL) {
+      lua_pushvalue(L, -2);
+      lua_pushfstring(L, "UserWarning: %s\n", msg);
+      fflush(stdout);
+      lua_call(L, 2, 0);
+    }
+    lua_settop(L, top);
+  }
+  lua_pop(L, 1);
+  symbools_drop(L, t);
+}
+
 static int trace_finish(lua_State *L) {
   ltrace *t = check_trace(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -952,6 +1046,7 @@ static int trace_finish(lua_State *L) {
   sdb_err err = SDB_ERR_INIT;
   if (!sdb_tracer_output(t->tracer, &b->pos[0], &err)) return lsdb_raise(L, &err);
   if (sdb_tracer_finalize(t->tracer, &err)) return lsdb_raise(L, &err);
+  warn_unused_symbools(L, t);
   deactivate(t);
   lsdb_phase_event(rt, SDB_EV_PHASE_END, SDB_PHASE_TRACE, t->name);
   sdb_events_set_phase(rt->ev, SDB_PHASE_NONE);
@@ -1151,6 +1246,7 @@ static int trace_aot_graph(lua_State *L) {
 static int trace_abort(lua_State *L) {
   ltrace *t = check_trace(L, 1);
   const char *msg = luaL_optstring(L, 2, "error");
+  symbools_drop(L, t);   /* an error is the news, not unused conditions */
   sdb_loc at = { NULL, 0, NULL };
   if (lua_isstring(L, 3)) {
     at.file = sdb_intern(lua_tostring(L, 3));

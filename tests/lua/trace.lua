@@ -190,4 +190,34 @@ t.error_like(function() torch.compile(42) end, "torch.compile expects a function
 t.error_like(function() torch.compile(function() end, { backend = "tvm" }) end,
   "unknown backend 'tvm' (eager, aot_eager or inductor)", "unknown backend")
 
+-- `if n:gt(2) then` is always true in Lua: a SymBool nothing read is
+-- reported where it was built, once the trace is done
+do
+  local stderr, warned = io.stderr, {}
+  local function capture() io.stderr = { write = function(_, ...) for _, x in ipairs{...} do warned[#warned + 1] = x end end } end
+  local function model(x)
+    local n = x:size(0)
+    if n:gt(2) then return x * 2 end             -- line 10 of this block's function
+    return x
+  end
+  local mark = shapedb.event_count()
+  capture()
+  local ok, err = pcall(function() torch.compile(model, { backend = "eager", dynamic = true })(T{5}) end)
+  io.stderr = stderr
+  assert(ok, err)
+  local note
+  for _, e in ipairs(events_since(mark)) do if e:find("^note: a SymBool") then note = e end end
+  t.like(note, "^note: a SymBool was never used: s0 > 2 built at .*trace%.lua:%d+%. In Lua every userdata is true",
+    "an unused SymBool is a note event at the line that built it")
+  t.like(table.concat(warned), "^UserWarning: a SymBool was never used: s0 > 2 built at", "and a warning on stderr")
+  warned = {}
+  capture()
+  ok, err = pcall(function()
+    torch.compile(function(x) torch._check(x:size(0):ge(1)); return x end, { backend = "eager", dynamic = true })(T{5})
+  end)
+  io.stderr = stderr
+  assert(ok, err)
+  t.is(#warned, 0, "a SymBool given to torch._check is used: no warning")
+end
+
 t.done()
