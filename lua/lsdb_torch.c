@@ -486,6 +486,22 @@ static int t_requires_grad_(lua_State *L) {
 }
 
 /* t.shape, t.dtype, t.ndim, t.device, t.requires_grad; else methods */
+/* shapedb.ops() -> the names of the modelled operators, sorted */
+static int l_ops(lua_State *L) {
+  size_t n = sdb_op_count();
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_pushstring(L, sdb_op_at(i)->name);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_getglobal(L, "table");
+  lua_getfield(L, -1, "sort");
+  lua_pushvalue(L, -3);
+  lua_call(L, 1, 0);
+  lua_pop(L, 1);
+  return 1;
+}
+
 static int tensor_index(lua_State *L) {
   sdb_fake *t = check_tensor(L, 1);
   const char *k = luaL_checkstring(L, 2);
@@ -495,7 +511,9 @@ static int tensor_index(lua_State *L) {
   if (!strcmp(k, "device")) { lua_pushstring(L, t->device); return 1; }
   if (!strcmp(k, "requires_grad")) { lua_pushboolean(L, t->requires_grad); return 1; }
   lua_getfield(L, LUA_REGISTRYINDEX, "shapedb.TensorMethods");
-  lua_getfield(L, -1, k);
+  if (lua_getfield(L, -1, k) == LUA_TNIL && k[0] != '_')
+    return luaL_error(L, "NotImplementedError: unsupported operator: Tensor.%s (not modelled by "
+                         "shapedb; shapedb.ops() lists the operators)", k);
   return 1;
 }
 
@@ -1654,5 +1672,7 @@ void lsdb_open_torch(lua_State *L) {
   lua_setfield(L, -2, "_note");
   lua_pushcfunction(L, l_emit);
   lua_setfield(L, -2, "_emit");
+  lua_pushcfunction(L, l_ops);
+  lua_setfield(L, -2, "ops");
   lsdb_open_hop(L);
 }

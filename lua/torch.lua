@@ -373,3 +373,13 @@ function torch.wrap(fn, ...)
   run_branch(h, "body", fn, table.pack(...))
   return h:finish()
 end
+
+-- An unknown torch.NAME is an error naming it (Lua would only say "attempt
+-- to call a nil value" later); names starting with _ stay plain nil.
+setmetatable(torch, { __index = function(_, k)
+  if type(k) == "string" and k:sub(1, 1) ~= "_" then
+    error(string.format("NotImplementedError: unsupported operator: torch.%s (not modelled by shapedb; "
+      .. "shapedb.ops() lists the operators)", k), 2)
+  end
+end })
+

@@ -187,6 +187,13 @@ end
 
 -- 9. torch.compile argument errors
 t.error_like(function() torch.compile(42) end, "torch.compile expects a function, got number", "not a function")
+t.error_like(function() return torch.frobnicate(1) end,
+  "NotImplementedError: unsupported operator: torch.frobnicate (not modelled by shapedb; shapedb.ops() lists the operators)",
+  "an unknown torch function is named, not a nil call")
+t.error_like(function() return T{3}:frobnicate() end, "NotImplementedError: unsupported operator: Tensor.frobnicate",
+  "so is an unknown tensor method")
+local ops = shapedb.ops()
+t.ok(#ops > 100 and ops[1] < ops[2], "shapedb.ops() lists the modelled operators, sorted")
 t.error_like(function() torch.compile(function() end, { backend = "tvm" }) end,
   "unknown backend 'tvm' (eager, aot_eager or inductor)", "unknown backend")
 
