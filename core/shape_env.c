@@ -16,6 +16,8 @@
 #include "map.h"
 #include "srcfile.h"
 
+#include <assert.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,14 @@ static bool grow_array(void **arr, size_t *cap, size_t elem) {
   return true;
 }
 
+/* A guard or runtime assert, with its simplified form as of the last
+** refresh_axioms. */
+typedef struct fact {
+  const sdb_expr *expr;          /* as recorded */
+  const sdb_expr *simp;          /* sdb_simplify(expr) then; NULL on OOM */
+  bool rewrites;                 /* simp went through facts_rewrite */
+} fact;
+
 struct sdb_shape_env {
   sdb_events *ev;
   sdb_shape_env_opts opts;
@@ -49,11 +59,23 @@ struct sdb_shape_env {
   sdb_renaming *renames; size_t nrenames, caprenames;
   sdb_tracked *tracked; size_t ntracked, captracked;
   const sdb_expr **pending; size_t npending, cappending;
-  const sdb_expr **facts; size_t nfacts, capfacts;
+  fact *facts; size_t nfacts, capfacts;
 
+  /* The axioms are rebuilt lazily: the first static evaluation after
+  ** `version` moves brings them up to date (see refresh_axioms). `version`
+  ** says *when* that happens, so it bumps exactly where it always has (a
+  ** new fact, a replacement, a range, divisibility, size-likeness, a
+  ** declared symbol); repl_gen and rewrite_gen say *what* has to be
+  ** re-simplified then. */
   sdb_map axioms;                /* simplified boolean -> True/False */
-  unsigned version;              /* bumps when replacements or ranges change */
+  unsigned version;
   unsigned axioms_version;
+  unsigned repl_gen;             /* bumps when env->repl changes */
+  unsigned rewrite_gen;          /* bumps when what facts_rewrite reads changes:
+                                 ** ranges, divisibility, the symbol table */
+  unsigned axioms_repl_gen, axioms_rewrite_gen;   /* as of the last refresh */
+  size_t axioms_nfacts;          /* facts[0..axioms_nfacts) are in `axioms` */
+  size_t first_rewrite;          /* no fact below this index has `rewrites` */
   int ignore_fresh;
   int next_s, next_u, next_zuf;
 };
@@ -73,6 +95,7 @@ sdb_shape_env *sdb_shape_env_new(sdb_events *events, const sdb_shape_env_opts *o
   env->ev = events;
   env->opts = opts ? *opts : sdb_shape_env_default_opts();
   env->axioms_version = (unsigned)-1;
+  env->first_rewrite = SIZE_MAX;
   return env;
 }
 
@@ -165,6 +188,11 @@ static sdb_symbol_info *new_symbol(sdb_shape_env *env, const sdb_expr *sym) {
   s->index = env->syms.len;
   s->created = prov_now(env);
   if (!sdb_map_put(&env->syms, sym, s)) { free(s); return NULL; }
+  /* a fact may name a symbol before it exists (built by name); its range
+  ** now comes from the table. Not a `version` bump: creating a symbol never
+  ** refreshed the axioms by itself, and must not start to. The callers set
+  ** s->range before anything can refresh. */
+  env->rewrite_gen++;
   return s;
 }
 
@@ -535,45 +563,155 @@ sdb_range sdb_bound_in(sdb_shape_env *env, const sdb_expr *e) {
 ** Facts (axioms): guards and runtime asserts, with their implications
 ** ---------------------------------------------------------------------- */
 
-static void axiom(sdb_shape_env *env, const sdb_expr *k, bool v) {
-  if (k && !sdb_is_const(k)) sdb_map_put(&env->axioms, k, (void *)sdb_bool(v));
+static void axiom(sdb_map *m, const sdb_expr *k, bool v) {
+  if (k && !sdb_is_const(k)) sdb_map_put(m, k, (void *)sdb_bool(v));
 }
 
-static void add_implications(sdb_shape_env *env, const sdb_expr *g) {
+static void add_implications(sdb_map *m, const sdb_expr *g) {
   if (g->kind == SDB_AND) {
-    for (size_t i = 0; i < g->nargs; i++) add_implications(env, g->args[i]);
+    for (size_t i = 0; i < g->nargs; i++) add_implications(m, g->args[i]);
     return;
   }
-  axiom(env, g, true);
-  axiom(env, sdb_not(g), false);
+  axiom(m, g, true);
+  axiom(m, sdb_not(g), false);
   if (g->kind == SDB_LT) {
     const sdb_expr *a = g->args[0], *b = g->args[1];
-    axiom(env, sdb_le(a, b), true);
-    axiom(env, sdb_ne(a, b), true);
-    axiom(env, sdb_eq(a, b), false);
-    axiom(env, sdb_lt(b, a), false);
+    axiom(m, sdb_le(a, b), true);
+    axiom(m, sdb_ne(a, b), true);
+    axiom(m, sdb_eq(a, b), false);
+    axiom(m, sdb_lt(b, a), false);
   } else if (g->kind == SDB_EQ && !sdb_is_bool(g->args[0])) {
     const sdb_expr *a = g->args[0], *b = g->args[1];
-    axiom(env, sdb_le(a, b), true);
-    axiom(env, sdb_le(b, a), true);
-    axiom(env, sdb_lt(a, b), false);
-    axiom(env, sdb_lt(b, a), false);
+    axiom(m, sdb_le(a, b), true);
+    axiom(m, sdb_le(b, a), true);
+    axiom(m, sdb_lt(a, b), false);
+    axiom(m, sdb_lt(b, a), false);
   }
 }
 
+/* The axioms from scratch: every fact simplified afresh, in order. This is
+** the definition; refresh_axioms must always end equal to it, and
+** sdb_shape_env_check_axioms (or -DSDB_CHECK_AXIOMS) compares the two. */
+static void build_axioms(sdb_shape_env *env, sdb_map *m) {
+  for (size_t i = 0; i < env->nfacts; i++) {
+    const sdb_expr *g = sdb_simplify(env, env->facts[i].expr);
+    if (g) add_implications(m, g);
+  }
+}
+
+/* sdb_simplify(f->expr), step by step, to learn whether facts_rewrite ran. */
+static const sdb_expr *simplify_fact(sdb_shape_env *env, fact *f, size_t i) {
+  const sdb_expr *r = replace(env, f->expr);
+  f->rewrites = r && needs_facts(r);
+  if (!f->rewrites) return r;
+  if (i < env->first_rewrite) env->first_rewrite = i;
+  return facts_rewrite(env, r, true);
+}
+
+static int compare_axioms(sdb_shape_env *env);
+
+/* Bring env->axioms up to date without re-simplifying every fact (which
+** made each guard cost O(guards so far), as PyTorch's get_axioms avoids by
+** caching and re-simplifying only on _resimplify_floor_div_axioms).
+**
+** The result must be exactly build_axioms' — same keys, same order, same
+** values — and made at the same moments (the first static evaluation after
+** `version` moved), so that axioms left stale by a change that never
+** bumped `version` stay stale exactly as before.
+**
+** Invariant after a refresh: for i < axioms_nfacts, facts[i].simp is
+** sdb_simplify(facts[i].expr) in the current state, and `axioms` is the
+** implications of facts[0].simp, ..., facts[axioms_nfacts - 1].simp put in
+** that order. It holds because sdb_simplify is replace() — which reads only
+** env->repl — then, when the result has Mod/FloorDiv/Max/Min (`rewrites`),
+** facts_rewrite — which reads ranges, the symbol table and divisibility.
+** So an old fact's simp can only move if repl_gen moved (any fact) or
+** rewrite_gen moved (facts with `rewrites`; replace() is unchanged, so the
+** flag is too); those are re-simplified, every other one kept. If none
+** moved, putting the new facts' implications after the old ones gives the
+** full build (a put of an existing key keeps its place and takes the later
+** value, as in the full build). If one moved, at index k, the map is
+** rebuilt: facts before k from their cached simp, the rest as they come.
+**
+** Side effects match too. Re-simplifying an unchanged fact in an unchanged
+** state only finds nodes interned when it was last simplified, so new
+** nodes are interned in the same order as by the full build (fact by fact,
+** simplify then implications) and get the same ids, which break ties in
+** the canonical order. find()'s path compression rewrites a replacement
+** target only after the replacements changed — and then every fact is
+** re-simplified, as in the full build. */
 static void refresh_axioms(sdb_shape_env *env) {
   if (env->axioms_version == env->version) return;
-  sdb_map_clear(&env->axioms);
-  for (size_t i = 0; i < env->nfacts; i++) {
-    const sdb_expr *g = sdb_simplify(env, env->facts[i]);
-    if (g) add_implications(env, g);
+  bool all = env->axioms_repl_gen != env->repl_gen;
+  bool rw = all || env->axioms_rewrite_gen != env->rewrite_gen;
+  size_t old = env->axioms_nfacts, from = old;
+  if (all) {
+    from = 0;
+    env->first_rewrite = SIZE_MAX;   /* the flags are all recomputed */
+  } else if (rw && env->first_rewrite < from) {
+    from = env->first_rewrite;
   }
+  bool rebuilding = false;
+  for (size_t i = from; i < env->nfacts; i++) {
+    fact *f = &env->facts[i];
+    bool fresh = i >= old;
+    if (fresh || all || (rw && f->rewrites)) {
+      const sdb_expr *g = simplify_fact(env, f, i);
+      if (!fresh && g != f->simp && !rebuilding) {
+        sdb_map_clear(&env->axioms);
+        for (size_t j = 0; j < i; j++)
+          if (env->facts[j].simp) add_implications(&env->axioms, env->facts[j].simp);
+        rebuilding = true;
+      }
+      f->simp = g;
+      if ((fresh || rebuilding) && g) add_implications(&env->axioms, g);
+    } else if (rebuilding && f->simp) {
+      add_implications(&env->axioms, f->simp);
+    }
+  }
+  env->axioms_nfacts = env->nfacts;
+  env->axioms_repl_gen = env->repl_gen;
+  env->axioms_rewrite_gen = env->rewrite_gen;
   env->axioms_version = env->version;
+#ifdef SDB_CHECK_AXIOMS
+  assert(compare_axioms(env) != 1);   /* the invariant above */
+#endif
+}
+
+/* Compare the axioms with build_axioms' in the current state: the same
+** keys in the same order with the same values, no node the incremental
+** build did not already intern, no replacement target moved by path
+** compression. 0 equal, 1 different, -1 out of memory. */
+static int compare_axioms(sdb_shape_env *env) {
+  size_t nrepl = env->repl.len;
+  const sdb_expr **targets = malloc((nrepl + 1) * sizeof *targets);
+  if (!targets) return -1;
+  for (size_t i = 0; i < nrepl; i++)
+    targets[i] = ((const sdb_replacement *)env->repl.vals[i])->target;
+  size_t nodes = sdb_expr_count();
+  sdb_map m = SDB_MAP_INIT;
+  build_axioms(env, &m);
+  int rc = sdb_expr_count() != nodes || m.len != env->axioms.len || env->repl.len != nrepl;
+  for (size_t i = 0; !rc && i < m.len; i++)
+    rc = m.keys[i] != env->axioms.keys[i] || m.vals[i] != env->axioms.vals[i];
+  for (size_t i = 0; !rc && i < nrepl; i++)
+    rc = targets[i] != ((const sdb_replacement *)env->repl.vals[i])->target;
+  sdb_map_free(&m);
+  free(targets);
+  return rc;
+}
+
+int sdb_shape_env_check_axioms(sdb_shape_env *env) {
+  refresh_axioms(env);
+  return compare_axioms(env);
 }
 
 static bool add_fact(sdb_shape_env *env, const sdb_expr *g) {
   if (!GROW(env->facts, env->nfacts, env->capfacts)) return false;
-  env->facts[env->nfacts++] = g;
+  fact *f = &env->facts[env->nfacts++];
+  f->expr = g;
+  f->simp = NULL;
+  f->rewrites = false;
   env->version++;
   return true;
 }
@@ -654,6 +792,7 @@ static void update_range(sdb_shape_env *env, const sdb_expr *sym, sdb_range nr,
   if (nr.lo == s->range.lo && nr.hi == s->range.hi) return;
   s->range = nr;
   env->version++;
+  env->rewrite_gen++;
   sdb_event e = {0};
   e.kind = SDB_EV_RANGE_REFINED;
   e.sym = sym;
@@ -733,6 +872,7 @@ static int set_replacement(sdb_shape_env *env, const sdb_expr *a,
   cur->reason = sdb_intern(reason);
   cur->prov = p;
   env->version++;
+  env->repl_gen++;
   sdb_event e = {0};
   e.kind = SDB_EV_REPLACEMENT_ADDED;
   e.sym = a;
@@ -777,6 +917,7 @@ static void maybe_guard_rel(sdb_shape_env *env, const sdb_expr *g) {
   if (lhs->kind == SDB_MOD && rhs->kind == SDB_INT && rhs->ival == 0) {
     sdb_map_put(&env->divisible, lhs, (void *)lhs);
     env->version++;
+    env->rewrite_gen++;
     return;
   }
   /* trivial_solve: an unbacked symbol equal to something without unbacked
@@ -1262,6 +1403,7 @@ int sdb_restore_replacement(sdb_shape_env *env, const sdb_expr *sym,
   cur->reason = sdb_intern(reason);
   cur->prov = prov_now(env);
   env->version++;
+  env->repl_gen++;
   return SDB_OK;
 }
 
@@ -1399,11 +1541,21 @@ typedef struct {
   const sdb_shape_guards *g;
   sdb_source_value_fn value_of;
   void *ud;
+  sdb_map sym_range;     /* symbol -> its first RANGE guard */
+  bool indexed;          /* sym_range is complete (false: out of memory) */
 } check_ctx;
 
-/* A symbol's value in the new call: the value of its first source. */
+/* A symbol's value in the new call: the value of the source of its first
+** RANGE guard. Looked up in sym_range, built once per check_guards call;
+** scanning the guards for every symbol of every guard made a call
+** quadratic in the inputs. Without the index (out of memory) the scan is
+** still the answer. */
 static int sym_value(void *ud, const sdb_expr *sym, int64_t *out) {
   const check_ctx *c = ud;
+  if (c->indexed) {
+    const sdb_shape_guard *g = sdb_map_get(&c->sym_range, sym);
+    return g ? c->value_of(c->ud, g->source, out) : -1;
+  }
   for (size_t i = 0; i < c->g->n; i++) {
     const sdb_shape_guard *g = &c->g->v[i];
     if (g->kind == SDB_SG_RANGE && g->sym == sym) return c->value_of(c->ud, g->source, out);
@@ -1411,10 +1563,21 @@ static int sym_value(void *ud, const sdb_expr *sym, int64_t *out) {
   return -1;
 }
 
+/* The first RANGE guard of each symbol wins, as in the scan. */
+static bool index_range_guards(check_ctx *c) {
+  for (size_t i = 0; i < c->g->n; i++) {
+    const sdb_shape_guard *g = &c->g->v[i];
+    if (g->kind != SDB_SG_RANGE || sdb_map_has(&c->sym_range, g->sym)) continue;
+    if (!sdb_map_put(&c->sym_range, g->sym, (void *)g)) return false;
+  }
+  return true;
+}
+
 int sdb_check_guards(const sdb_shape_guards *g, sdb_source_value_fn value_of,
                      void *ud, size_t *failed, size_t cap, char **reasons,
                      sdb_err *err) {
-  check_ctx c = {g, value_of, ud};
+  check_ctx c = {g, value_of, ud, SDB_MAP_INIT, false};
+  c.indexed = index_range_guards(&c);
   sdb_buf why = SDB_BUF_INIT;
   int nfail = 0;
   for (size_t i = 0; i < g->n; i++) {
@@ -1424,6 +1587,7 @@ int sdb_check_guards(const sdb_shape_guards *g, sdb_source_value_fn value_of,
     char msg[256];
     if (sg->kind != SDB_SG_GUARD && value_of(ud, sg->source, &v) != 0) {
       sdb_buf_free(&why);
+      sdb_map_free(&c.sym_range);
       return sdb_err_set(err, SDB_E_INVALID, "KeyError", "no value given for %s", sg->source->name);
     }
     switch (sg->kind) {
@@ -1436,6 +1600,7 @@ int sdb_check_guards(const sdb_shape_guards *g, sdb_source_value_fn value_of,
       case SDB_SG_EQUALITY: case SDB_SG_GUARD:
         if (sdb_eval(sg->expr, sym_value, &c, &w, msg, sizeof msg) != 0) {
           sdb_buf_free(&why);
+          sdb_map_free(&c.sym_range);
           return sdb_err_set(err, SDB_E_INVALID, "KeyError", "cannot check %s: %s", sg->text, msg);
         }
         ok = sg->kind == SDB_SG_EQUALITY ? v == w : w != 0;
@@ -1462,5 +1627,6 @@ int sdb_check_guards(const sdb_shape_guards *g, sdb_source_value_fn value_of,
   }
   if (reasons) *reasons = sdb_buf_take(&why);
   else sdb_buf_free(&why);
+  sdb_map_free(&c.sym_range);
   return nfail;
 }

@@ -151,6 +151,11 @@ const sdb_expr *sdb_maybe_evaluate_static(sdb_shape_env *env, const sdb_expr *e)
 bool sdb_statically_known_true(sdb_shape_env *env, const sdb_expr *e);
 /* The range of e under the current ranges and replacements. */
 sdb_range sdb_bound_in(sdb_shape_env *env, const sdb_expr *e);
+/* For tests: bring the axioms (what guards and asserts imply) up to date,
+** as the next static evaluation would, and compare them with a rebuild
+** from scratch. 0 equal, 1 different, -1 out of memory. Building with
+** -DSDB_CHECK_AXIOMS makes every refresh assert that it is not 1. */
+int sdb_shape_env_check_axioms(sdb_shape_env *env);
 
 /* Decide e: statically if possible, else by hints with a guard recorded;
 ** with an unbacked symbol left, SDB_E_DATA_DEPENDENT (PyTorch's message).
