@@ -291,7 +291,9 @@ function shapedb.report(out, quiet)
   out = out or io.stdout
   if not quiet then
     out:write("== events ==\n")
-    for _, line in ipairs(shapedb.events(true)) do out:write(line, "\n") end
+    -- one line per event; a multi-line message (an error's) continues on
+    -- lines marked | so the log stays one event per unmarked line
+    for _, line in ipairs(shapedb.events(true)) do out:write((line:gsub("\n", "\n    | "):gsub("| \n", "|\n")), "\n") end
   end
   for _, r in ipairs(traces) do
     out:write(string.format("\n== %s %s(backend=%s) ==\n", r.name,
