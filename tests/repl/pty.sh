@@ -138,7 +138,8 @@ type_line 'for i = 1, 2 do'
 wait_for ">> " > /dev/null
 keys C-c
 type_line '7'
-if wait_for "(shapedb) 7" && [ "$(grep -cx '7' "$tmp/screen")" = 1 ]; then
+# wait for the output line too: the echo of the input comes first
+if wait_for "(shapedb) 7" && wait_line "7" && [ "$(grep -cx '7' "$tmp/screen")" = 1 ]; then
   pass "Ctrl-C at the >> prompt drops the unfinished statement"
 else
   fail "Ctrl-C at the >> prompt drops the unfinished statement"
