@@ -75,7 +75,7 @@ keys -l 'ech'
 keys Tab
 keys -l 'tab-ok'
 keys Enter
-if wait_for "(shapedb) echo tab-ok" && wait_for "tab-ok" &&
+if wait_for "(shapedb) echo tab-ok" && wait_line "tab-ok" &&
    [ "$(grep -cx 'tab-ok' "$tmp/screen")" = 1 ]; then
   pass "Tab completes a command prefix"
 else
