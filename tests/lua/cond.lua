@@ -1,8 +1,9 @@
 -- cond.lua — seed 004's worked examples: nested subgraph tracers lifting
 -- free tensors and symbols (symbols first), the shared-symbol case,
 -- closures over SymInt / unbacked SymInt / a tensor with an unbacked shape,
--- cond outputs that leak unbacked symbols, the mutation and aliasing
--- checks, autograd dispatch, wrap, and torch.compile inside torch.export.
+-- cond outputs that leak unbacked symbols or differ in backed sizes, the
+-- mutation and aliasing checks, autograd dispatch, wrap (with a SymInt
+-- argument already bound), and torch.compile inside torch.export.
 local t = require("tap")
 local T = shapedb.tensor
 
@@ -140,6 +141,32 @@ do
   t.is(out:meta(), "i64[u1, 1]", "a leak in one branch is enough")
 end
 do
+  local mark = shapedb.event_count()
+  local function f(x, y)
+    return torch.cond(x:sum():gt(0), function() return x:sin(), 3 end, function() return y:cos(), 3 end)
+  end
+  local out, k = compile(f, true)(T{4}, T{6})
+  t.is(out:meta(), "f32[u0]", "backed sizes that differ (s0, s1): a fresh unbacked u0")
+  t.is(table.concat(events_matching("^cond_output_symbol", mark), "\n"),
+    "cond_output_symbol u0 [2, int_oo] (true branch s0, false branch s1 differ)", "with the union of their ranges")
+  t.is(math.type(k), "integer", "equal ints stay constants")
+  t.is(k, 3, "with their value")
+  local g = last_graph()
+  t.is(signature(g, "cond_true_0"), 'def forward(self, s0: "Sym(s0)", l_x_: "f32[s0]", s1: "Sym(s1)", l_y_: "f32[s1]")',
+    "the true branch's inputs, then the false branch's")
+  t.has(g, table.concat({
+    "        cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (s0, l_x_, s1, l_y_));  gt = cond_true_0 = cond_false_0 = s0 = l_x_ = s1 = l_y_ = None",
+    "        # u0: [0].size()[0]",
+    "        getitem_1 = cond[0]",
+    '        sym_size_int: "Sym(u0)" = torch.ops.aten.sym_size.int(getitem_1, 0);  getitem_1 = None',
+    '        ge: "Sym(u0 >= 2)" = sym_size_int >= 2;  sym_size_int = None',
+    "        _assert_scalar_default = torch.ops.aten._assert_scalar.default(ge, \"Runtime assertion failed for expression u0 >= 2 on node 'ge'\");  ge = _assert_scalar_default = None",
+    '        getitem: "f32[u0]" = cond[0];  cond = None',
+    "        return (getitem,)",
+  }, "\n"), "u0 is bound on the cond node and asserted >= 2; the int is not a graph output")
+  t.is(table.concat(shapedb._traces[#shapedb._traces].trace:bindings(), "\n"), "cond: u0: [0].size()[0]", "one binding")
+end
+do
   local function f(x)
     return torch.cond(x:sum():gt(0), function() return x:sum(), 0 end, function() return x:sum(), 1 end)
   end
@@ -240,6 +267,17 @@ do
   g = last_graph()
   t.is(signature(g, "wrap_body_0"), 'def forward(self, u0: "Sym(u0)", u1: "Sym(u1)", zeros: "f32[u0 + u1]")',
     "basic symbols of a compound size are lifted one by one, sorted, before the tensor")
+  -- a SymInt argument whose symbol is already bound (by x's size) is not lifted twice
+  local function k(x)
+    local n = x:size(0)
+    return torch.wrap(function(y, m) return y * m end, x, n)
+  end
+  t.is(compile(k, true)(T{3, 1}):meta(), "f32[s0, 1]", "wrap(body, x, x:size(0))")
+  g = last_graph()
+  t.has(g, "        wrap = torch.ops.higher_order.wrap(wrap_body_0, s0, l_x_);  wrap_body_0 = s0 = l_x_ = None\n",
+    "wrap(wrap_body_0, s0, l_x_): s0 once, though both x and n bring it")
+  t.is(signature(g, "wrap_body_0"), 'def forward(self, s0: "Sym(s0)", l_x_: "f32[s0, 1]")', "the body takes s0 once")
+  t.has(g, '            mul: "f32[s0, 1]" = l_x_ * s0;  l_x_ = s0 = None\n', "and n is that s0")
 end
 
 -- 10. torch.compile inside torch.export runs with the eager backend

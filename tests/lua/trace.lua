@@ -1,7 +1,9 @@
 -- trace.lua — the trace phase end to end: torch.compile on Lua functions,
 -- graph text, per-node unbacked bindings, guards in source form, the event
 -- sequence for nonzero, and the errors a user meets (data-dependent branch,
--- a pending symbol never found).
+-- a pending symbol never found, at the op's line); static, marked-dynamic
+-- and integer inputs; a storage offset bound as .storage_offset(); stride
+-- and storage-offset source names.
 local t = require("tap")
 local T = shapedb.tensor
 
@@ -162,12 +164,20 @@ do
     return x:sum()
   end
   local c = torch.compile(f, { backend = "eager" })
-  local line = debug.getinfo(1, "l").currentline + 1
+  local line = debug.getinfo(f, "S").linedefined + 2   -- `return x:sum()`: the op after the leak
+  local mark = shapedb.event_count()
   local err = t.error_of(function() c(T{3}) end)
   t.has(err, "PendingUnbackedSymbolNotFound: Pending unbacked symbols {u0} not in returned outputs FakeTensor(..., size=()) ((), 0).",
     "the node after the leak fails with PyTorch's message")
   t.has(err, "Did you accidentally call new_dynamic_size() or item() more times than you needed to in your fake implementation?",
     "and its hint")
+  t.like(err, "\n\t%[C%]: in method 'sum'\n\t[^\n]*trace%.lua:" .. line .. ": in function <",
+    "the traceback of the traced code starts at the op's line")
+  local at
+  for _, e in ipairs(shapedb.events(true, mark)) do
+    at = at or e:match("^trace%s+(%S+)%s+error PendingUnbackedSymbolNotFound: ")
+  end
+  t.is(at, "trace.lua:" .. line, "the error event is stamped with the op's Lua line")
 end
 
 -- 8. n == 4 with a plain number never reaches a metamethod; comparisons guard
@@ -225,6 +235,165 @@ do
   io.stderr = stderr
   assert(ok, err)
   t.is(#warned, 0, "a SymBool given to torch._check is used: no warning")
+end
+
+-- 10. dynamic = false: every dim static, and a new size recompiles static
+--     again (no automatic dynamic)
+do
+  local function f(x, y) return x + y, x:size(0) end
+  local c = torch.compile(f, { backend = "eager", dynamic = false })
+  local out, n = c(T{5, 2}, T{5, 2})
+  t.is(out:meta(), "f32[5, 2]", "dynamic = false: static output")
+  t.is(math.type(n), "integer", "x:size(0) is a plain Lua integer")
+  t.is(n, 5, "with the input's size")
+  t.is(c.traces[1].trace:graph(), lines{
+    'class GraphModule(torch.nn.Module):',
+    '    def forward(self, L_x_: "f32[5, 2]", L_y_: "f32[5, 2]"):',
+    '        l_x_ = L_x_',
+    '        l_y_ = L_y_',
+    '        add: "f32[5, 2]" = l_x_ + l_y_;  l_x_ = l_y_ = None',
+    '        return (add,)',
+    '',
+  }, "no symbol placeholders, no size nodes")
+  t.is(#c.traces[1].trace:guards(), 0, "no shape guards: TENSOR_MATCH checks the sizes")
+  c(T{6, 2}, T{6, 2})
+  c(T{7, 2}, T{7, 2})
+  t.is(#c.entries, 3, "each new size compiles again")
+  t.is(c.entries[3].trace:graph():match('def forward%b()'),
+    'def forward(self, L_x_: "f32[7, 2]", L_y_: "f32[7, 2]")', "and stays static")
+  t.has(c.last_recompile, "tensor 'x' size mismatch at index 0. expected 6, actual 7; tensor 'y' size mismatch at index 0. expected 6, actual 7",
+    "the reason names both inputs")
+end
+
+-- 11. dims marked dynamic: torch._dynamo.mark_dynamic(t, d), t:mark_dynamic(d)
+--     and shapedb.tensor{..., dynamic = {d}}; DYNAMIC never duck-shares
+do
+  local function double(x) return x * 2 end
+  local x = T{5, 2}
+  torch._dynamo.mark_dynamic(x, 0)
+  local c = torch.compile(double, { backend = "eager" })
+  t.is(c(x):meta(), "f32[s0, 2]", "torch._dynamo.mark_dynamic(x, 0): dim 0 is symbolic")
+  t.is(c.traces[1].trace:graph(), lines{
+    'class GraphModule(torch.nn.Module):',
+    '    def forward(self, s0: "Sym(s0)", L_x_: "f32[s0, 2]"):',
+    '        l_x_ = L_x_',
+    '        mul: "f32[s0, 2]" = l_x_ * 2;  l_x_ = None',
+    '        return (mul,)',
+    '',
+  }, "the symbol is a placeholder before the tensor")
+  t.is(lines(c.traces[1].trace:guards()), "2 <= L['x'].size()[0]", "guarded by its range only")
+  local x2 = T{5, 3}
+  x2:mark_dynamic(1)
+  c = torch.compile(double, { backend = "eager" })
+  t.is(c(x2):meta(), "f32[5, s0]", "x:mark_dynamic(1): dim 1 is symbolic, dim 0 static")
+  t.is(lines(c.traces[1].trace:guards()), "L['x'].stride()[0] == L['x'].size()[1]\n2 <= L['x'].size()[1]",
+    "the stride of dim 0 follows the dynamic dim 1")
+  c = torch.compile(double, { backend = "eager" })
+  t.is(c(T{5, 3, dynamic = {0, -1}}):meta(), "f32[s0, s1]", "shapedb.tensor{..., dynamic = {0, -1}} marks both dims")
+  t.error_like(function() torch._dynamo.mark_dynamic(T{5}, 1) end,
+    "IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)", "a dim out of range")
+  local a, b = T{5}, T{5}
+  torch._dynamo.mark_dynamic(a, 0)
+  b:mark_dynamic(0)
+  c = torch.compile(function(p, q) return p:sum() + q:sum() end, { backend = "eager" })
+  c(a, b)
+  t.is(c.traces[1].trace:graph():match('def forward%b()'),
+    'def forward(self, s0: "Sym(s0)", L_p_: "f32[s0]", s1: "Sym(s1)", L_q_: "f32[s1]")',
+    "two marked dims of equal size get two symbols (no duck sizing)")
+  t.is(lines(c.traces[1].trace:guards()), "2 <= L['p'].size()[0]\n2 <= L['q'].size()[0]", "and no equality guard")
+end
+
+-- 12. a Lua integer argument is a constant of the graph, guarded by value
+do
+  local c = torch.compile(function(x, k) return x * k, k end, { backend = "eager", name = "scale" })
+  local out, k = c(T{3}, 4)
+  t.is(out:meta(), "f32[3]", "x * k with k = 4")
+  t.is(math.type(k), "integer", "the function sees a plain integer")
+  t.has(c.traces[1].trace:graph(), '        mul: "f32[3]" = l_x_ * 4;  l_x_ = None\n',
+    "baked into the graph as the constant 4, with no placeholder")
+  t.is(c.traces[1].trace:graph():match('def forward%b()'), 'def forward(self, L_x_: "f32[3]")', "k is not a graph input")
+  t.is(lines(c.traces[1].trace:guards()), "L['k'] == 4", "guarded: L['k'] == 4")
+  c(T{3}, 4)
+  t.is(#c.entries, 1, "the same value hits the cache")
+  c(T{3}, 5)
+  t.is(#c.entries, 2, "another value recompiles")
+  t.is(c.last_recompile, string.format(
+    "Recompiling function scale in %s\n    triggered by the following guard failure(s):\n    - %s: k == 4",
+    c.where, c.entries[1].compile_id), "because k == 4 failed")
+  t.is(lines(c.entries[2].trace:guards()), "L['k'] == 5", "the new entry guards the new value")
+  local d = torch.compile(function(x, k) return x * k end, { backend = "eager", dynamic = true })
+  d(T{3}, 4)
+  t.is(d.traces[1].trace:graph():match('def forward%b()'),
+    'def forward(self, s0: "Sym(s0)", L_x_: "f32[s0]", L_k_: "Sym(s1)")', "dynamic = true: the integer is a SymInt input")
+  t.is(lines(d.traces[1].trace:guards()), "2 <= L['x'].size()[0]", "with no value guard")
+end
+
+-- 13. select with an index of unknown sign: the view's storage offset is a
+--     fresh unbacked symbol, bound at .storage_offset()
+do
+  local mark = shapedb.event_count()
+  local function f(x, i)
+    local r = x:select(0, i:item())
+    return r, r:storage_offset()
+  end
+  local c = torch.compile(f, { backend = "eager" })
+  local r, off = c(T{4, 3}, T{dtype = "int64"})
+  t.is(r:meta(true), "f32[3][1]", "the selected row")
+  t.is(tostring(off), "u1", "its storage offset is u1")
+  local tr = c.traces[1].trace
+  t.is(tr:graph(), lines{
+    'class GraphModule(torch.nn.Module):',
+    '    def forward(self, L_x_: "f32[4, 3]", L_i_: "i64[]"):',
+    '        l_x_ = L_x_',
+    '        l_i_ = L_i_',
+    '        item: "Sym(u0)" = l_i_.item();  l_i_ = None',
+    '        # u0: <value>',
+    '        select: "f32[3]" = l_x_.select(0, item);  l_x_ = item = None',
+    '        # u1: .storage_offset()',
+    '        storage_offset: "Sym(u1)" = select.storage_offset()',
+    '        return (select, storage_offset)',
+    '',
+  }, "the select node binds u1")
+  t.is(lines(tr:bindings()), "item: u0: <value>\nselect: u1: .storage_offset()", "bindings per node")
+  local seen = {}
+  for _, e in ipairs(events_since(mark)) do
+    if e:find("u1", 1, true) and not e:find("^node_placed") then seen[#seen + 1] = e end
+  end
+  t.is(lines(seen), lines{
+    "create_unbacked_symbol u1 [-int_oo, int_oo]",
+    "pending_changed {u1}",
+    "unbacked_bindings %select u1: .storage_offset()",
+    "symbol_bound u1 sym_storage_offset",
+  }, "created by select, pending, bound at .storage_offset()")
+  local g = torch.compile(function(x, i)
+    local u = i:item()
+    torch._check(u:ge(0))
+    return x:select(0, u):storage_offset()
+  end, { backend = "eager" })
+  t.is(tostring(g(T{4, 3}, T{dtype = "int64"})), "3*u0", "a non-negative index: the offset is 3*u0, no new symbol")
+  t.is(lines(g.traces[1].trace:bindings()), "item: u0: <value>", "and nothing for select to bind")
+end
+
+-- 14. stride and storage-offset source names
+do
+  local src = shapedb.source
+  t.is(tostring(src("x"):stride(1)), "L['x'].stride()[1]", "stride source name")
+  t.is(tostring(src("x"):storage_offset()), "L['x'].storage_offset()", "storage offset source name")
+  t.ok(src("L['x'].stride()[1]") == src("x"):stride(1), "stride()[1] parses back to the same source")
+  t.ok(src("L['x'].storage_offset()") == src("x"):storage_offset(), "so does storage_offset()")
+  local env = shapedb.shape_env()
+  local o = env:create_symbol(3, src("x"):storage_offset())
+  env:evaluate(o:gt(2))
+  t.is(lines(env:produce_guards()), "3 <= L['x'].storage_offset()", "a guard on a storage offset names it")
+  local c = torch.compile(function(x) return x * 2 end, { backend = "eager", dynamic = true })
+  c(T{4, 3, 5})
+  t.is(lines(c.traces[1].trace:guards()), lines{
+    "L['x'].stride()[0] == L['x'].size()[1]*L['x'].size()[2]",
+    "L['x'].stride()[1] == L['x'].size()[2]",
+    "2 <= L['x'].size()[0]",
+    "2 <= L['x'].size()[1]",
+    "2 <= L['x'].size()[2]",
+  }, "a 3-d dynamic input guards L['x'].stride()[1]")
 end
 
 t.done()

@@ -4,7 +4,9 @@
 # status: stepping through nonzero (pending, then the binding), reverse
 # stepping and goto, each breakpoint kind, the info panels, explain, print,
 # why and assume, a data-dependent error, cond's nested tracers, Lua at a
-# stop, kill, displays, and bad input (harness: tests/lib/transcript.sh).
+# stop, kill, displays, bad input, reverse-continue, guard breakpoints with
+# and without text, a renamed-event breakpoint, watch, tbreak and
+# `info events all` (harness: tests/lib/transcript.sh).
 NAME=debug
 . "${SHAPEDB_TESTS:-$(dirname "$0")/..}/lib/transcript.sh"
 
@@ -70,6 +72,41 @@ local function model(x)
 end
 local f = torch.compile(model, { backend = "eager" })
 local out = f(shapedb.tensor{4, dtype = "int64"})
+return out
+LUA
+
+# eq.lua: duck sizing off, so n == y:size(0) is a guard Eq(s0, s1) (after s0 > 2)
+cat > "$work/eq.lua" <<'LUA'
+local function model(x, y)
+  local n = x:size(0)
+  if n > 2 then
+    x = x * 2
+  end
+  if n:eq(y:size(0)):bool() then
+    return x + y
+  end
+  return x
+end
+local f = torch.compile(model, { backend = "eager", dynamic = true, duck_shape = false })
+local out = f(shapedb.tensor{5}, shapedb.tensor{5})
+return out
+LUA
+
+# anz.lua: nonzero through aot_eager: aot's retrace renames its u1 to u0
+cat > "$work/anz.lua" <<'LUA'
+local function model(x)
+  local idx = x:nonzero()
+  return idx:sum()
+end
+local f = torch.compile(model, { backend = "aot_eager" })
+local out = f(shapedb.tensor{4})
+return out
+LUA
+
+# tiny.lua: one op, eleven events
+cat > "$work/tiny.lua" <<'LUA'
+local f = torch.compile(function(x) return x:sin() end, { backend = "eager" })
+local out = f(shapedb.tensor{3})
 return out
 LUA
 
@@ -632,5 +669,252 @@ run --batch -x 'goto end' -x 'print u0' -x 'why Eq(507 - u0, 0)' \
   -x 'assume u0 <= 100' -x 'why Eq(507 - u0, 0)' -x 'info assumptions' \
   -x 'assume u0 > 200' -x 'unassume all' -x 'print u0 > 200' sz.lua
 check 'why and assume: Eq(507 - u0, 0) is open while u0 = 507 is allowed'
+
+want <<'OUT'
+Breakpoint 1: event pending_changed
+Starting program: nz.lua
+Breakpoint 1, event pending_changed
+event 6, phase trace, tracer trace, nz.lua:2 in model
+  pending_changed {u0}
+2	  local idx = x:nonzero()
+  compile 1 (model) began at event 0
+  tracer: - -> trace
+  pending: {} -> {u0}
+  new symbol: u0 [0, 10]
+Breakpoint 1, event pending_changed
+event 9, phase trace, tracer trace, nz.lua:2 in model
+  pending_changed {}
+2	  local idx = x:nonzero()
+  pending: {u0} -> {}
+  binding: u0: .size()[0] on %nonzero
+event 23, nz.lua:7 in main chunk
+  phase_end guards (model)
+7	local out = f(shapedb.tensor{5, 2})
+  phase: trace -> none
+  tracer: trace -> -
+  guards installed: 0
+[program finished: 24 events in this run]
+Breakpoint 1, event pending_changed
+event 9, phase trace, tracer trace, nz.lua:2 in model
+  pending_changed {}
+2	  local idx = x:nonzero()
+  phase: none -> trace
+  tracer: - -> trace
+  undo guards installed: 0
+Breakpoint 1, event pending_changed
+event 6, phase trace, tracer trace, nz.lua:2 in model
+  pending_changed {u0}
+2	  local idx = x:nonzero()
+  pending: {} -> {u0}
+  undo binding: u0: .size()[0] on %nonzero
+start of the run: no events yet
+Num  Type        Disp  Enb  Hits  What
+1    breakpoint  keep  y    4     event pending_changed
+[exit 0]
+OUT
+run --batch -x 'break pending_changed' -x run -x continue -x continue \
+  -x reverse-continue -x reverse-continue -x reverse-continue \
+  -x 'info breakpoints' nz.lua
+check 'reverse-continue goes back to each earlier hit, then to the start'
+
+want <<'OUT'
+Breakpoint 1: guard
+Starting program: eq.lua
+Breakpoint 1, guard
+event 16, phase trace, tracer trace, eq.lua:3 in model
+  guard_added s0 > 2
+3	  if n > 2 then
+  compile 1 (model) began at event 0
+  tracer: - -> trace
+  new symbol: s0 = 5 for L['x'].size()[0] [2, int_oo]
+  new symbol: s1 = 5 for L['y'].size()[0] [2, int_oo]
+  guard: s0 > 2
+Breakpoint 1, guard
+event 21, phase trace, tracer trace, eq.lua:6 in model
+  guard_added Eq(s0, s1)
+6	  if n:eq(y:size(0)):bool() then
+  range: s0 [2, int_oo] -> [3, int_oo]
+  guard: Eq(s0, s1)
+event 32, eq.lua:12 in main chunk
+  phase_end guards (model)
+12	local out = f(shapedb.tensor{5}, shapedb.tensor{5})
+  phase: trace -> none
+  tracer: trace -> -
+  range: s1 [2, int_oo] -> [3, int_oo]
+  replacement: s1 -> s0 (solve)
+  guards installed: 2
+[program finished: 33 events in this run]
+guards (2):
+  s0 > 2  (trace phase, eq.lua:3, event 16)
+  Eq(s0, s1)  (trace phase, eq.lua:6, event 21)
+installed guard set (2):
+  L['y'].size()[0] == L['x'].size()[0]
+  3 <= L['x'].size()[0]
+[exit 0]
+OUT
+run --batch -x 'break guard' -x run -x continue -x continue -x 'info guards' \
+  eq.lua
+check 'break guard with no text stops at every guard'
+
+want <<'OUT'
+Breakpoint 1: guard "Eq"
+Starting program: eq.lua
+Breakpoint 1, guard "Eq"
+event 21, phase trace, tracer trace, eq.lua:6 in model
+  guard_added Eq(s0, s1)
+6	  if n:eq(y:size(0)):bool() then
+  compile 1 (model) began at event 0
+  tracer: - -> trace
+  new symbol: s0 = 5 for L['x'].size()[0] [2, int_oo]
+  new symbol: s1 = 5 for L['y'].size()[0] [2, int_oo]
+  guard: s0 > 2
+  range: s0 [2, int_oo] -> [3, int_oo]
+  guard: Eq(s0, s1)
+Num  Type        Disp  Enb  Hits  What
+1    breakpoint  keep  y    1     guard "Eq"
+event 32, eq.lua:12 in main chunk
+  phase_end guards (model)
+12	local out = f(shapedb.tensor{5}, shapedb.tensor{5})
+  phase: trace -> none
+  tracer: trace -> -
+  range: s1 [2, int_oo] -> [3, int_oo]
+  replacement: s1 -> s0 (solve)
+  guards installed: 2
+[program finished: 33 events in this run]
+[exit 0]
+OUT
+run --batch -x 'break guard Eq' -x run -x 'info breakpoints' -x continue eq.lua
+check 'break guard Eq passes s0 > 2 and stops at Eq(s0, s1)'
+
+want <<'OUT'
+Breakpoint 1: event renamed
+Starting program: anz.lua
+Breakpoint 1, event renamed
+event 30, phase aot, anz.lua:6 in main chunk
+  renamed u1 -> u0 (aot retrace)
+6	local out = f(shapedb.tensor{4})
+  compile 1 (model) began at event 0
+  phase: trace -> aot
+  new symbol: u0 [0, 4]
+  binding: u0: .size()[0] on %nonzero
+  new symbol: u1 [0, 4]
+  binding: u1: .size()[0] on %nonzero
+  replacement: u1 -> u0 (rename_unbacked_to)
+  renamed: u1 -> u0 (aot retrace)
+  u1 -> u0  (rename_unbacked_to, aot phase, anz.lua:6, event 29)
+event 44, anz.lua:6 in main chunk
+  phase_end guards (model)
+6	local out = f(shapedb.tensor{4})
+  phase: aot -> none
+  new symbol: u2 [0, 4]
+  guards installed: 0
+[program finished: 45 events in this run]
+[exit 0]
+OUT
+run --batch -x 'break event renamed' -x run -x 'info replacements' -x continue \
+  anz.lua
+check 'break event renamed stops where aot renames its u1 to u0'
+
+want <<'OUT'
+Watchpoint 1: symbol u0
+Num  Type        Disp  Enb  Hits  What
+1    watchpoint  keep  y    0     symbol u0
+Starting program: nz.lua
+Watchpoint 1, symbol u0
+event 5, phase trace, tracer trace, nz.lua:2 in model
+  create_unbacked_symbol u0 [0, 10]
+2	  local idx = x:nonzero()
+  compile 1 (model) began at event 0
+  tracer: - -> trace
+  new symbol: u0 [0, 10]
+Watchpoint 1, symbol u0
+event 6, phase trace, tracer trace, nz.lua:2 in model
+  pending_changed {u0}
+2	  local idx = x:nonzero()
+  pending: {} -> {u0}
+Watchpoint 1, symbol u0
+event 8, phase trace, tracer trace, nz.lua:2 in model
+  unbacked_bindings %nonzero u0: .size()[0]
+2	  local idx = x:nonzero()
+  binding: u0: .size()[0] on %nonzero
+  pending: {u0}
+Watchpoint 1, symbol u0
+event 9, phase trace, tracer trace, nz.lua:2 in model
+  pending_changed {}
+2	  local idx = x:nonzero()
+  pending: {u0} -> {}
+Watchpoint 1, symbol u0
+event 15, phase trace, tracer trace, nz.lua:7 in main chunk
+  symbol_bound u0 sym_size_int
+7	local out = f(shapedb.tensor{5, 2})
+event 23, nz.lua:7 in main chunk
+  phase_end guards (model)
+7	local out = f(shapedb.tensor{5, 2})
+  phase: trace -> none
+  tracer: trace -> -
+  guards installed: 0
+[program finished: 24 events in this run]
+Num  Type        Disp  Enb  Hits  What
+1    watchpoint  keep  y    5     symbol u0
+[exit 0]
+OUT
+run --batch -x 'watch u0' -x 'info breakpoints' -x run -x continue \
+  -x continue -x continue -x continue -x continue -x 'info breakpoints' nz.lua
+check 'watch u0 stops where u0 is created, pending, bound'
+
+want <<'OUT'
+Temporary breakpoint 1: event pending_changed
+Num  Type        Disp  Enb  Hits  What
+1    breakpoint  del   y    0     event pending_changed
+Starting program: nz.lua
+Temporary breakpoint 1, event pending_changed
+event 6, phase trace, tracer trace, nz.lua:2 in model
+  pending_changed {u0}
+2	  local idx = x:nonzero()
+  compile 1 (model) began at event 0
+  tracer: - -> trace
+  pending: {} -> {u0}
+  new symbol: u0 [0, 10]
+No breakpoints.
+event 23, nz.lua:7 in main chunk
+  phase_end guards (model)
+7	local out = f(shapedb.tensor{5, 2})
+  phase: trace -> none
+  tracer: trace -> -
+  pending: {u0} -> {}
+  binding: u0: .size()[0] on %nonzero
+  guards installed: 0
+[program finished: 24 events in this run]
+[exit 0]
+OUT
+run --batch -x 'tbreak pending_changed' -x 'info breakpoints' -x run \
+  -x 'info breakpoints' -x continue nz.lua
+check 'tbreak is deleted after its hit: continue passes event 9'
+
+want <<'OUT'
+No events yet.
+Starting program: tiny.lua
+event 10, tiny.lua:2 in main chunk
+  phase_end guards (tiny.lua:1)
+2	local out = f(shapedb.tensor{3})
+  compile 1 (tiny.lua:1) began at event 0
+  phase: trace -> none
+  guards installed: 0
+[program finished: 11 events in this run]
+      0  trace  tiny.lua:2       phase_start trace (tiny.lua:1)
+      1  trace  tiny.lua:2       fake_mode_created #1 (trace)
+      2  trace  tiny.lua:2       tracer_push trace
+      3  trace  tiny.lua:2       node_placed l_x_: L_x_: "f32[3]"
+      4  trace  tiny.lua:2       graph_input_created l_x_
+      5  trace  tiny.lua:1       node_placed sin: sin: "f32[3]" = l_x_.sin()
+      6  trace  tiny.lua:2       node_placed output: return (sin,)
+      7  trace  tiny.lua:2       phase_end trace (tiny.lua:1)
+      8  guards tiny.lua:2       phase_start guards (tiny.lua:1)
+      9  guards tiny.lua:2       guards_installed 0 guards
+=>   10  guards tiny.lua:2       phase_end guards (tiny.lua:1)
+[exit 0]
+OUT
+run --batch -x 'info events all' -x run -x 'info events all' tiny.lua
+check 'info events all lists every event of a tiny program'
 
 echo "1..$n"

@@ -2,7 +2,8 @@
 # pty.sh — the real interactive binary on a pseudo terminal, driven through
 # tmux (send-keys, capture-pane): the prompt, Tab completion, history recall
 # and the history file across two sessions, Ctrl-C in a running Lua loop
-# and at the prompt, Ctrl-D. Run by prove through tests/tap-exec.
+# and at the prompt, Ctrl-D, and colour at a stop (NO_COLOR, `set color
+# off`). Run by prove through tests/tap-exec.
 if ! command -v tmux > /dev/null 2>&1; then
   echo "1..0 # SKIP tmux not installed"
   exit 0
@@ -57,15 +58,17 @@ type_line() { keys -l "$1"; keys Enter; }
 # Clear the screen (readline's C-l) so later checks see only new output.
 clear_screen() { keys C-l; sleep 0.1; }
 # start NAME xdg|home: a new tmux session running shapedb, with its history
-# under $XDG_STATE_HOME or (XDG_STATE_HOME unset) in $HOME. When shapedb
-# exits, the pane shows its exit status. Sessions stay until the end, so
-# the tmux server does too.
+# under $XDG_STATE_HOME or (XDG_STATE_HOME unset) in $HOME, and NO_COLOR
+# unset unless $with_env (VAR=VALUE) sets it. When shapedb exits, the pane
+# shows its exit status. Sessions stay until the end, so the tmux server
+# does too.
+with_env=
 start() {
   sess=$1
   if [ "$2" = xdg ]; then xdg="XDG_STATE_HOME='$tmp/state'"; else xdg="-u XDG_STATE_HOME"; fi
   shift 2
   T new-session -d -x 120 -y 40 -s "$sess" \
-    "cd '$tmp' && env -u NO_COLOR $xdg HOME='$tmp/home' INPUTRC='$tmp/inputrc' '$SHAPEDB' $*; echo \"[exit \$?]\"; sleep 60"
+    "cd '$tmp' && env -u NO_COLOR $xdg $with_env HOME='$tmp/home' INPUTRC='$tmp/inputrc' '$SHAPEDB' $*; echo \"[exit \$?]\"; sleep 60"
 }
 
 start one xdg
@@ -242,5 +245,50 @@ type_line 'kill'
 expect "kill ends the paused program" "[program killed"
 keys C-d
 expect "Ctrl-D leaves the debugger" "[exit 0]"
+
+# --- colour at a stop -----------------------------------------------------------
+# capture-pane -e keeps the escape sequences the terminal was sent.
+ESC=$(printf '\033')
+escreen() { T capture-pane -p -e -t "$sess" > "$tmp/screen" 2> /dev/null; }
+# no_escapes: the screen (captured with -e) has not one escape sequence.
+no_escapes() { escreen; ! grep -Fq "$ESC" "$tmp/screen"; }
+start five home -i loop.lua
+wait_for "(shapedb)" > /dev/null
+type_line 'break unbacked'
+type_line 'continue'
+wait_for "Breakpoint 1, unbacked" > /dev/null
+wait_for "new symbol: u0 [0, 4]" > /dev/null
+escreen
+if grep -Fq "  ${ESC}[36mcreate_unbacked_symbol u0 [0, 4]" "$tmp/screen"; then
+  pass "with NO_COLOR unset the stop display is coloured"
+else
+  fail "with NO_COLOR unset the stop display is coloured"
+fi
+clear_screen
+type_line 'set color off'
+type_line 'step'
+if wait_for "pending: {} -> {u0}" && no_escapes; then
+  pass "set color off: the next stop has no escapes"
+else
+  fail "set color off: the next stop has no escapes"
+fi
+type_line 'kill'
+keys C-d
+
+with_env=NO_COLOR=1
+start six home -i loop.lua
+with_env=
+wait_for "(shapedb)" > /dev/null
+type_line 'break unbacked'
+type_line 'continue'
+if wait_for "Breakpoint 1, unbacked" && wait_for "new symbol: u0 [0, 4]" && no_escapes; then
+  pass "with NO_COLOR=1 the stop display has no escapes"
+else
+  fail "with NO_COLOR=1 the stop display has no escapes"
+fi
+type_line 'show color'
+expect "NO_COLOR leaves the setting at auto" "color: auto"
+type_line 'kill'
+keys C-d
 
 echo "1..$n"
