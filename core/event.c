@@ -292,7 +292,9 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       for (uint32_t i = 0; i < ev->nsyms; i++) {
         sdb_buf_puts(b, i ? ", " : " ");
         put_expr(b, ev->syms[i]);
-        sdb_buf_printf(b, ": %s", ev->texts && ev->texts[i] ? ev->texts[i] : "");
+        /* the empty key path (item()): the value itself */
+        const char *path = ev->texts && ev->texts[i] ? ev->texts[i] : "";
+        sdb_buf_printf(b, ": %s", *path ? path : "<value>");
       }
       break;
     case SDB_EV_COND_OUTPUT_SYMBOL:

@@ -13,6 +13,7 @@
 static const char *const kind_names[] = {
   "Pointwise", "Reduction", "ExternKernel", "ReinterpretView", "FallbackKernel",
   "MultiOutput", "DynamicScalar", "Conditional", "MutationOutput",
+  "DynamicSelectStorageOffset",
 };
 
 const char *sdb_ibuf_kind_name(sdb_ibuf_kind k) {
@@ -230,6 +231,43 @@ static void codegen_defs(lowering *lw, const sdb_ibuf *b) {
     sdb_map_put(&lw->bound, s, (void *)s);
   }
   flush_asserts(lw);
+}
+
+/* select at an unbacked index has an unbacked storage offset, which the
+** view needs before it exists: Inductor's DynamicSelectStorageOffset
+** computes it from the index first (a negative index counts from the end)
+** and defines the symbol the select node binds. */
+static int dynamic_select_offset(lowering *lw, const sdb_node *n, sdb_err *err) {
+  const sdb_value *x = n->nargs > 0 && n->args[0].kind == SDB_A_NODE ? &n->args[0].node->example : NULL;
+  int64_t dim = 0;
+  const sdb_expr *idx = NULL;
+  if (n->nargs > 2) {
+    sdb_value_is_const_int(&n->args[1].value, &dim);
+    if (n->args[2].kind == SDB_A_NODE) idx = n->args[2].node->example.expr;
+    else if (n->args[2].value.kind == SDB_V_INT) idx = n->args[2].value.expr;
+  }
+  if (!x || x->kind != SDB_V_TENSOR || !idx || dim < 0 || dim >= x->tensor->ndim) return SDB_OK;
+  const sdb_fake *t = x->tensor;
+  sdb_ibuf *b = new_buf(lw, SDB_IB_DYNAMIC_SELECT, n);
+  if (!b || !sdb_bindings_copy(&b->defines, &n->bindings)) return oom(err);
+  for (size_t i = 0; i < b->defines.n; i++) {
+    const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines.v[i].sym);
+    sdb_buf_printf(&lw->code, "    %s = ", s->name);
+    put_expr(lw, &lw->code, t->storage_offset);
+    sdb_buf_puts(&lw->code, " + ");
+    put_expr(lw, &lw->code, t->strides[dim]);
+    sdb_buf_puts(&lw->code, " * (");
+    put_expr(lw, &lw->code, idx);
+    sdb_buf_puts(&lw->code, " if ");
+    put_expr(lw, &lw->code, idx);
+    sdb_buf_puts(&lw->code, " >= 0 else ");
+    put_expr(lw, &lw->code, sdb_add(idx, t->sizes[dim]));
+    sdb_buf_printf(&lw->code, ")  # DynamicSelectStorageOffset %s\n", b->name);
+    sdb_map_put(&lw->bound, s, (void *)s);
+  }
+  buffer_event(lw, b);
+  flush_asserts(lw);
+  return SDB_OK;
 }
 
 static void binding_check_event(lowering *lw, bool ok, const sdb_node *n, const char *detail) {
@@ -481,6 +519,10 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
   sdb_ibuf_kind kind = (op->flags & SDB_OP_VIEW) ? SDB_IB_VIEW
                      : is_reduction(op->name) ? SDB_IB_REDUCTION
                      : is_extern(op->name) ? SDB_IB_EXTERN : SDB_IB_POINTWISE;
+  if (kind == SDB_IB_VIEW && !strcmp(op->name, "select") && n->bindings.n && !planted) {
+    int rc = dynamic_select_offset(lw, n, err);
+    if (rc) return rc;
+  }
   sdb_ibuf *b = new_buf(lw, kind, n);
   if (!b) return oom(err);
   if (kind == SDB_IB_VIEW && n->example.kind == SDB_V_TENSOR) {

@@ -33,7 +33,8 @@ typedef enum sdb_ibuf_kind {
   SDB_IB_MULTIOUTPUT,
   SDB_IB_DYNAMIC_SCALAR,  /* item() */
   SDB_IB_CONDITIONAL,
-  SDB_IB_MUTATION         /* copy_ back into an input */
+  SDB_IB_MUTATION,        /* copy_ back into an input */
+  SDB_IB_DYNAMIC_SELECT   /* DynamicSelectStorageOffset: select at an unbacked index */
 } sdb_ibuf_kind;
 
 const char *sdb_ibuf_kind_name(sdb_ibuf_kind k);   /* "FallbackKernel", ... */

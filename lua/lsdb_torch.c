@@ -1133,6 +1133,11 @@ static int trace_check_guards(lua_State *L) {
       const sdb_source *root = sdb_source_root(src);
       if (root && root->ident) { lua_pushstring(L, root->ident); lua_setfield(L, -2, "input"); }
       if (src->kind == SDB_SRC_SIZE) { lua_pushinteger(L, src->idx); lua_setfield(L, -2, "dim"); }
+      /* an int input specialized to its value (L['k'] == 4) */
+      if (src == root && g->expr && g->expr->kind == SDB_INT) {
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, "int_input");
+      }
     }
     lua_rawseti(L, -2, i + 1);
   }

@@ -78,6 +78,24 @@ local SCALAR_NAMES = {
 
 local next_frame_id = 0
 
+-- A float, boolean, string or nil argument is baked into the graph as a
+-- constant, so Dynamo guards on its value (EQUALS_MATCH, or `is None`);
+-- spelled as Python would. Integers are the ShapeEnv's (L['k'] == 4).
+local function constant_arg(a)
+  local t = type(a)
+  return a == nil or t == "boolean" or t == "string" or math.type(a) == "float"
+end
+local function constant_guard(pname, a)
+  local src = string.format("L['%s']", pname)
+  if a == nil then return src .. " is None" end
+  if type(a) == "boolean" then return src .. " == " .. (a and "True" or "False") end
+  if type(a) == "string" then return (string.format("%s == %q", src, a):gsub('^(.- == )"(.*)"$', "%1'%2'")) end
+  local text = string.format("%.17g", a)
+  if tonumber(string.format("%.15g", a)) == a then text = string.format("%.15g", a) end
+  if not text:find("[%.eni]") then text = text .. ".0" end
+  return src .. " == " .. text
+end
+
 -- What TENSOR_MATCH checks besides sizes: dtype, device, rank, requires_grad.
 local function tensor_match(entry, names, args)
   local out = {}
@@ -138,7 +156,7 @@ function torch.compile(fn, opts)
 
   local function trace(args, names)
     local tr = shapedb._trace_begin(name, { duck_shape = opts.duck_shape })
-    local fake, inputs = {}, {}
+    local fake, inputs, consts = {}, {}, {}
     for i = 1, args.n do
       local pname = names[i] or ("arg" .. i)
       local dims = opts.dynamic == true or compiled.dynamic_dims[pname]
@@ -146,9 +164,11 @@ function torch.compile(fn, opts)
       local a = args[i]
       if type(a) == "userdata" and a.dim then
         inputs[i] = { tensor = a, dtype = a.dtype, ndim = a:dim(), device = a.device, requires_grad = a.requires_grad }
+      elseif constant_arg(a) then
+        consts[#consts + 1] = { index = i, value = a, text = constant_guard(pname, a) }
       end
     end
-    local record = { trace = tr, name = name, backend = backend, inputs = inputs,
+    local record = { trace = tr, name = name, backend = backend, inputs = inputs, consts = consts,
                      compile_id = string.format("%d/%d", compiled.frame_id, #compiled.entries) }
     traces[#traces + 1] = record
     compiled.traces[#compiled.traces + 1] = record
@@ -198,13 +218,26 @@ function torch.compile(fn, opts)
     for i = #compiled.entries, 1, -1 do
       local e = compiled.entries[i]
       local reasons = tensor_match(e, names, args)
+      for _, k in ipairs(e.consts or {}) do
+        local a = args[k.index]
+        if not (constant_arg(a) and type(a) == type(k.value) and a == k.value) then
+          reasons[#reasons + 1] = k.text
+        end
+      end
       local ok, fails = e.trace:check_guards(values)
       for _, f in ipairs(fails) do
         reasons[#reasons + 1] = f.text
-        if f.static and f.input and f.dim and opts.dynamic == nil then
-          -- automatic dynamic: a dim that changed becomes dynamic next time
-          compiled.dynamic_dims[f.input] = compiled.dynamic_dims[f.input] or {}
-          compiled.dynamic_dims[f.input][f.dim] = true
+        if f.input and opts.dynamic == nil then
+          -- automatic dynamic: a dim, or an int input, whose value changed
+          -- becomes dynamic next time (Dynamo's automatic_dynamic_shapes)
+          if f.static and f.dim then
+            local dims = compiled.dynamic_dims[f.input]
+            if type(dims) ~= "table" then dims = {} end
+            dims[f.dim] = true
+            compiled.dynamic_dims[f.input] = dims
+          elseif f.int_input then
+            compiled.dynamic_dims[f.input] = true
+          end
         end
       end
       if ok and #reasons == 0 then
@@ -247,8 +280,12 @@ end
 -- guards diff: what changed between two compiled entries' guard sets
 -- ("- " only in a, "+ " only in b).
 function shapedb.guards_diff(a, b)
-  local ta = a.trace and a.trace:guards() or a:guards()
-  local tb = b.trace and b.trace:guards() or b:guards()
+  local function all(r)
+    local g = r.trace and r.trace:guards() or r:guards()
+    for _, k in ipairs(r.consts or {}) do g[#g + 1] = k.text end
+    return g
+  end
+  local ta, tb = all(a), all(b)
   local in_a, in_b, out = {}, {}, {}
   for _, g in ipairs(ta) do in_a[g] = true end
   for _, g in ipairs(tb) do in_b[g] = true end
@@ -313,6 +350,7 @@ function shapedb.report(out, quiet)
       out:write("unbacked bindings:", #b == 0 and " none\n" or "\n")
       for _, line in ipairs(b) do out:write("  ", line, "\n") end
       local g = r.trace:guard_records()
+      for _, k in ipairs(r.consts or {}) do g[#g + 1] = { text = k.text, phase = "trace" } end
       out:write("guards:", #g == 0 and " none\n" or "\n")
       for _, rec in ipairs(g) do
         local where = rec.file and string.format(", %s:%d", rec.file, rec.line) or ""

@@ -141,6 +141,10 @@ static int match_breakpoints(dbg *d, const sdb_view *v, size_t p, int prev_phase
     dbg_bp *bp = &d->bps[i];
     if (!bp->enabled || !bp_matches(d, bp, v, p, prev_phase)) continue;
     bp->hits++;
+    if (bp->ignore) {   /* `continue N` passes it */
+      bp->ignore--;
+      continue;
+    }
     if (!hit) hit = bp->num;
   }
   return hit;
@@ -709,12 +713,14 @@ static int cmd_continue(repl_session *s, const repl_cmd *c, const repl_args *a) 
   dbg *d = dbg_of(s);
   long n = count_arg(d, c->name, a);
   if (n < 0) return -1;
-  /* gdb's `continue N`: ignore the breakpoint we stopped at N - 1 more times */
-  for (long i = 0; i < n; i++) {
-    int rc = forward(d, M_CONTINUE, 0, c->name);
-    if (rc || !d->stop_at) return rc;
+  /* gdb's `continue N`: pass the breakpoint we stopped at N - 1 more times,
+  ** silently; other breakpoints still stop */
+  dbg_bp *bp = n > 1 && d->stop_bp ? bp_find(d, d->stop_bp) : NULL;
+  if (bp) {
+    printf("Will ignore next %ld crossings of breakpoint %d.  Continuing.\n", n - 1, bp->num);
+    bp->ignore = (unsigned)(n - 1);
   }
-  return 0;
+  return forward(d, M_CONTINUE, 0, c->name);
 }
 
 static int cmd_reverse_step(repl_session *s, const repl_cmd *c, const repl_args *a) {
@@ -862,7 +868,10 @@ static int parse_bp(dbg *d, const char *cmd, const repl_args *a, dbg_bp *bp) {
   if (!strcmp(w, "event") && a->argc == 2) {   /* `break event renamed`, as listed */
     int ek = sdb_event_from_name(rest);
     if (ek < 0) {
-      repl_error(s, "%s: unknown event kind '%s' (`info events all` shows the kinds)", cmd, rest);
+      repl_error(s, "%s: unknown event kind '%s'; the kinds are:", cmd, rest);
+      for (int k = 0; k < SDB_EV_COUNT; k++)
+        fprintf(stderr, "%s%s", k % 6 ? " " : k ? "\n  " : "  ", sdb_event_name((sdb_event_kind)k));
+      fputc('\n', stderr);
       return -1;
     }
     bp->kind = BP_EVENT;

@@ -54,6 +54,7 @@ typedef struct dbg_bp {
   int line;               /* BP_LINE */
   bool enabled, temporary, watch;
   unsigned hits;
+  unsigned ignore;        /* crossings to pass silently (`continue N`) */
 } dbg_bp;
 
 typedef enum dbg_prog {

@@ -320,7 +320,24 @@ do
   t.is(c.last_recompile, string.format(
     "Recompiling function scale in %s\n    triggered by the following guard failure(s):\n    - %s: k == 4",
     c.where, c.entries[1].compile_id), "because k == 4 failed")
-  t.is(lines(c.entries[2].trace:guards()), "L['k'] == 5", "the new entry guards the new value")
+  t.is(c.entries[2].trace:graph():match('def forward%b()'), 'def forward(self, L_x_: "f32[3]", L_k_: "Sym(s0)")',
+    "automatic dynamic: after a recompile on its value the integer is a SymInt input")
+  t.is(#c.entries[2].trace:guards(), 0, "with no value guard")
+  c(T{3}, 7)
+  t.is(#c.entries, 2, "so a third value hits the dynamic entry")
+  -- a float, boolean or string argument is a constant too, guarded by value
+  local e = torch.compile(function(x, k, flag, mode) if flag then return x * k end return x end,
+                          { backend = "eager", name = "consts" })
+  e(T{3}, 2.5, true, "a")
+  t.has(e.traces[1].trace:graph(), "l_x_ * 2.5", "the float is baked into the graph")
+  e(T{3}, 2.5, true, "a")
+  t.is(#e.entries, 1, "the same constants hit the cache")
+  e(T{3}, 3.5, false, "b")
+  t.is(#e.entries, 2, "other constants recompile")
+  t.has(e.last_recompile, ": k == 2.5; flag == True; mode == 'a'", "each changed constant is a failed guard, spelled as Python")
+  t.is(lines(shapedb.guards_diff(e.entries[1], e.entries[2])),
+    "- L['k'] == 2.5\n- L['flag'] == True\n- L['mode'] == 'a'\n+ L['k'] == 3.5\n+ L['flag'] == False\n+ L['mode'] == 'b'",
+    "and in the guards diff")
   local d = torch.compile(function(x, k) return x * k end, { backend = "eager", dynamic = true })
   d(T{3}, 4)
   t.is(d.traces[1].trace:graph():match('def forward%b()'),

@@ -917,4 +917,27 @@ OUT
 run --batch -x 'info events all' -x run -x 'info events all' tiny.lua
 check 'info events all lists every event of a tiny program'
 
+want <<'OUT'
+Watchpoint 1: symbol u0
+Starting program: nz.lua
+Watchpoint 1, symbol u0
+event 5, phase trace, tracer trace, nz.lua:2 in model
+  create_unbacked_symbol u0 [0, 10]
+2	  local idx = x:nonzero()
+  compile 1 (model) began at event 0
+  tracer: - -> trace
+  new symbol: u0 [0, 10]
+Will ignore next 2 crossings of breakpoint 1.  Continuing.
+Watchpoint 1, symbol u0
+event 9, phase trace, tracer trace, nz.lua:2 in model
+  pending_changed {}
+2	  local idx = x:nonzero()
+  binding: u0: .size()[0] on %nonzero
+Num  Type        Disp  Enb  Hits  What
+1    watchpoint  keep  y    4     symbol u0
+[exit 0]
+OUT
+run --batch -x 'watch u0' -x run -x 'continue 3' -x 'info breakpoints' nz.lua
+check 'continue N passes the breakpoint N - 1 times silently, counting the hits'
+
 echo "1..$n"
