@@ -255,4 +255,16 @@ do
     "the leaked unbacked size is defined by the cond's MultiOutput")
 end
 
+-- 10. select at an unbacked index: the storage offset u1 is computed before
+-- the view needs it (DynamicSelectStorageOffset), so the invariant holds
+do
+  local c = torch.compile(function(x, i) return x:select(0, i:item()) end, { backend = "inductor", name = "f10" })
+  c(T{5, 3}, T{dtype = "int64"})
+  local w = c.entries[1].trace:wrapper()
+  t.has(w, "    u0 = arg1_1.item()  # DynamicScalar buf0\n", "the index is a DynamicScalar")
+  t.has(w, "    u1 = 0 + 3 * (u0 if u0 >= 0 else 5 + u0)  # DynamicSelectStorageOffset buf1\n" ..
+    "    buf2 = reinterpret_tensor(arg0_1, (3, ), (1, ), u1)  # ReinterpretView\n",
+    "the offset is defined first (a negative index counts from the end), then the view uses it")
+end
+
 t.done()
