@@ -98,7 +98,7 @@ static bool same_place(const sdb_event *a, const sdb_event *b) {
 
 /* Does the step p (its event is p - 1) hit bp? prev_phase is the phase at
 ** step p - 1. */
-static bool bp_matches(dbg *d, const dbg_bp *bp, const sdb_view *v, size_t p,
+static bool bp_matches(const dbg_bp *bp, const sdb_view *v, size_t p,
                        int prev_phase) {
   const sdb_event *e = sdb_view_event(v);
   if (!e) return false;
@@ -131,17 +131,18 @@ static bool bp_matches(dbg *d, const dbg_bp *bp, const sdb_view *v, size_t p,
   case BP_EVENT:
     return e->kind == bp->event;
   }
-  (void)d;
   return false;
 }
 
-static int match_breakpoints(dbg *d, const sdb_view *v, size_t p, int prev_phase) {
+/* Forwards, a breakpoint `continue N` is passing is counted and passed;
+** backwards, ignore counts are left alone. */
+static int match_breakpoints(dbg *d, const sdb_view *v, size_t p, int prev_phase, bool fwd) {
   int hit = 0;
   for (size_t i = 0; i < d->nbps; i++) {
     dbg_bp *bp = &d->bps[i];
-    if (!bp->enabled || !bp_matches(d, bp, v, p, prev_phase)) continue;
+    if (!bp->enabled || !bp_matches(bp, v, p, prev_phase)) continue;
     bp->hits++;
-    if (bp->ignore) {   /* `continue N` passes it */
+    if (fwd && bp->ignore) {   /* `continue N` passes it */
       bp->ignore--;
       continue;
     }
@@ -224,7 +225,7 @@ static bool scan(dbg *d) {
     size_t p = d->scanned + 1;
     const sdb_view *v = dbg_view_at(d, p);
     if (!v) return false;
-    int bp = d->motion == M_GOTO ? 0 : match_breakpoints(d, v, p, d->prev_phase);
+    int bp = d->motion == M_GOTO ? 0 : match_breakpoints(d, v, p, d->prev_phase, true);
     bool stop = motion_done(d, v, p) || bp;
     d->prev_phase = sdb_view_phase(v);
     d->scanned = p;
@@ -625,11 +626,9 @@ static int forward(dbg *d, int motion, size_t count, const char *cmd) {
   d->cur = d->stop_at ? d->stop_at : dbg_length(d);
   d->motion = M_NONE;
   if (interrupted) print_program_location(d);
-  if (d->cur != before || interrupted) {
+  if (d->cur != before || interrupted) {   /* else: it ended with no new event */
     announce_breakpoint(d);
     dbg_show_stop(d);
-  } else if (ended < 0) {
-    /* nothing new: the program ended without another event */
   }
   if (ended >= 0 || (!alive(d) && d->cur == dbg_length(d))) say_end(d);
   return ended == R_FAILED ? -1 : 0;
@@ -648,13 +647,14 @@ static int backward(dbg *d, int motion, size_t count, const char *cmd) {
   while (p > d->base) {
     size_t q = p - 1;   /* the candidate stop */
     if (q == d->base) { p = q; break; }
-    v = dbg_view_at(d, q);
-    if (!v) break;
-    int level = dbg_level(v);
+    /* seeks are O(1); a seek invalidates the view before it, so the phase
+    ** of the step before is read first */
     const sdb_view *pv = dbg_view_at(d, q - 1);
     int prev_phase = pv ? (int)sdb_view_phase(pv) : SDB_PHASE_NONE;
     v = dbg_view_at(d, q);
-    bp = motion == M_GOTO ? 0 : match_breakpoints(d, v, q, prev_phase);
+    if (!v) break;
+    int level = dbg_level(v);
+    bp = match_breakpoints(d, v, q, prev_phase, false);
     p = q;
     if (bp) break;
     if (motion == M_STEP && --count == 0) break;

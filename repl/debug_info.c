@@ -95,20 +95,28 @@ static int info_bindings(repl_session *s, const repl_cmd *c, const repl_args *a)
   return 0;
 }
 
-static int info_guards(repl_session *s, const repl_cmd *c, const repl_args *a) {
-  (void)c; (void)a;
-  const sdb_view *v = dbg_view(dbg_of(s));
-  size_t n = sdb_view_count(v, SDB_EV_GUARD_ADDED);
-  if (!n) printf("No guards at this step.\n");
-  else printf("guards (%zu):\n", n);
+/* The guards or runtime asserts so far, one per line with where each was
+** added (asserts also say their key symbol and message). */
+static void list_facts(const sdb_view *v, sdb_event_kind kind, const char *what) {
+  size_t n = sdb_view_count(v, kind);
+  if (!n) printf("No %s at this step.\n", what);
+  else printf("%s (%zu):\n", what, n);
   for (size_t i = 0; i < n; i++) {
-    const sdb_event *e = sdb_view_at(v, SDB_EV_GUARD_ADDED, i);
+    const sdb_event *e = sdb_view_at(v, kind, i);
     printf("  ");
     put_expr(e->expr);
     printf("  (");
     put_where(e);
+    if (kind == SDB_EV_RUNTIME_ASSERT && e->sym) printf(", on %s", e->sym->name);
     printf(")\n");
+    if (kind == SDB_EV_RUNTIME_ASSERT && e->detail) printf("      message: %s\n", e->detail);
   }
+}
+
+static int info_guards(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  (void)c; (void)a;
+  const sdb_view *v = dbg_view(dbg_of(s));
+  list_facts(v, SDB_EV_GUARD_ADDED, "guards");
   const char *const *installed;
   size_t ni = sdb_view_installed_guards(v, &installed);
   if (ni) {
@@ -136,20 +144,7 @@ static int info_replacements(repl_session *s, const repl_cmd *c, const repl_args
 
 static int info_asserts(repl_session *s, const repl_cmd *c, const repl_args *a) {
   (void)c; (void)a;
-  const sdb_view *v = dbg_view(dbg_of(s));
-  size_t n = sdb_view_count(v, SDB_EV_RUNTIME_ASSERT);
-  if (!n) printf("No runtime asserts at this step.\n");
-  else printf("runtime asserts (%zu):\n", n);
-  for (size_t i = 0; i < n; i++) {
-    const sdb_event *e = sdb_view_at(v, SDB_EV_RUNTIME_ASSERT, i);
-    printf("  ");
-    put_expr(e->expr);
-    printf("  (");
-    put_where(e);
-    if (e->sym) printf(", on %s", e->sym->name);
-    printf(")\n");
-    if (e->detail) printf("      message: %s\n", e->detail);
-  }
+  list_facts(dbg_view(dbg_of(s)), SDB_EV_RUNTIME_ASSERT, "runtime asserts");
   return 0;
 }
 
@@ -347,7 +342,7 @@ static int info_events(repl_session *s, const repl_cmd *c, const repl_args *a) {
       char *end;
       long n = strtol(a->argv[0], &end, 10);
       if (*end || n < 0 || (size_t)n >= len) {
-        repl_error(s, "%s: expected `all` or an event number below %zu, got '%s'", c->name, len,
+        repl_error(s, "info %s: expected `all` or an event number below %zu, got '%s'", c->name, len,
                    a->argv[0]);
         return -1;
       }
@@ -518,6 +513,12 @@ static int cmd_list(repl_session *s, const repl_cmd *c, const repl_args *a) {
     }
     if (colon) file = sdb_intern_n(w, (size_t)(colon - w));
     else if (!file) file = s->program;
+    int count = file ? sdb_srcfile_count(file) : -1;
+    if (count >= 0 && line > count) {
+      repl_error(s, "%s: line %ld is past the end of %s (%d lines)", c->name, line,
+                 dbg_basename(file), count);
+      return -1;
+    }
     from = line > 5 ? (int)line - 5 : 1;
   }
   if (!file) {

@@ -940,4 +940,48 @@ OUT
 run --batch -x 'watch u0' -x run -x 'continue 3' -x 'info breakpoints' nz.lua
 check 'continue N passes the breakpoint N - 1 times silently, counting the hits'
 
+want <<'OUT'
+Starting program: nz.lua
+event 23, nz.lua:7 in main chunk
+  phase_end guards (model)
+7	local out = f(shapedb.tensor{5, 2})
+  compile 1 (model) began at event 0
+  phase: trace -> none
+  new symbol: u0 [0, 10]
+  binding: u0: .size()[0] on %nonzero
+  guards installed: 0
+[program finished: 24 events in this run]
+unassume: there are no assumptions
+assume u0 >= 1:
+  no open questions at this step
+  range of u0: [0, 10] -> [1, 10]
+  in the program: torch._check(u0 >= 1)
+Assumption 1 added: `print` and `why` now take it as known; `unassume` drops it.
+unassume: expected `all` or an assumption number from 1 to 1, got '9'
+assume: u0 > 99 contradicts what is known at this step: u0 is in [1, 10] (size-like)
+info graph: no graph 'nosuch' at this step; there are:
+  trace
+list: line 999 is past the end of nz.lua (8 lines)
+where: no symbol, guard or runtime assert matches 'nosuch' at this step
+info events: expected `all` or an event number below 24, got '999'
+step: expected a positive count, got 'x'
+Nothing to display (`display pending`, `display u0 + 1`).
+undisplay: no display number 4
+break: unknown event kind 'nosuch'; the kinds are:
+  phase_start phase_end fake_mode_created epoch_bumped create_symbol create_unbacked_symbol
+  symbolic_shape_specialization pending_changed guard_added replacement_added runtime_assert_added range_refined
+  size_like renamed node_placed unbacked_bindings memo_hit tracer_push
+  tracer_pop graph_input_created symbol_bound cond_output_symbol hop_check autograd
+  refakified buffer_lowered binding_check guards_installed guard_check recompile
+  error note node_erased
+kill: the program is not being run
+alive
+[exit 1]
+OUT
+run --batch -x 'goto end' -x unassume -x 'assume u0 >= 1' -x 'unassume 9' \
+  -x 'assume u0 > 99' -x 'info graph nosuch' -x 'list 999' -x 'where nosuch' \
+  -x 'info events 999' -x 'step x' -x display -x 'undisplay 4' \
+  -x 'break event nosuch' -x kill -x 'echo alive' nz.lua
+check 'more bad input: assumptions, graphs, lines, counts, displays, event kinds'
+
 echo "1..$n"
