@@ -117,6 +117,11 @@ void sdb_events_set_tracer(sdb_events *s, const char *path, int depth) {
   s->depth = depth;
 }
 
+const char *sdb_events_tracer(const sdb_events *s, int *depth) {
+  if (depth) *depth = s ? s->depth : 0;
+  return s ? s->tracer : NULL;
+}
+
 static long append(sdb_events *s, const sdb_event *in) {
   if (s->len == s->cap) {
     size_t cap = s->cap ? s->cap * 2 : 256;

@@ -142,6 +142,8 @@ void sdb_events_pop_op(sdb_events *s);
 const char *sdb_events_op(const sdb_events *s);
 /* The tracer path and depth (maintained by core/tracer). */
 void sdb_events_set_tracer(sdb_events *s, const char *path, int depth);
+/* The tracer path now stamped (NULL for a NULL stream) and its depth. */
+const char *sdb_events_tracer(const sdb_events *s, int *depth);
 
 /* Append a copy of *ev (seq, phase, location, op and tracer are filled in;
 ** syms/texts are copied), then call the sinks. Returns the new seq, or -1

@@ -104,7 +104,14 @@ static void node_placed(sdb_tracer *tr, sdb_node *n) {
   e.value = n->id;
   e.text2 = after ? after->name : NULL;
   e.flags = first ? SDB_EVF_AT_START : 0;
+  /* Stamped with the tracer whose graph it went into: lifting a free
+  ** variable into a nested body places placeholders in every enclosing
+  ** body on the way, while the innermost tracer is the current one. */
+  int depth;
+  const char *cur = sdb_events_tracer(tr->ev, &depth);
+  set_tracer_ctx(tr);
   emit(tr, &e);
+  if (cur) sdb_events_set_tracer(tr->ev, cur, depth);
   free(line);
 }
 

@@ -117,7 +117,11 @@ static uint32_t last_below(const u32vec *a, uint32_t x) {
 /* --- the history ------------------------------------------------------------ */
 
 typedef struct { uint8_t phase; const char *text; int32_t parent; } phase_node;
-typedef struct { const char *path; int32_t depth; int32_t parent; } tracer_node;
+/* key: the graph its nodes go into. A tracer path names every instance
+** of a body ("trace > cond.true_branch" for each cond at that level), so
+** the second instance's graph is "... > cond.true_branch #2", and bodies
+** nested in it hang under that key. */
+typedef struct { const char *path; int32_t depth; int32_t parent; const char *key; } tracer_node;
 
 /* What holds after the event at a position. */
 typedef struct ctx {
@@ -168,6 +172,7 @@ typedef struct compile {
   graphrec *graphs;
   size_t ngraphs, capgraphs;
   sdb_map graph_ix;     /* key -> graph index + 1 */
+  sdb_map tracer_seen;  /* tracer graph key without "#N" -> instances so far */
 } compile;
 
 typedef struct installed { const char **lines; size_t n; } installed;
@@ -216,6 +221,7 @@ static bool compile_new(store *st, uint32_t start) {
   c->sym_lo = (uint32_t)st->nsyms;
   c->syms = (sdb_map)SDB_MAP_INIT;
   c->graph_ix = (sdb_map)SDB_MAP_INIT;
+  c->tracer_seen = (sdb_map)SDB_MAP_INIT;
   return true;
 }
 
@@ -262,6 +268,7 @@ static void store_release(store *st) {
     }
     free(c->graphs);
     sdb_map_free(&c->graph_ix);
+    sdb_map_free(&c->tracer_seen);
   }
   free(st->compiles);
   free(st);
@@ -374,9 +381,22 @@ static bool contains(const sdb_event *e, const sdb_expr *sym) {
 static const char *graph_key(const store *st, const sdb_event *e, const ctx *cur) {
   if (e->phase == SDB_PHASE_AOT || e->phase == SDB_PHASE_LOWER || e->phase == SDB_PHASE_GUARDS)
     return sdb_intern(sdb_phase_name((sdb_phase)e->phase));
-  if (e->tracer) return e->tracer;
-  if (cur->tracer_top >= 0) return st->tracers[cur->tracer_top].path;
-  return sdb_intern("trace");
+  if (!e->tracer) return cur->tracer_top >= 0 ? st->tracers[cur->tracer_top].key : sdb_intern("trace");
+  for (int32_t t = cur->tracer_top; t >= 0; t = st->tracers[t].parent)
+    if (st->tracers[t].path == e->tracer) return st->tracers[t].key;
+  return e->tracer;
+}
+
+/* The graph key of a tracer instance pushed under `parent` (see tracer_node). */
+static const char *tracer_key(store *st, compile *c, const char *path, int32_t parent, bool *oom) {
+  const char *base = path;
+  if (parent >= 0 && path && st->tracers[parent].key != st->tracers[parent].path) {
+    const char *last = strrchr(path, '>');
+    base = sdb_internf("%s > %s", st->tracers[parent].key, last ? last + 2 : path);
+  }
+  uintptr_t seen = (uintptr_t)sdb_map_get(&c->tracer_seen, base);
+  if (!sdb_map_put(&c->tracer_seen, base, (void *)(seen + 1))) *oom = true;
+  return seen ? sdb_internf("%s #%u", base, (unsigned)seen + 1) : base;
 }
 
 static graphrec *graph_get(compile *c, const char *key, uint32_t pos, bool create) {
@@ -501,12 +521,15 @@ static int store_append(store *st, const sdb_event *e) {
         cur.tracer_top = -1;   /* the trace's root tracer is done (never popped) */
       break;
     }
-    case SDB_EV_TRACER_PUSH:
+    case SDB_EV_TRACER_PUSH: {
       if (!GROW(st->tracers, st->ntracers, st->captracers)) { oom = true; break; }
-      st->tracers[st->ntracers] = (tracer_node){h->text ? h->text : h->tracer,
-                                                (int32_t)h->value, cur.tracer_top};
+      const char *path = h->text ? h->text : h->tracer;
+      st->tracers[st->ntracers] = (tracer_node){path, (int32_t)h->value, cur.tracer_top,
+                                                tracer_key(st, &st->compiles[ci], path,
+                                                           cur.tracer_top, &oom)};
       cur.tracer_top = (int32_t)st->ntracers++;
       break;
+    }
     case SDB_EV_TRACER_POP: {
       const char *path = h->text ? h->text : h->tracer;
       for (int32_t t = cur.tracer_top; t >= 0; t = st->tracers[t].parent)
@@ -723,6 +746,11 @@ const char *sdb_view_phase_text(const sdb_view *v) {
 const char *sdb_view_tracer(const sdb_view *v) {
   int32_t top = vctx(v)->tracer_top;
   return top < 0 ? NULL : v->st->tracers[top].path;
+}
+
+const char *sdb_view_tracer_graph(const sdb_view *v) {
+  int32_t top = vctx(v)->tracer_top;
+  return top < 0 ? NULL : v->st->tracers[top].key;
 }
 
 int sdb_view_depth(const sdb_view *v) {

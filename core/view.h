@@ -90,6 +90,9 @@ const char *sdb_view_phase_text(const sdb_view *v);
 ** phase of the compile ended: aot and lower run no Dynamo tracer). */
 const char *sdb_view_tracer(const sdb_view *v);
 int sdb_view_depth(const sdb_view *v);
+/* The key of the innermost tracer's graph (sdb_view_graph_at's names): its
+** path, or for a later body at the same path, "PATH #N". */
+const char *sdb_view_tracer_graph(const sdb_view *v);
 /* The compile: how many top-level trace phases have started (0: none). */
 unsigned sdb_view_compile(const sdb_view *v);
 
@@ -164,7 +167,9 @@ bool sdb_view_touches(const sdb_view *v, const sdb_expr *sym);
 
 /* Graphs of the current compile that have had nodes, in order of their
 ** first node. The key is the tracer path for nodes placed while tracing
-** ("trace", "trace > cond.true_branch") and the phase name for nodes
+** ("trace", "trace > cond.true_branch"; the second cond's body at the same
+** path is "trace > cond.true_branch #2", and a body nested in it
+** "trace > cond.true_branch #2 > cond.true_branch") and the phase name for nodes
 ** placed by later phases ("aot"). */
 size_t sdb_view_graph_count(const sdb_view *v);
 const char *sdb_view_graph_at(const sdb_view *v, size_t i);

@@ -232,7 +232,7 @@ static int info_tracers(repl_session *s, const repl_cmd *c, const repl_args *a) 
 /* The graph shown by default: the innermost tracer's; after tracing, the
 ** aot graph in the aot and lower phases, else the root graph. */
 static const char *default_graph(const sdb_view *v) {
-  const char *tracer = sdb_view_tracer(v);
+  const char *tracer = sdb_view_tracer_graph(v);
   sdb_phase ph = sdb_view_phase(v);
   const char *want = tracer ? tracer
                    : ph == SDB_PHASE_AOT || ph == SDB_PHASE_LOWER ? "aot" : "trace";
@@ -254,11 +254,16 @@ static int info_graph(repl_session *s, const repl_cmd *c, const repl_args *a) {
   }
   const char *graph = NULL;
   if (a->argc > 0) {
-    for (size_t g = 0; g < ng; g++) {
+    /* the full name, else the first graph whose name ends in "> NAME" */
+    size_t len = strlen(a->rest);
+    for (size_t g = 0; g < ng && !graph; g++) {
+      if (!strcmp(sdb_view_graph_at(v, g), a->rest)) graph = sdb_view_graph_at(v, g);
+    }
+    for (size_t g = 0; g < ng && !graph; g++) {
       const char *name = sdb_view_graph_at(v, g);
-      const char *last = strrchr(name, '>');
-      last = last ? last + 2 : name;
-      if (!strcmp(name, a->rest) || !strcmp(last, a->rest)) graph = name;
+      size_t nl = strlen(name);
+      if (nl > len + 2 && !strcmp(name + nl - len, a->rest) && !strncmp(name + nl - len - 2, "> ", 2))
+        graph = name;
     }
     if (!graph) {
       repl_error(s, "info graph: no graph '%s' at this step; there are:", a->rest);
