@@ -1289,6 +1289,7 @@ void dbg_init(repl_session *s) {
   repl_cmd_register_sub("info", debug_info_cmds,
                         sizeof debug_info_cmds / sizeof debug_info_cmds[0]);
   dbg_info_init();
+  dbg_pictures_init();
   dbg_ask_init();
 }
 

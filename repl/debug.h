@@ -157,6 +157,9 @@ bool dbg_print_source_line(dbg *d, const char *file, int line);
 /* A file's name without its directory. */
 const char *dbg_basename(const char *path);
 
+/* debug_pictures.c: `dump dot`, `info timeline` */
+void dbg_pictures_init(void);
+
 /* debug_ask.c: questions about expressions at the cursor */
 void dbg_ask_init(void);
 /* `print TEXT` at the cursor (with the assumptions); 0 or -1. */

@@ -18,7 +18,9 @@
 #include "debug.h"
 #include "host.h"
 #include "lineio.h"
+#include "render_dot.h"
 #include "repl.h"
+#include "lsdb.h"
 
 #include <lauxlib.h>
 #include <stdio.h>
@@ -41,6 +43,8 @@ static void usage(FILE *f) {
     "  -q, --quiet      after FILE, print only the end result (graphs, bindings,\n"
     "                   guards), not the event log\n"
     "  --no-report      after FILE, print nothing of shapedb's own\n"
+    "  --dot FILE       at the end, write the graphs of every compile as\n"
+    "                   Graphviz DOT to FILE (render with dot -Tsvg)\n"
     "  --version        print the version and exit\n"
     "  --help           print this help and exit\n"
     "Lua runs with the `shapedb` module loaded as a global. The REPL uses\n"
@@ -72,6 +76,20 @@ static void print_report(lua_State *L, int report) {
   fflush(stdout);
 }
 
+/* --dot FILE: the graphs of every compile of the run, drawn from the
+** events (the same picture as `dump dot FILE all` at the last event). */
+static const char *dot_path;
+
+static int write_dot(lua_State *L) {
+  if (!dot_path) return 0;
+  sdb_timeline *t = sdb_timeline_new(lsdb_events(L));
+  const char *why = "out of memory";
+  int rc = t ? repl_dot_save(t, sdb_timeline_length(t), true, dot_path, &why) : -1;
+  if (rc != 0) fprintf(stderr, "shapedb: --dot %s: %s\n", dot_path, why);
+  sdb_timeline_free(t);
+  return rc;
+}
+
 /* The non-interactive path, `shapedb FILE.lua [args]`: run the program as
 ** `lua FILE` would, then print the report. A failure (a trace error, say)
 ** is printed after the report, with its Lua location, and exits 1. */
@@ -89,6 +107,7 @@ static int run_script(lua_State *L, char **argv, int argc, int report) {
   }
   print_report(L, report);
   repl_host_report(L, status);
+  if (write_dot(L) != 0) return 1;
   return status == LUA_OK ? 0 : 1;
 }
 
@@ -124,6 +143,7 @@ static int run_session(lua_State *L, bool batch, char **xs, int nx, char **argv,
   if (!batch && !s->quit) repl_loop(s);
   repl_lineio_finish(s);
   int status = s->status_set ? s->status : batch && s->failures > 0 ? 1 : 0;
+  if (write_dot(s->L) != 0 && status == 0) status = 1;
   dbg_free(s);
   repl_session_free(s);
   repl_cmd_unregister_all();
@@ -171,6 +191,14 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--batch")) { batch = true; continue; }
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) { report = REPORT_QUIET; continue; }
     if (!strcmp(a, "--no-report")) { report = REPORT_NONE; continue; }
+    if (!strcmp(a, "--dot")) {
+      if (i + 1 >= argc) {
+        status = bad_usage("'%s' needs an argument", a);
+        goto done;
+      }
+      dot_path = argv[++i];
+      continue;
+    }
     if (!strcmp(a, "--")) { if (i + 1 < argc) script = i + 1; break; }
     if (a[0] == '-' && a[1]) {
       status = bad_usage("unknown option '%s'", a);

@@ -66,6 +66,7 @@ Status
   undisplay [N...]         stop showing displays (all without N)
 
 Files
+  dump dot FILE [all]      write pictures of the run to a file
   list [LINE|FILE:LINE]    the program's source around the current event
   load FILE                make FILE the session's program, without running it
   source FILE              run the command lines in FILE
@@ -144,6 +145,7 @@ info subcommands:
   info ranges              the value range of each symbol
   info replacements        the symbol replacements in force
   info symbols             every symbol: kind, range, status
+  info timeline [ascii]    every symbol's life across the events of this compile
   info tracers             the tracer stack (trace > cond.true_branch)
   apropos WORD             list the commands whose help mentions WORD
   quit [STATUS]            leave shapedb (Ctrl-D at the prompt does too)
@@ -416,6 +418,8 @@ usage: shapedb [options] [FILE.lua [args...]]
   -q, --quiet      after FILE, print only the end result (graphs, bindings,
                    guards), not the event log
   --no-report      after FILE, print nothing of shapedb's own
+  --dot FILE       at the end, write the graphs of every compile as
+                   Graphviz DOT to FILE (render with dot -Tsvg)
   --version        print the version and exit
   --help           print this help and exit
 Lua runs with the `shapedb` module loaded as a global. The REPL uses

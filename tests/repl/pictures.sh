@@ -6,6 +6,7 @@
 # exact text (harness: tests/lib/transcript.sh).
 NAME=pictures
 . "${SHAPEDB_TESTS:-$(dirname "$0")/..}/lib/transcript.sh"
+root=$(cd "${SHAPEDB_TESTS:-$(dirname "$0")/..}/.." && pwd)
 
 # two.lua: two conds in a row, the second with a cond nested in its true branch
 cat > "$work/two.lua" <<'LUA'
@@ -51,5 +52,266 @@ other graphs: [trace] [trace > cond.false_branch] [trace > cond.true_branch #2] 
 [exit 0]
 EOF
 check "each cond body is its own graph; a lifted placeholder goes into the body it was placed in"
+
+
+# seed004.lua: seed 004's nested cond: x [s0, s1] lifted two levels down
+cat > "$work/seed004.lua" <<'LUA'
+local function f(x)
+  local function true_f()
+    local function true_f_inner() return x:sin() end
+    local function false_f_inner() return x:cos() end
+    return torch.cond(x:sum():gt(0), true_f_inner, false_f_inner)
+  end
+  local function false_f() return x:cos() end
+  return torch.cond(x:sum():gt(0), true_f, false_f)
+end
+local g = torch.compile(f, { backend = "eager", dynamic = true })
+return g(shapedb.tensor{3, 4})
+LUA
+
+# nz.lua: nonzero under inductor: u0 bound, renamed into by the retrace
+# (u1 -> u0) and by lowering's re-propagation (u3 -> u0), defined by buf1
+cat > "$work/nz.lua" <<'LUA'
+local function model(x)
+  local idx = x:nonzero()
+  torch._check_is_size(idx:size(0))
+  return idx:sum()
+end
+local f = torch.compile(model, { backend = "inductor" })
+local out = f(shapedb.tensor{5, 2})
+return out
+LUA
+
+run --batch -x run -x 'dump dot -' seed004.lua
+sed -n '/^digraph/,/^}/p' "$tmp/got" > "$tmp/dot"
+cp "$tmp/dot" "$tmp/got"
+want <<'EOF'
+digraph shapedb {
+  compound=true;
+  graph [fontname="monospace", fontsize=11];
+  node [shape=box, fontname="monospace", fontsize=10];
+  edge [fontname="monospace", fontsize=9];
+  subgraph cluster_c1 {
+    label="compile 1 (f)";
+    subgraph cluster_c1_g0 {
+      label="trace";
+      c1_g0_n0 [label="s0: \"Sym(s0)\"\l", style=rounded];
+      c1_g0_n1 [label="s1: \"Sym(s1)\"\l", style=rounded];
+      c1_g0_n2 [label="L_x_: \"f32[s0, s1]\"\l", style=rounded];
+      c1_g0_n3 [label="sum_1: \"f32[]\" = l_x_.sum()\l"];
+      c1_g0_n4 [label="gt: \"b8[]\" = sum_1.gt(0)\l"];
+      c1_g0_n5 [label="cond_true_0 = self.cond_true_0\l"];
+      c1_g0_n6 [label="cond_false_0 = self.cond_false_0\l"];
+      c1_g0_n7 [label="cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (s0, s1, l_x_))\l"];
+      c1_g0_n8 [label="getitem: \"f32[s0, s1]\" = cond[0]\l"];
+      c1_g0_n9 [label="return (getitem,)\l", shape=plain];
+      subgraph cluster_c1_g1 {
+        label="trace > cond.true_branch";
+        c1_g1_n0 [label="s0: \"Sym(s0)\"\l", style=rounded];
+        c1_g1_n1 [label="s1: \"Sym(s1)\"\l", style=rounded];
+        c1_g1_n2 [label="l_x_: \"f32[s0, s1]\"\l", style=rounded];
+        c1_g1_n3 [label="sum_1: \"f32[]\" = l_x_.sum()\l"];
+        c1_g1_n4 [label="gt: \"b8[]\" = sum_1.gt(0)\l"];
+        c1_g1_n5 [label="cond_true_0 = self.cond_true_0\l"];
+        c1_g1_n6 [label="cond_false_0 = self.cond_false_0\l"];
+        c1_g1_n7 [label="cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (s0, s1, l_x_))\l"];
+        c1_g1_n8 [label="getitem: \"f32[s0, s1]\" = cond[0]\l"];
+        c1_g1_n9 [label="return (getitem,)\l", shape=plain];
+        subgraph cluster_c1_g2 {
+          label="trace > cond.true_branch > cond.true_branch";
+          c1_g2_n0 [label="s0: \"Sym(s0)\"\l", style=rounded];
+          c1_g2_n1 [label="s1: \"Sym(s1)\"\l", style=rounded];
+          c1_g2_n2 [label="l_x_: \"f32[s0, s1]\"\l", style=rounded];
+          c1_g2_n3 [label="sin: \"f32[s0, s1]\" = l_x_.sin()\l"];
+          c1_g2_n4 [label="return (sin,)\l", shape=plain];
+        }
+        subgraph cluster_c1_g3 {
+          label="trace > cond.true_branch > cond.false_branch";
+          c1_g3_n0 [label="s0: \"Sym(s0)\"\l", style=rounded];
+          c1_g3_n1 [label="s1: \"Sym(s1)\"\l", style=rounded];
+          c1_g3_n2 [label="l_x_: \"f32[s0, s1]\"\l", style=rounded];
+          c1_g3_n3 [label="cos: \"f32[s0, s1]\" = l_x_.cos()\l"];
+          c1_g3_n4 [label="return (cos,)\l", shape=plain];
+        }
+      }
+      subgraph cluster_c1_g4 {
+        label="trace > cond.false_branch";
+        c1_g4_n0 [label="s0: \"Sym(s0)\"\l", style=rounded];
+        c1_g4_n1 [label="s1: \"Sym(s1)\"\l", style=rounded];
+        c1_g4_n2 [label="l_x_: \"f32[s0, s1]\"\l", style=rounded];
+        c1_g4_n3 [label="cos: \"f32[s0, s1]\" = l_x_.cos()\l"];
+        c1_g4_n4 [label="return (cos,)\l", shape=plain];
+      }
+    }
+  }
+    c1_g0_n2 -> c1_g0_n3;
+    c1_g0_n3 -> c1_g0_n4;
+    c1_g0_n4 -> c1_g0_n7;
+    c1_g0_n5 -> c1_g0_n7;
+    c1_g0_n6 -> c1_g0_n7;
+    c1_g0_n0 -> c1_g0_n7;
+    c1_g0_n1 -> c1_g0_n7;
+    c1_g0_n2 -> c1_g0_n7;
+    c1_g0_n7 -> c1_g0_n8;
+    c1_g0_n8 -> c1_g0_n9;
+    c1_g1_n2 -> c1_g1_n3;
+    c1_g1_n3 -> c1_g1_n4;
+    c1_g1_n4 -> c1_g1_n7;
+    c1_g1_n5 -> c1_g1_n7;
+    c1_g1_n6 -> c1_g1_n7;
+    c1_g1_n0 -> c1_g1_n7;
+    c1_g1_n1 -> c1_g1_n7;
+    c1_g1_n2 -> c1_g1_n7;
+    c1_g1_n7 -> c1_g1_n8;
+    c1_g1_n8 -> c1_g1_n9;
+    c1_g0_n0 -> c1_g1_n0 [style=dashed, label="lifted"];
+    c1_g0_n1 -> c1_g1_n1 [style=dashed, label="lifted"];
+    c1_g0_n2 -> c1_g1_n2 [style=dashed, label="lifted"];
+    c1_g2_n2 -> c1_g2_n3;
+    c1_g2_n3 -> c1_g2_n4;
+    c1_g1_n0 -> c1_g2_n0 [style=dashed, label="lifted"];
+    c1_g1_n1 -> c1_g2_n1 [style=dashed, label="lifted"];
+    c1_g1_n2 -> c1_g2_n2 [style=dashed, label="lifted"];
+    c1_g3_n2 -> c1_g3_n3;
+    c1_g3_n3 -> c1_g3_n4;
+    c1_g1_n0 -> c1_g3_n0 [style=dashed, label="lifted"];
+    c1_g1_n1 -> c1_g3_n1 [style=dashed, label="lifted"];
+    c1_g1_n2 -> c1_g3_n2 [style=dashed, label="lifted"];
+    c1_g4_n2 -> c1_g4_n3;
+    c1_g4_n3 -> c1_g4_n4;
+    c1_g0_n0 -> c1_g4_n0 [style=dashed, label="lifted"];
+    c1_g0_n1 -> c1_g4_n1 [style=dashed, label="lifted"];
+    c1_g0_n2 -> c1_g4_n2 [style=dashed, label="lifted"];
+}
+EOF
+check "dump dot: seed 004's nested cond as nested clusters, lifted inputs as dashed edges"
+
+# Graphviz must render what we write: every script and every program here
+rendered=0 failed="" total=0
+for f in "$root"/scripts/*.lua "$work"/*.lua; do
+  total=$((total + 1))
+  (cd "$work" && "$SHAPEDB" -q --dot "$tmp/one.dot" "$f" > /dev/null 2>&1)
+  if [ -s "$tmp/one.dot" ] && dot -Tsvg "$tmp/one.dot" -o "$tmp/one.svg" 2> "$tmp/dot.err" \
+     && grep -q '<svg' "$tmp/one.svg"; then
+    rendered=$((rendered + 1))
+  else
+    failed="$failed $(basename "$f")"
+  fi
+  rm -f "$tmp/one.dot" "$tmp/one.svg"
+done
+n=$((n + 1))
+if [ -z "$failed" ] && [ "$rendered" -eq "$total" ] && [ "$total" -ge 8 ]; then
+  echo "ok $n - dot -Tsvg renders --dot of every scenario ($rendered files)"
+else
+  echo "not ok $n - dot -Tsvg renders --dot of every scenario (failed:$failed)"
+  sed 's/^/# /' "$tmp/dot.err"
+fi
+
+run -q --dot all.dot "$root/scripts/tour.lua"
+grep -c '^  subgraph cluster_c' "$work/all.dot" > "$tmp/got"
+grep 'label="compile' "$work/all.dot" >> "$tmp/got"
+want <<'EOF'
+3
+    label="compile 1 (rows)";
+    label="compile 2 (scale)";
+    label="compile 3 (branch)";
+EOF
+check "--dot draws every compile of the run"
+
+run --batch -x 'break unbacked' -x run -x 'info timeline ascii width=70' -x 'delete' -x continue \
+    -x 'info timeline ascii width=70' -x 'goto 30' -x 'info timeline ascii width=40' nz.lua
+want <<'EOF'
+Breakpoint 1: unbacked
+Starting program: nz.lua
+Breakpoint 1, unbacked
+event 5, phase trace, tracer trace, nz.lua:2 in model
+  create_unbacked_symbol u0 [0, 10]
+2	  local idx = x:nonzero()
+  compile 1 (model) began at event 0
+  tracer: - -> trace
+  new symbol: u0 [0, 10]
+timeline of compile 1 (model), events 0-9 (1 column = 1 event), cursor after event 5
+         v    
+u0       c==b-
+c created  = pending  b bound  l lifted  r renamed (joined to the new name below)  g guard/assert  s replaced  d buffer  + other
+Deleted all breakpoints.
+event 59, nz.lua:7 in main chunk
+  phase_end guards (model)
+7	local out = f(shapedb.tensor{5, 2})
+  phase: trace -> none
+  tracer: trace -> -
+  binding: u0: .size()[0] on %nonzero
+  new symbol: u1 [0, 10]
+  binding: u1: .size()[0] on %nonzero
+  replacement: u1 -> u0 (rename_unbacked_to)
+  renamed: u1 -> u0 (aot retrace)
+  new symbol: u2 [0, 10]
+  new symbol: u3 [0, 10]
+  replacement: u3 -> u0 (rename_unbacked_to)
+  renamed: u3 -> u0 (process_kernel re-propagation)
+  buffer: buf1 (MultiOutput for nonzero) defines {u0}
+  ... and 2 more changes since the last stop (see `info` for the state)
+[program finished: 60 events in this run]
+timeline of compile 1 (model), events 0-59 (1 column = 1 event), cursor after event 59
+                                                               v
+u1                            c==b-sr--------------------------|
+u2                                  :           c--------------|
+u3                                  :               c=sr-------|
+u0       c==b------l----------------r------------------r-d-----|
+c created  = pending  b bound  l lifted  r renamed (joined to the new name below)  g guard/assert  s replaced  d buffer  + other
+event 30, phase aot, nz.lua:7 in main chunk
+  pending_changed {}
+7	local out = f(shapedb.tensor{5, 2})
+  phase: none -> aot
+  undo replacement: u1 -> u0 (rename_unbacked_to)
+  undo renamed: u1 -> u0 (aot retrace)
+  undo new symbol: u2 [0, 10]
+  undo new symbol: u3 [0, 10]
+  undo replacement: u3 -> u0 (rename_unbacked_to)
+  undo renamed: u3 -> u0 (process_kernel re-propagation)
+  undo buffer: buf1 (MultiOutput for nonzero) defines {u0}
+  undo binding check ok nonzero: {u0} defined by u0
+  undo guards installed: 0
+timeline of compile 1 (model), events 0-59 (1 column = 2 events), cursor after event 30
+                   v              
+u1               cbsr-------------
+u2                 |:     c-------
+u3                 |:       cr----
+u0    c=b--l-------|r--------rd---
+c created  = pending  b bound  l lifted  r renamed (joined to the new name below)  g guard/assert  s replaced  d buffer  + other
+[exit 0]
+EOF
+check "info timeline: creation, pending span, binding, lift, renamings joined, the buffer, the cursor; compressed to the width"
+
+(LC_ALL= LC_CTYPE= LANG=C.UTF-8; export LC_ALL LC_CTYPE LANG
+ run --batch -x run -x 'info timeline width=70' nz.lua)
+sed -n '/^timeline/,/^. created/p' "$tmp/got" > "$tmp/tl"
+cp "$tmp/tl" "$tmp/got"
+want <<'EOF'
+timeline of compile 1 (model), events 0-59 (1 column = 1 event), cursor after event 59
+                                                               ▼
+u1                            ●══◆─≡╮──────────────────────────┃
+u2                                  │           ●──────────────┃
+u3                                  │               ●═≡╮───────┃
+u0       ●══◆──────↳────────────────╰──────────────────╰─■─────┃
+● created  ═ pending  ◆ bound  ↳ lifted  ╮ renamed (joined to the new name below)  ▪ guard/assert  ≡ replaced  ■ buffer  • other
+EOF
+check "info timeline on a UTF-8 locale draws with box characters"
+
+run --batch -x 'dump dot x.dot' -x run -x 'dump dot /nonexistent/dir/x.dot' -x 'dump dot' \
+    -x 'dump dot a b' -x 'info timeline bogus' nz.lua
+sed -n '/^\[program finished/,$p' "$tmp/got" > "$tmp/e"
+head -1 "$tmp/got" > "$tmp/e0"
+cat "$tmp/e0" "$tmp/e" > "$tmp/got"
+want <<'EOF'
+dump dot: x.dot: no graph nodes at this step
+[program finished: 60 events in this run]
+dump dot: /nonexistent/dir/x.dot: No such file or directory
+usage: dump dot FILE [all]
+dump dot: expected `all` after the file name, not 'b'
+info timeline: unknown option 'bogus' (ascii, width=N)
+[exit 1]
+EOF
+check "dump dot and info timeline: bad arguments and unwritable files are errors"
 
 echo "1..$n"
