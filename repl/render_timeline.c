@@ -19,9 +19,20 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-/* Marks, weakest first: a cell keeps the strongest. */
-enum { M_NONE, M_ALIVE, M_JOIN, M_PENDING, M_OTHER, M_GUARD, M_REPLACED, M_LIFTED,
-       M_BOUND, M_DEFINED, M_RENAMED_TO, M_RENAMED_FROM, M_CREATED, M_COUNT };
+enum { M_NONE = REPL_TL_NONE, M_ALIVE = REPL_TL_ALIVE, M_JOIN = REPL_TL_JOIN,
+       M_PENDING = REPL_TL_PENDING, M_OTHER = REPL_TL_OTHER, M_GUARD = REPL_TL_GUARD,
+       M_REPLACED = REPL_TL_REPLACED, M_LIFTED = REPL_TL_LIFTED, M_BOUND = REPL_TL_BOUND,
+       M_DEFINED = REPL_TL_DEFINED, M_RENAMED_TO = REPL_TL_RENAMED_TO,
+       M_RENAMED_FROM = REPL_TL_RENAMED_FROM, M_CREATED = REPL_TL_CREATED,
+       M_COUNT = REPL_TL_MARKS };
+
+static const char *const mark_name[M_COUNT] = {
+  "none", "alive", "join", "pending", "other", "guard", "replaced", "lifted",
+  "bound", "buffer", "renamed-to", "renamed", "created"};
+
+const char *repl_timeline_mark_name(int m) {
+  return m >= 0 && m < M_COUNT ? mark_name[m] : "none";
+}
 
 static const char *const mark_utf8[M_COUNT] = {
   " ", "\u2500", "\u2502", "\u2550", "\u2022", "\u25aa", "\u2261", "\u21b3",
@@ -119,58 +130,54 @@ static void order_rows(row *rows, size_t n) {
   }
 }
 
-char *repl_timeline_render(sdb_timeline *t, size_t cursor, const repl_timeline_opts *o) {
+void repl_timeline_grid_free(repl_timeline_grid *g) {
+  if (!g) return;
+  free(g->syms);
+  free(g->cells);
+  g->syms = NULL;
+  g->cells = NULL;
+}
+
+int repl_timeline_build(sdb_timeline *t, size_t cursor, size_t max_cols, repl_timeline_grid *g) {
+  memset(g, 0, sizeof *g);
   size_t len = sdb_timeline_length(t);
   if (cursor > len) cursor = len;
-  sdb_buf b = SDB_BUF_INIT;
+  g->cursor = cursor;
+  g->cursor_col = -1;
   const sdb_view *at = sdb_timeline_seek(t, cursor);
   unsigned c = at ? sdb_view_compile(at) : 0;
   size_t first = repl_compile_first_step(t, len, c);
-  size_t lo = first ? first - 1 : 0;                           /* its phase_start */
   size_t next = repl_compile_first_step(t, len, c + 1);
-  size_t hi = next <= len ? next - 1 : len;                    /* events [lo, hi) */
-  const sdb_view *v = sdb_timeline_seek(t, hi);
-  size_t nsyms = v ? sdb_view_symbol_count(v) : 0;
-  const char *fn = NULL;
-  if (first) {
-    const sdb_event *pe = sdb_view_event_at(v, lo);
-    if (pe && pe->kind == SDB_EV_PHASE_START) fn = pe->text;
+  g->compile = c;
+  g->lo = first ? first - 1 : 0;                   /* its phase_start */
+  g->hi = next <= len ? next - 1 : len;
+  const sdb_view *v = sdb_timeline_seek(t, g->hi);
+  if (first && v) {
+    const sdb_event *pe = sdb_view_event_at(v, g->lo);
+    if (pe && pe->kind == SDB_EV_PHASE_START) g->fn = pe->text;
   }
-  if (c) sdb_buf_printf(&b, "timeline of compile %u%s%s%s", c, fn ? " (" : "", fn ? fn : "", fn ? ")" : "");
-  else sdb_buf_puts(&b, "timeline");
-  if (hi <= lo || !nsyms) {
-    sdb_buf_puts(&b, hi <= lo ? ": no events yet\n" : ": no symbols\n");
-    return sdb_buf_take(&b);
-  }
-
-  /* label column: the longest name, and the columns left for events */
-  size_t label = 2;
-  for (size_t i = 0; i < nsyms; i++) {
-    size_t l = strlen(sdb_view_symbol_at(v, i)->name);
-    if (l > label) label = l;
-  }
-  size_t nev = hi - lo;
-  size_t avail = o->width > (int)label + 12 ? (size_t)o->width - label - 2 : 10;
-  size_t per = (nev + avail - 1) / avail;
-  size_t ncols = (nev + per - 1) / per;
-  sdb_buf_printf(&b, ", events %zu-%zu (1 column = %zu event%s)", lo, hi - 1, per, per == 1 ? "" : "s");
-  if (cursor == 0) sdb_buf_puts(&b, ", cursor before the first event\n");
-  else sdb_buf_printf(&b, ", cursor after event %zu\n", cursor - 1);
+  size_t nsyms = v && g->hi > g->lo ? sdb_view_symbol_count(v) : 0;
+  if (!nsyms) return 0;
+  size_t nev = g->hi - g->lo;
+  if (max_cols < 1) max_cols = 1;
+  g->per = (nev + max_cols - 1) / max_cols;
+  g->ncols = (nev + g->per - 1) / g->per;
   /* the cursor's column: the current event's (event cursor - 1) */
-  long ccol = cursor > lo && cursor <= hi ? (long)((cursor - 1 - lo) / per) : -1;
+  if (cursor > g->lo && cursor <= g->hi) g->cursor_col = (long)((cursor - 1 - g->lo) / g->per);
 
   row *rows = calloc(nsyms, sizeof *rows);
-  unsigned char *cells = calloc(nsyms, ncols);
-  if (!rows || !cells) {
+  g->cells = calloc(nsyms, g->ncols);
+  g->syms = calloc(nsyms, sizeof *g->syms);
+  if (!rows || !g->cells || !g->syms) {
     free(rows);
-    free(cells);
-    sdb_buf_free(&b);
-    return NULL;
+    repl_timeline_grid_free(g);
+    return -1;
   }
+  size_t lo = g->lo, hi = g->hi, per = g->per, ncols = g->ncols;
   for (size_t i = 0; i < nsyms; i++) {
     row *r = &rows[i];
     r->sym = sdb_view_symbol_at(v, i);
-    r->cells = cells + i * ncols;
+    r->cells = g->cells + i * ncols;
     sdb_view_sym info;
     if (!sdb_view_symbol(v, r->sym, &info)) continue;
     bool pending = false;
@@ -199,29 +206,71 @@ char *repl_timeline_render(sdb_timeline *t, size_t cursor, const repl_timeline_o
     for (size_t x = alive_from; x < ncols && alive_from != SIZE_MAX; x++) mark(r, x, M_ALIVE);
   }
   order_rows(rows, nsyms);
+  /* the cells in drawing order: rows[] points into g->cells out of order */
+  unsigned char *sorted = malloc(nsyms * ncols);
+  if (!sorted) {
+    free(rows);
+    repl_timeline_grid_free(g);
+    return -1;
+  }
+  for (size_t i = 0; i < nsyms; i++) {
+    memcpy(sorted + i * ncols, rows[i].cells, ncols);
+    g->syms[i] = rows[i].sym;
+  }
+  free(g->cells);
+  g->cells = sorted;
+  g->nrows = nsyms;
+  free(rows);
+  return 0;
+}
+
+char *repl_timeline_render(sdb_timeline *t, size_t cursor, const repl_timeline_opts *o) {
+  /* the label column is the longest symbol name: build once to learn it */
+  repl_timeline_grid g;
+  if (repl_timeline_build(t, cursor, 1, &g) != 0) return NULL;
+  size_t label = 2;
+  for (size_t i = 0; i < g.nrows; i++)
+    if (strlen(g.syms[i]->name) > label) label = strlen(g.syms[i]->name);
+  repl_timeline_grid_free(&g);
+  size_t avail = o->width > (int)label + 12 ? (size_t)o->width - label - 2 : 10;
+  if (repl_timeline_build(t, cursor, avail, &g) != 0) return NULL;
+
+  sdb_buf b = SDB_BUF_INIT;
+  if (g.compile)
+    sdb_buf_printf(&b, "timeline of compile %u%s%s%s", g.compile, g.fn ? " (" : "",
+                   g.fn ? g.fn : "", g.fn ? ")" : "");
+  else
+    sdb_buf_puts(&b, "timeline");
+  if (!g.nrows) {
+    sdb_buf_puts(&b, g.hi <= g.lo ? ": no events yet\n" : ": no symbols\n");
+    repl_timeline_grid_free(&g);
+    return sdb_buf_take(&b);
+  }
+  sdb_buf_printf(&b, ", events %zu-%zu (1 column = %zu event%s)", g.lo, g.hi - 1, g.per,
+                 g.per == 1 ? "" : "s");
+  if (g.cursor == 0) sdb_buf_puts(&b, ", cursor before the first event\n");
+  else sdb_buf_printf(&b, ", cursor after event %zu\n", g.cursor - 1);
 
   /* the axis: the cursor's head, then each row */
   sdb_buf_printf(&b, "%*s  ", (int)label, "");
-  for (size_t x = 0; x < ncols; x++) {
-    if ((long)x == ccol) put_cursor(&b, o, true);
+  for (size_t x = 0; x < g.ncols; x++) {
+    if ((long)x == g.cursor_col) put_cursor(&b, o, true);
     else sdb_buf_putc(&b, ' ');
   }
   sdb_buf_putc(&b, '\n');
-  for (size_t i = 0; i < nsyms; i++) {
-    row *r = &rows[i];
-    sdb_buf_printf(&b, "%-*s  ", (int)label, r->sym->name);
-    size_t end = ncols;
-    while (end > 0 && r->cells[end - 1] == M_NONE && (long)end - 1 != ccol) end--;
+  for (size_t i = 0; i < g.nrows; i++) {
+    const unsigned char *cells = g.cells + i * g.ncols;
+    sdb_buf_printf(&b, "%-*s  ", (int)label, g.syms[i]->name);
+    size_t end = g.ncols;
+    while (end > 0 && cells[end - 1] == M_NONE && (long)end - 1 != g.cursor_col) end--;
     for (size_t x = 0; x < end; x++) {
-      int m = r->cells[x];
-      if ((long)x == ccol && (m == M_NONE || m == M_ALIVE)) put_cursor(&b, o, false);
+      int m = cells[x];
+      if ((long)x == g.cursor_col && (m == M_NONE || m == M_ALIVE)) put_cursor(&b, o, false);
       else put_mark(&b, m, o);
     }
     sdb_buf_putc(&b, '\n');
   }
-  free(rows);
-  free(cells);
-
+  repl_timeline_grid_free(&g);
   /* the legend, in the marks' own glyphs */
   static const struct { int m; const char *what; } legend[] = {
     {M_CREATED, "created"}, {M_PENDING, "pending"}, {M_BOUND, "bound"},

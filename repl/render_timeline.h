@@ -22,6 +22,31 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Marks, weakest first: a cell keeps the strongest of its events'. */
+enum { REPL_TL_NONE, REPL_TL_ALIVE, REPL_TL_JOIN, REPL_TL_PENDING, REPL_TL_OTHER,
+       REPL_TL_GUARD, REPL_TL_REPLACED, REPL_TL_LIFTED, REPL_TL_BOUND, REPL_TL_DEFINED,
+       REPL_TL_RENAMED_TO, REPL_TL_RENAMED_FROM, REPL_TL_CREATED, REPL_TL_MARKS };
+
+/* The picture before it is drawn: rows of marks, one per column. */
+typedef struct repl_timeline_grid {
+  unsigned compile;          /* 0: events before any compile */
+  const char *fn;            /* the compiled function's name, or NULL */
+  size_t lo, hi;             /* the compile's events [lo, hi) */
+  size_t per, ncols;         /* events per column, columns */
+  size_t cursor;             /* the step */
+  long cursor_col;           /* the current event's column, or -1 */
+  size_t nrows;
+  const sdb_expr **syms;     /* nrows symbols, in drawing order */
+  unsigned char *cells;      /* nrows * ncols marks */
+} repl_timeline_grid;
+
+/* Build the grid of the compile current at `cursor`, at most max_cols
+** columns wide. 0, or -1 on OOM. Free with repl_timeline_grid_free. */
+int repl_timeline_build(sdb_timeline *t, size_t cursor, size_t max_cols, repl_timeline_grid *g);
+void repl_timeline_grid_free(repl_timeline_grid *g);
+/* A mark's name ("created", "pending", ...), for legends and CSS classes. */
+const char *repl_timeline_mark_name(int mark);
+
 typedef struct repl_timeline_opts {
   int width;       /* columns of the whole picture (labels included) */
   bool unicode;    /* box-drawing marks; else ASCII */
