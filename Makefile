@@ -12,7 +12,7 @@
 
 DEBS      = gcc make pkg-config perl liblua5.4-dev libreadline-dev \
             libcmocka-dev libjansson-dev
-TEST_DEBS = tmux valgrind graphviz
+TEST_DEBS = tmux valgrind graphviz chromium
 
 # BUILD holds objects and binaries; `make check` uses a second tree so the
 # sanitized and plain builds never mix.

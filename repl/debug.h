@@ -159,6 +159,8 @@ const char *dbg_basename(const char *path);
 
 /* debug_pictures.c: `dump dot`, `info timeline` */
 void dbg_pictures_init(void);
+/* `report html DIR`: the HTML report up to the cursor; 0 or -1. */
+int dbg_report_html(repl_session *s, const char *dir);
 
 /* debug_ask.c: questions about expressions at the cursor */
 void dbg_ask_init(void);

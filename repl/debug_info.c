@@ -620,6 +620,11 @@ static int cmd_undisplay(repl_session *s, const repl_cmd *c, const repl_args *a)
 static int cmd_report(repl_session *s, const repl_cmd *c, const repl_args *a) {
   lua_State *L = s->L;
   (void)c;
+  if (a->argc && !strcmp(a->argv[0], "html")) return dbg_report_html(s, a->argc > 1 ? a->argv[1] : NULL);
+  if (a->argc > 1 || (a->argc && strcmp(a->argv[0], "quiet"))) {
+    repl_error(s, "usage: %s", c->usage);
+    return -1;
+  }
   bool quiet = a->argc && !strcmp(a->argv[0], "quiet");
   lua_getglobal(L, "shapedb");
   lua_getfield(L, -1, "report");
@@ -642,7 +647,7 @@ static int cmd_report(repl_session *s, const repl_cmd *c, const repl_args *a) {
 ** Registration
 ** ---------------------------------------------------------------------- */
 
-static const char *const report_words[] = { "quiet", NULL };
+static const char *const report_words[] = { "quiet", "html", NULL };
 
 static const repl_cmd info_cmds[] = {
   { "pending", NULL, "data", "info pending",
@@ -786,14 +791,18 @@ static const repl_cmd show_cmds[] = {
     "\nExample:\n"
     "  (shapedb) undisplay 1\n",
     cmd_undisplay, REPL_COMPLETE_NONE, NULL, 0, -1, false },
-  { "report", NULL, "data", "report [quiet]",
+  { "report", NULL, "data", "report [quiet|html DIR]",
     "the batch report: event log, graphs, bindings, guards",
     "Print the report the non-interactive run prints after the program: the\n"
     "event log, then per compiled function its graphs, bindings and guards\n"
-    "(only those with `quiet`).\n"
+    "(only those with `quiet`). `report html DIR` writes it as a static HTML\n"
+    "report instead (DIR/index.html, a page per compile with the symbol\n"
+    "timeline, the graphs, guards and every symbol's explain), up to the\n"
+    "cursor.\n"
     "\nExample:\n"
-    "  (shapedb) report quiet\n",
-    cmd_report, REPL_COMPLETE_WORDS, report_words, 0, 1, false },
+    "  (shapedb) report quiet\n"
+    "  (shapedb) report html out\n",
+    cmd_report, REPL_COMPLETE_WORDS, report_words, 0, 2, false },
 };
 
 void dbg_info_init(void) {

@@ -6,6 +6,7 @@
 */
 #include "debug.h"
 #include "render_dot.h"
+#include "render_html.h"
 #include "render_timeline.h"
 
 #include <errno.h>
@@ -73,6 +74,23 @@ static int cmd_info_timeline(repl_session *s, const repl_cmd *c, const repl_args
   }
   fputs(text, stdout);
   free(text);
+  return 0;
+}
+
+int dbg_report_html(repl_session *s, const char *dir) {
+  dbg *d = dbg_of(s);
+  if (!dir) {
+    repl_error(s, "report html: which directory? (report html DIR)");
+    return -1;
+  }
+  const char *why;
+  int n = repl_html_write(dir, d->tl, d->cur, s->program ? s->program : d->label, &why);
+  if (n < 0) {
+    repl_error(s, "report html: %s: %s", dir, why);
+    return -1;
+  }
+  printf("Wrote %s/index.html and %d compile page%s (open it in a browser).\n", dir, n,
+         n == 1 ? "" : "s");
   return 0;
 }
 

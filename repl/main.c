@@ -19,6 +19,7 @@
 #include "host.h"
 #include "lineio.h"
 #include "render_dot.h"
+#include "render_html.h"
 #include "repl.h"
 #include "lsdb.h"
 
@@ -45,6 +46,8 @@ static void usage(FILE *f) {
     "  --no-report      after FILE, print nothing of shapedb's own\n"
     "  --dot FILE       at the end, write the graphs of every compile as\n"
     "                   Graphviz DOT to FILE (render with dot -Tsvg)\n"
+    "  --html DIR       at the end, write a static HTML report of the run\n"
+    "                   into DIR (DIR/index.html)\n"
     "  --version        print the version and exit\n"
     "  --help           print this help and exit\n"
     "Lua runs with the `shapedb` module loaded as a global. The REPL uses\n"
@@ -78,14 +81,22 @@ static void print_report(lua_State *L, int report) {
 
 /* --dot FILE: the graphs of every compile of the run, drawn from the
 ** events (the same picture as `dump dot FILE all` at the last event). */
-static const char *dot_path;
+/* --html DIR: the HTML report of the whole run (`report html DIR`). */
+static const char *dot_path, *html_dir;
 
-static int write_dot(lua_State *L) {
-  if (!dot_path) return 0;
+static int write_pictures(lua_State *L, const char *title) {
+  if (!dot_path && !html_dir) return 0;
   sdb_timeline *t = sdb_timeline_new(lsdb_events(L));
   const char *why = "out of memory";
-  int rc = t ? repl_dot_save(t, sdb_timeline_length(t), true, dot_path, &why) : -1;
-  if (rc != 0) fprintf(stderr, "shapedb: --dot %s: %s\n", dot_path, why);
+  int rc = 0;
+  if (dot_path && (!t || repl_dot_save(t, sdb_timeline_length(t), true, dot_path, &why) != 0)) {
+    fprintf(stderr, "shapedb: --dot %s: %s\n", dot_path, why);
+    rc = -1;
+  }
+  if (html_dir && (!t || repl_html_write(html_dir, t, sdb_timeline_length(t), title, &why) < 0)) {
+    fprintf(stderr, "shapedb: --html %s: %s\n", html_dir, why);
+    rc = -1;
+  }
   sdb_timeline_free(t);
   return rc;
 }
@@ -107,7 +118,7 @@ static int run_script(lua_State *L, char **argv, int argc, int report) {
   }
   print_report(L, report);
   repl_host_report(L, status);
-  if (write_dot(L) != 0) return 1;
+  if (write_pictures(L, argv[0]) != 0) return 1;
   return status == LUA_OK ? 0 : 1;
 }
 
@@ -143,7 +154,7 @@ static int run_session(lua_State *L, bool batch, char **xs, int nx, char **argv,
   if (!batch && !s->quit) repl_loop(s);
   repl_lineio_finish(s);
   int status = s->status_set ? s->status : batch && s->failures > 0 ? 1 : 0;
-  if (write_dot(s->L) != 0 && status == 0) status = 1;
+  if (write_pictures(s->L, s->program) != 0 && status == 0) status = 1;
   dbg_free(s);
   repl_session_free(s);
   repl_cmd_unregister_all();
@@ -191,12 +202,13 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--batch")) { batch = true; continue; }
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) { report = REPORT_QUIET; continue; }
     if (!strcmp(a, "--no-report")) { report = REPORT_NONE; continue; }
-    if (!strcmp(a, "--dot")) {
+    if (!strcmp(a, "--dot") || !strcmp(a, "--html")) {
       if (i + 1 >= argc) {
         status = bad_usage("'%s' needs an argument", a);
         goto done;
       }
-      dot_path = argv[++i];
+      if (a[2] == 'd') dot_path = argv[++i];
+      else html_dir = argv[++i];
       continue;
     }
     if (!strcmp(a, "--")) { if (i + 1 < argc) script = i + 1; break; }

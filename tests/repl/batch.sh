@@ -55,7 +55,7 @@ Data
   explain SYM              the whole life of a symbol
   lua CODE                 run CODE as Lua, even when it starts like a command
   print EXPR               an expression here: simplified, range, known or not
-  report [quiet]           the batch report: event log, graphs, bindings, guards
+  report [quiet|html DIR]  the batch report: event log, graphs, bindings, guards
   unassume [N|all]         drop the last assumption (or number N, or all)
   why [EXPR]               why an expression is or is not statically known here
 
@@ -420,6 +420,8 @@ usage: shapedb [options] [FILE.lua [args...]]
   --no-report      after FILE, print nothing of shapedb's own
   --dot FILE       at the end, write the graphs of every compile as
                    Graphviz DOT to FILE (render with dot -Tsvg)
+  --html DIR       at the end, write a static HTML report of the run
+                   into DIR (DIR/index.html)
   --version        print the version and exit
   --help           print this help and exit
 Lua runs with the `shapedb` module loaded as a global. The REPL uses

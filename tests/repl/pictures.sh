@@ -314,4 +314,92 @@ info timeline: unknown option 'bogus' (ascii, width=N)
 EOF
 check "dump dot and info timeline: bad arguments and unwritable files are errors"
 
+
+# recomp.lua: one function compiled three times (static, then two guards)
+cat > "$work/recomp.lua" <<'LUA'
+local function model(x, y)
+  if x:size(0) > 3 then return x:sum() + y:sum() end
+  return x:sum()
+end
+local f = torch.compile(model, { backend = "aot_eager" })
+f(shapedb.tensor{5, 3}, shapedb.tensor{5})
+f(shapedb.tensor{2, 3}, shapedb.tensor{2})
+f(shapedb.tensor{7, 3}, shapedb.tensor{7})
+LUA
+
+run --batch -x run -x 'report html out' -x 'report html' -x 'report html /proc/no/such' recomp.lua
+sed -n '/^\[program finished/,$p' "$tmp/got" > "$tmp/r"
+cp "$tmp/r" "$tmp/got"
+want <<'EOF'
+[program finished: 108 events in this run]
+Wrote out/index.html and 3 compile pages (open it in a browser).
+report html: which directory? (report html DIR)
+report html: /proc/no/such: No such file or directory
+[exit 1]
+EOF
+check "report html DIR writes an index and a page per compile; a missing or unwritable DIR is an error"
+
+(cd "$work/out" && ls; grep -o '<tr><td><a href="compile-[0-9].html">[0-9]</a></td><td class="m">model</td><td>[0-9-]*</td>' index.html
+ grep -A3 'Guard set against' compile-3.html; grep -c '<details><summary><code>' compile-2.html) > "$tmp/got"
+want <<'EOF'
+compile-1.dot
+compile-1.html
+compile-1.svg
+compile-2.dot
+compile-2.html
+compile-2.svg
+compile-3.dot
+compile-3.html
+compile-3.svg
+index.html
+<tr><td><a href="compile-1.html">1</a></td><td class="m">model</td><td>0-30</td>
+<tr><td><a href="compile-2.html">2</a></td><td class="m">model</td><td>31-68</td>
+<tr><td><a href="compile-3.html">3</a></td><td class="m">model</td><td>69-107</td>
+<p>Guard set against compile <a href="compile-2.html">2</a>:</p>
+<pre><del>- 2 &lt;= L['x'].size()[0] and L['x'].size()[0] &lt;= 3</del>
+<ins>+ 4 &lt;= L['x'].size()[0]</ins>
+</pre>
+1
+EOF
+check "the report: compiles with their events, the recompile's guard diff, a symbol's explain"
+
+run -q --html tour "$root/scripts/tour.lua"
+(cd "$work/tour" && ls *.html && grep -o '<title>u0 [a-z]*, event [0-9]*</title>' compile-1.html) > "$tmp/got"
+want <<'EOF'
+compile-1.html
+compile-2.html
+compile-3.html
+index.html
+<title>u0 created, event 5</title>
+<title>u0 bound, event 8</title>
+<title>u0 lifted, event 15</title>
+EOF
+check "--html writes the report of a whole run"
+
+# The pages open in headless Chromium with no console errors; the
+# screenshots are kept in tests/out/ for a person to look at.
+shots="$root/tests/out"
+mkdir -p "$shots"
+browser_ok=0 browser_n=0
+for page in "$work/out/index.html" "$work/out/compile-3.html" "$work/tour/compile-1.html"; do
+  browser_n=$((browser_n + 1))
+  shot="$shots/report-$browser_n.png"
+  rm -f "$shot"
+  timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$tmp/chromium" --enable-logging=stderr --v=0 --hide-scrollbars \
+    --window-size=1280,1400 --screenshot="$shot" "file://$page" > "$tmp/chromium.out" 2>&1
+  if [ -s "$shot" ] && ! grep -E 'CONSOLE|Uncaught|Not allowed to load' "$tmp/chromium.out" > /dev/null; then
+    browser_ok=$((browser_ok + 1))
+  else
+    sed 's/^/# /' "$tmp/chromium.out" | grep -v dbus | head -20
+  fi
+done
+n=$((n + 1))
+if [ "$browser_ok" -eq "$browser_n" ]; then
+  echo "ok $n - the report opens in headless Chromium with no console errors (screenshots in tests/out/)"
+else
+  echo "not ok $n - the report opens in headless Chromium with no console errors ($browser_ok of $browser_n)"
+fi
+
 echo "1..$n"
