@@ -1290,12 +1290,14 @@ void dbg_init(repl_session *s) {
                         sizeof debug_info_cmds / sizeof debug_info_cmds[0]);
   dbg_info_init();
   dbg_pictures_init();
+  dbg_tutorial_init();
   dbg_ask_init();
 }
 
 void dbg_free(repl_session *s) {
   dbg *d = s ? dbg_of(s) : NULL;
   if (!d) return;
+  dbg_tutorial_free();
   release_program(d);
   sdb_events_remove_sink(d->ev, d->sink);
   sdb_timeline_free(d->tl);

@@ -162,6 +162,10 @@ void dbg_pictures_init(void);
 /* `report html DIR`: the HTML report up to the cursor; 0 or -1. */
 int dbg_report_html(repl_session *s, const char *dir);
 
+/* debug_tutorial.c: `tutorial`, `answer` */
+void dbg_tutorial_init(void);
+void dbg_tutorial_free(void);
+
 /* debug_ask.c: questions about expressions at the cursor */
 void dbg_ask_init(void);
 /* `print TEXT` at the cursor (with the assumptions); 0 or -1. */

@@ -76,8 +76,10 @@ Support
   complete TEXT            list the completions of TEXT, as Tab would
   echo [TEXT]              print TEXT
   help [CMD [SUB]]         list the commands, or explain one
+  predict TEXT             answer the tutorial's question
   quit [STATUS]            leave shapedb (Ctrl-D at the prompt does too)
   set SETTING VALUE        change a setting: color, history, prompt
+  tutorial [N|next|...]    guided lessons on how unbacked symbols propagate
 
 Any other line is Lua, as at the stock `lua` prompt: an expression prints
 its value, an unfinished statement continues on a `>>` line, an error
