@@ -57,6 +57,19 @@ static bool add_ov(int64_t a, int64_t b, int64_t *r) {
 static bool mul_ov(int64_t a, int64_t b, int64_t *r) {
   return __builtin_mul_overflow(a, b, r);
 }
+/* b**e for e >= 0 by squaring; false on overflow. O(log e), so a huge
+** exponent of -1, 0 or 1 costs nothing. */
+static bool ipow_ov(int64_t b, int64_t e, int64_t *r) {
+  int64_t acc = 1;
+  for (;;) {
+    if ((e & 1) && mul_ov(acc, b, &acc)) return false;
+    e >>= 1;
+    if (!e) break;
+    if (mul_ov(b, b, &b)) return false;
+  }
+  *r = acc;
+  return true;
+}
 
 /* Python semantics: floor division and modulo with the divisor's sign.
 ** Caller guarantees b != 0 and !(a == INT64_MIN && b == -1). */
@@ -153,11 +166,17 @@ static const sdb_expr *intern(uint8_t kind, int64_t ival, const char *name,
     if (args[i]->depth + 1u > depth) depth = args[i]->depth + 1u;
   if (depth > SDB_MAX_DEPTH)
     return fail("expression nested too deeply (limit %d)", SDB_MAX_DEPTH);
+  uint64_t size = 1;
+  for (size_t i = 0; i < n; i++) size += args[i]->size;
+  if (size > SDB_MAX_SIZE)
+    return fail("expression too large (%llu nodes, limit %d)",
+                (unsigned long long)size, SDB_MAX_SIZE);
   size_t namelen = name ? strlen(name) + 1 : 0;
   sdb_expr *e = malloc(sizeof *e + n * sizeof e->args[0] + namelen);
   if (!e) return fail("out of memory");
   e->kind = kind;
   e->depth = (uint16_t)depth;
+  e->size = (uint32_t)size;
   e->nargs = (uint32_t)n;
   e->hash = h;
   e->id = next_id++;
@@ -457,7 +476,7 @@ out:
 /* Size of the tree as sympy counts it (coefficients and exponents are
 ** nodes of their own). */
 static size_t sympy_nodes(const sdb_expr *e) {
-  size_t n = 1;
+  size_t n = 1;   /* bounded: e->size <= SDB_MAX_SIZE */
   for (size_t i = 0; i < e->nargs; i++) n += sympy_nodes(e->args[i]);
   if (e->kind == SDB_ADD && e->ival != 0) n++;
   if (e->kind == SDB_MUL && e->ival != 1) n++;
@@ -653,8 +672,11 @@ const sdb_expr *sdb_mul_n(const sdb_expr *const *factors, size_t n) {
     be.v[i].e = ok ? divided_sum(&t, c, g) : NULL;
     tv_free(&t);
     if (!be.v[i].e) goto done;
-    for (int64_t k = 0; k < be.v[i].coef; k++)
-      if (mul_ov(coef, g, &coef)) { fail("integer overflow in multiplication"); goto done; }
+    int64_t gk;
+    if (!ipow_ov(g, be.v[i].coef, &gk) || mul_ov(coef, gk, &coef)) {
+      fail("integer overflow in multiplication");
+      goto done;
+    }
   }
   qsort(be.v, be.n, sizeof *be.v, term_qsort_ptr);
   for (size_t i = 0; i < be.n; i++) {
@@ -687,23 +709,29 @@ const sdb_expr *sdb_mul(const sdb_expr *a, const sdb_expr *b) {
   return sdb_mul_n(v, 2);
 }
 
+/* Powers of a non-constant base by squaring, so any exponent that fits
+** costs O(log exp) products (the printer writes `s0**80`, and whatever it
+** prints must parse back). */
 const sdb_expr *sdb_pow(const sdb_expr *base, int64_t exp) {
   if (!base || !need_int(base, "Pow")) return NULL;
   if (exp < 0) return fail("negative exponent %lld", (long long)exp);
   if (exp == 0) return sdb_int(1);
   if (base->kind == SDB_INT) {
-    int64_t r = 1;
-    for (int64_t i = 0; i < exp; i++) {
-      if (mul_ov(r, base->ival, &r)) return fail("integer overflow in power");
-      if (r == 0 || r == 1) break;
-      if (r == -1) { r = (exp % 2) ? -1 : 1; break; }
-    }
+    int64_t r;
+    if (!ipow_ov(base->ival, exp, &r)) return fail("integer overflow in power");
     return sdb_int(r);
   }
-  if (exp > 64) return fail("exponent %lld too large", (long long)exp);
-  const sdb_expr *f[64];
-  for (int64_t i = 0; i < exp; i++) f[i] = base;
-  return sdb_mul_n(f, (size_t)exp);
+  const sdb_expr *r = NULL, *sq = base;
+  for (;;) {
+    if (exp & 1) {
+      r = r ? sdb_mul(r, sq) : sq;
+      if (!r) return NULL;
+    }
+    exp >>= 1;
+    if (!exp) return r;
+    sq = sdb_mul(sq, sq);
+    if (!sq) return NULL;
+  }
 }
 
 /* ------------------------------------------------------------------------
@@ -1599,7 +1627,11 @@ char *sdb_expr_str_py(const sdb_expr *e, sdb_symname_fn name_of, void *ud) {
 ** Parsing sympy's spelling (recursive descent, depth-limited)
 ** ---------------------------------------------------------------------- */
 
-#define PARSE_MAX_NEST 256
+/* Every cycle in the grammar (parentheses, calls, unary +, - and ~, the
+** right-associative `**`) passes through enter(), so the C stack used is
+** bounded by a constant times this limit. The limit is the deepest
+** expression the builder makes, so anything printed parses back. */
+#define PARSE_MAX_NEST SDB_MAX_DEPTH
 
 typedef struct {
   const char *src;
@@ -1608,6 +1640,7 @@ typedef struct {
   char *err;
   size_t errlen;
   bool failed;
+  char here[16];   /* describe_here's snippet */
 } parser;
 
 static const sdb_expr *perr(parser *p, size_t col, const char *fmt, ...) {
@@ -1629,6 +1662,12 @@ static const sdb_expr *pcheck(parser *p, size_t col, const sdb_expr *e) {
   return e;
 }
 
+static bool enter(parser *p, size_t col) {
+  if (++p->nest <= PARSE_MAX_NEST) return true;
+  perr(p, col, "expression nested too deeply (limit %d)", PARSE_MAX_NEST);
+  return false;
+}
+
 static void skip_ws(parser *p) {
   while (p->src[p->pos] == ' ' || p->src[p->pos] == '\t' ||
          p->src[p->pos] == '\n' || p->src[p->pos] == '\r')
@@ -1647,9 +1686,37 @@ static bool accept(parser *p, const char *tok) {
   return true;
 }
 
+size_t sdb_utf8_prefix(const char *s, size_t max) {
+  size_t n = strnlen(s, max);
+  if (n < max || !s[n]) return n;
+  /* Back up over continuation bytes to the lead byte; drop it when the
+  ** character it starts does not fit entirely. */
+  size_t i = n;
+  while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80) i--;
+  return i;
+}
+
+/* The next few bytes of input for a message (quoted as '%s'), whole UTF-8
+** characters only. */
+/* The one (UTF-8) character at pos, for "unexpected 'X'". */
+static const char *char_at(parser *p, size_t pos) {
+  const unsigned char *s = (const unsigned char *)p->src + pos;
+  size_t n = 1;
+  if (s[0] >= 0xC0)
+    while (n < 4 && (s[n] & 0xC0) == 0x80) n++;
+  memcpy(p->here, s, n);
+  p->here[n] = '\0';
+  return p->here;
+}
+
 static const char *describe_here(parser *p) {
   skip_ws(p);
-  return p->src[p->pos] ? p->src + p->pos : "end of input";
+  if (!p->src[p->pos]) return "end of input";
+  const char *s = p->src + p->pos;
+  size_t n = sdb_utf8_prefix(s, 10);
+  memcpy(p->here, s, n);
+  p->here[n] = '\0';
+  return p->here;
 }
 
 static const sdb_expr *parse_or(parser *p);
@@ -1682,7 +1749,7 @@ static const sdb_expr *parse_call(parser *p, const fn_entry *f, size_t col) {
       if (!args[n++]) return NULL;
     } while (accept(p, ","));
     if (!accept(p, ")"))
-      return perr(p, p->pos, "expected ',' or ')' in %s(...), found '%.10s'",
+      return perr(p, p->pos, "expected ',' or ')' in %s(...), found '%s'",
                   f->name, describe_here(p));
   }
   if ((int)n < f->minargs || (int)n > f->maxargs)
@@ -1704,13 +1771,12 @@ static const sdb_expr *parse_atom(parser *p) {
   char c = p->src[p->pos];
   if (c == '(') {
     p->pos++;
-    if (++p->nest > PARSE_MAX_NEST)
-      return perr(p, col, "expression nested too deeply (limit %d)", PARSE_MAX_NEST);
+    if (!enter(p, col)) return NULL;
     const sdb_expr *e = parse_or(p);
     p->nest--;
     if (!e) return NULL;
     if (!accept(p, ")"))
-      return perr(p, p->pos, "expected ')' to close '(' at column %zu, found '%.10s'",
+      return perr(p, p->pos, "expected ')' to close '(' at column %zu, found '%s'",
                   col + 1, describe_here(p));
     return e;
   }
@@ -1722,7 +1788,7 @@ static const sdb_expr *parse_atom(parser *p) {
       p->pos++;
     }
     if (is_ident(p->src[p->pos]))
-      return perr(p, p->pos, "unexpected '%c' after number", p->src[p->pos]);
+      return perr(p, p->pos, "unexpected '%s' after number", char_at(p, p->pos));
     return pcheck(p, col, sdb_int(v));
   }
   if (is_ident_start(c)) {
@@ -1740,8 +1806,7 @@ static const sdb_expr *parse_atom(parser *p) {
       p->pos++;
       for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
         if (strcmp(functions[i].name, name) == 0) {
-          if (++p->nest > PARSE_MAX_NEST)
-            return perr(p, col, "expression nested too deeply (limit %d)", PARSE_MAX_NEST);
+          if (!enter(p, col)) return NULL;
           const sdb_expr *r = parse_call(p, &functions[i], col);
           p->nest--;
           return r;
@@ -1752,7 +1817,7 @@ static const sdb_expr *parse_atom(parser *p) {
     return pcheck(p, col, sdb_sym(name));
   }
   if (!c) return perr(p, col, "unexpected end of input");
-  return perr(p, col, "unexpected '%c'", c);
+  return perr(p, col, "unexpected '%s'", char_at(p, col));
 }
 
 static const sdb_expr *parse_unary(parser *p);
@@ -1763,7 +1828,9 @@ static const sdb_expr *parse_power(parser *p) {
   skip_ws(p);
   size_t col = p->pos;
   if (!accept(p, "**")) return base;
+  if (!enter(p, col)) return NULL;
   const sdb_expr *ex = parse_unary(p);
+  p->nest--;
   if (!ex) return NULL;
   if (ex->kind != SDB_INT || ex->ival < 0)
     return perr(p, col, "exponent must be a non-negative integer");
@@ -1773,14 +1840,14 @@ static const sdb_expr *parse_power(parser *p) {
 static const sdb_expr *parse_unary(parser *p) {
   skip_ws(p);
   size_t col = p->pos;
-  if (accept(p, "-")) {
-    if (++p->nest > PARSE_MAX_NEST)
-      return perr(p, col, "expression nested too deeply (limit %d)", PARSE_MAX_NEST);
+  bool minus = accept(p, "-");
+  if (minus || accept(p, "+")) {
+    if (!enter(p, col)) return NULL;
     const sdb_expr *e = parse_unary(p);
     p->nest--;
-    return e ? pcheck(p, col, sdb_neg(e)) : NULL;
+    if (!minus || !e) return e;
+    return pcheck(p, col, sdb_neg(e));
   }
-  if (accept(p, "+")) return parse_unary(p);
   return parse_power(p);
 }
 
@@ -1833,8 +1900,7 @@ static const sdb_expr *parse_not(parser *p) {
   skip_ws(p);
   size_t col = p->pos;
   if (accept(p, "~")) {
-    if (++p->nest > PARSE_MAX_NEST)
-      return perr(p, col, "expression nested too deeply (limit %d)", PARSE_MAX_NEST);
+    if (!enter(p, col)) return NULL;
     const sdb_expr *e = parse_not(p);
     p->nest--;
     return e ? pcheck(p, col, sdb_not(e)) : NULL;
@@ -1865,7 +1931,7 @@ static const sdb_expr *parse_or(parser *p) {
 }
 
 const sdb_expr *sdb_parse(const char *text, char *err, size_t errlen) {
-  parser p = {text, 0, 0, err, errlen, false};
+  parser p = {text, 0, 0, err, errlen, false, ""};
   if (err && errlen) err[0] = '\0';
   const sdb_expr *e = parse_or(&p);
   if (!e) {
@@ -1874,6 +1940,6 @@ const sdb_expr *sdb_parse(const char *text, char *err, size_t errlen) {
   }
   skip_ws(&p);
   if (text[p.pos])
-    return perr(&p, p.pos, "unexpected '%.10s'", text + p.pos);
+    return perr(&p, p.pos, "unexpected '%s'", describe_here(&p));
   return e;
 }

@@ -14,7 +14,8 @@
 ** two mean -int_oo and int_oo in ranges.h); anything else is overflow.
 **
 ** Errors: a builder returns NULL on int64 overflow, division by zero, a kind
-** mismatch (arithmetic on a boolean) or nesting deeper than SDB_MAX_DEPTH;
+** mismatch (arithmetic on a boolean), nesting deeper than SDB_MAX_DEPTH or
+** a tree larger than SDB_MAX_SIZE;
 ** sdb_expr_error() says why. A builder given a NULL argument returns NULL
 ** without touching the message, so a chain of builders needs one check.
 ** Single-threaded, like the rest of core/.
@@ -49,6 +50,10 @@ typedef enum sdb_kind {
 } sdb_kind;
 
 #define SDB_MAX_DEPTH 1000  /* deeper expressions are an error, not a crash */
+/* Larger trees (counting shared subtrees once per use, as printing does)
+** are an error too: `m = m*(m+1)+1` doubles the printed size each time,
+** and printing, sympy's ordering and evaluation all walk the tree. */
+#define SDB_MAX_SIZE 100000
 
 typedef struct sdb_expr sdb_expr;
 struct sdb_expr {
@@ -57,6 +62,7 @@ struct sdb_expr {
   uint32_t nargs;
   uint32_t hash;
   uint32_t id;           /* creation order, unique per live expression */
+  uint32_t size;         /* nodes in the tree, 1 for leaves; <= SDB_MAX_SIZE */
   int64_t ival;
   const char *name;      /* SDB_SYM only */
   const sdb_expr *args[];
@@ -163,5 +169,8 @@ char *sdb_expr_str_py(const sdb_expr *e, sdb_symname_fn name_of, void *ud);
 /* Parse sympy spelling. NULL on error, with the message (naming the
 ** column, 1-based) in err. */
 const sdb_expr *sdb_parse(const char *text, char *err, size_t errlen);
+/* The length of the longest prefix of s of at most max bytes that does not
+** end inside a UTF-8 character (for quoting input in messages). */
+size_t sdb_utf8_prefix(const char *s, size_t max);
 
 #endif

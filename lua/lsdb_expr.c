@@ -46,9 +46,19 @@ const sdb_expr *lsdb_check_expr(lua_State *L, int idx) {
   if (e) return e;
   if (lua_type(L, idx) == LUA_TSTRING) {
     char err[256];
-    const char *text = lua_tostring(L, idx);
+    size_t len;
+    const char *text = lua_tolstring(L, idx, &len);
+    if (strlen(text) != len)
+      luaL_error(L, "cannot parse an expression: NUL byte at column %d",
+                 (int)strlen(text) + 1);
     e = sdb_parse(text, err, sizeof err);
-    if (!e) luaL_error(L, "cannot parse '%s': %s", text, err);
+    if (!e) {
+      /* Quote at most 60 bytes of the text, never half a UTF-8 character. */
+      size_t n = sdb_utf8_prefix(text, 60);
+      lua_pushlstring(L, text, n);
+      luaL_error(L, "cannot parse '%s%s': %s", lua_tostring(L, -1),
+                 text[n] ? "..." : "", err);
+    }
     return e;
   }
   if (lua_type(L, idx) == LUA_TNUMBER)

@@ -1,0 +1,59 @@
+-- robust.lua — hostile input never crashes or hangs (issue #16): parser
+-- depth on every recursive path, print/parse round trip, the expression
+-- size cap, UTF-8 and NUL in parse errors.
+local t = require("tap")
+local E = shapedb.expr
+
+-- Every recursive path of the parser counts depth: a clear error, no crash.
+local deep = {
+  { "s0**", "s0", "right-associative **" },
+  { "+", "s0", "unary +" },
+  { "-", "s0", "unary -" },
+  { "~", "True", "~" },
+  { "(", "s0", "parentheses" },
+  { "Max(", "s0", "function calls" },
+  { "2**", "1", "** on integers" },
+}
+for _, d in ipairs(deep) do
+  t.error_like(function() return E(string.rep(d[1], 20000) .. d[2]) end,
+    "expression nested too deeply (limit 1000)", "20000-deep " .. d[3] .. " is an error")
+end
+t.error_like(function() return E(string.rep("s0**", 20000) .. "s0") end,
+  "cannot parse 's0**s0**s0**s0**s0**s0**s0**s0**s0**s0**s0**s0**s0**s0**s0**...': column 4003",
+  "the message quotes at most 60 bytes of the text")
+t.is(E(string.rep("(", 999) .. "s0" .. string.rep(")", 999)), E("s0"),
+  "999 parentheses are fine")
+
+-- What shapedb prints, it parses.
+local s0 = E("s0")
+local p = s0 ^ 40 * s0 ^ 40
+t.is(tostring(p), "s0**80", "s0**40*s0**40 prints s0**80")
+t.ok(E(tostring(p)) == p, "and s0**80 parses back to the same expression")
+t.is(tostring(E("(s0 + 1)**70")), "(s0 + 1)**70", "a sum to a large power")
+t.is(tostring(E("(1 - s0)**1000000000000000")), "(s0 - 1)**1000000000000000",
+  "a huge even power of a negated sum costs nothing")
+t.is(tostring(E("(2*s0 + 2)**3")), "8*(s0 + 1)**3", "content comes out of a power")
+t.error_like(function() return E("(2*s0 + 2)**64") end, "integer overflow",
+  "and overflows cleanly")
+t.is(tostring(E("(-1)**1000000000000000001")), "-1", "(-1)**odd")
+local chain = E("s0")
+for _ = 1, 300 do chain = chain // 2 + 1 end
+t.ok(E(tostring(chain)) == chain, "a 300-deep FloorDiv chain round-trips")
+
+-- Expressions cannot grow without bound.
+t.error_like(function()
+  local m = s0
+  for _ = 1, 22 do m = m * (m + 1) + 1 end
+end, "robust.lua:46: expression too large (114685 nodes, limit 100000)",
+  "m = m*(m+1)+1 stops with the size cap, naming the line")
+
+-- Parse errors never cut a UTF-8 character; NUL is not end of input.
+t.error_like(function() return E("s0 + é") end, "column 6: unexpected 'é'",
+  "a multibyte character is quoted whole")
+t.error_like(function() return E("s0 ééééééééé") end, "unexpected 'ééééé'",
+  "a snippet stops before a character that does not fit")
+t.error_like(function() return E(string.rep("é", 40)) end,
+  "cannot parse '" .. string.rep("é", 30) .. "...'", "the quoted text too")
+t.error_like(function() return E("s0\0 + 1") end, "NUL byte at column 3",
+  "a NUL byte is an error, not the end of the text")
+t.done()
