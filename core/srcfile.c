@@ -5,16 +5,74 @@
 #include "intern.h"
 #include "map.h"
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct {
   const char **lines;   /* interned, as written (no newline) */
-  int n;
+  int n;                /* -1: unreadable */
+  int err;              /* why (errno), when unreadable */
 } file_lines;
 
 static sdb_map files = SDB_MAP_INIT;   /* interned path -> file_lines* */
+
+/* Split text[0..n) into interned lines; false on out of memory. */
+static bool split_lines(file_lines *fl, const char *text, size_t n) {
+  int cap_lines = 0;
+  size_t i = 0;
+  fl->n = 0;
+  while (i < n) {
+    const char *nl = memchr(text + i, '\n', n - i);
+    size_t end = nl ? (size_t)(nl - text) : n, len = end - i;
+    if (len && text[i + len - 1] == '\r') len--;
+    if (fl->n == cap_lines) {
+      cap_lines = cap_lines ? cap_lines * 2 : 64;
+      const char **v = realloc(fl->lines, (size_t)cap_lines * sizeof *v);
+      if (!v) return false;
+      fl->lines = v;
+    }
+    const char *line = sdb_intern_n(text + i, len);
+    if (!line) return false;
+    fl->lines[fl->n++] = line;
+    i = end + 1;
+  }
+  return true;
+}
+
+/* The whole file, or NULL (errno set; EFBIG past the cap) with a read
+** error counted as an error rather than a short file. */
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t n = 0, cap = 0;
+  char *buf = NULL;
+  for (;;) {
+    if (n == cap) {
+      if (cap >= SDB_SRCFILE_MAX) { errno = EFBIG; goto fail; }
+      cap = cap ? 2 * cap : 4096;
+      if (cap > SDB_SRCFILE_MAX) cap = SDB_SRCFILE_MAX;
+      char *nb = realloc(buf, cap + 1);
+      if (!nb) goto fail;
+      buf = nb;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  if (ferror(f)) { errno = errno ? errno : EIO; goto fail; }
+  /* A file exactly at the cap may have more behind it. */
+  if (n == SDB_SRCFILE_MAX && getc(f) != EOF) { errno = EFBIG; goto fail; }
+  fclose(f);
+  *len = n;
+  return buf;
+fail:
+  fclose(f);
+  free(buf);
+  return NULL;
+}
 
 static file_lines *load(const char *path) {
   const char *key = sdb_intern(path);
@@ -24,25 +82,13 @@ static file_lines *load(const char *path) {
   fl = calloc(1, sizeof *fl);
   if (!fl) return NULL;
   fl->n = -1;
-  FILE *f = fopen(path, "r");
-  if (f) {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int cap_lines = 0;
-    fl->n = 0;
-    while ((len = getline(&line, &cap, f)) >= 0) {
-      while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) len--;
-      if (fl->n == cap_lines) {
-        cap_lines = cap_lines ? cap_lines * 2 : 64;
-        const char **v = realloc(fl->lines, (size_t)cap_lines * sizeof *v);
-        if (!v) break;
-        fl->lines = v;
-      }
-      fl->lines[fl->n++] = sdb_intern_n(line, (size_t)len);
-    }
-    free(line);
-    fclose(f);
+  size_t len;
+  char *text = slurp(path, &len);
+  if (text) {
+    if (!split_lines(fl, text, len)) fl->n = -1;
+    free(text);
+  } else {
+    fl->err = errno;
   }
   if (!sdb_map_put(&files, key, fl)) { free(fl->lines); free(fl); return NULL; }
   return fl;
@@ -75,4 +121,12 @@ void sdb_srcfile_reset(void) {
     free(fl);
   }
   sdb_map_free(&files);
+}
+
+const char *sdb_srcfile_error(const char *file) {
+  file_lines *fl = file ? load(file) : NULL;
+  if (!fl) return "out of memory";
+  if (fl->n >= 0) return NULL;
+  if (fl->err == EFBIG) return "file too large (over 16 MiB)";
+  return fl->err ? strerror(fl->err) : "out of memory";
 }

@@ -2,14 +2,18 @@
 ** srcfile.h — lines of the user's source files, for messages and listings
 ** ("Caused by: if n > 2 then  # model.lua:7 in model", the REPL's `list`).
 ** Files are read once and cached; lines come back without indentation or
-** newline, interned. A missing file or line gives NULL.
+** newline, interned. A missing file or line gives NULL. Files over
+** SDB_SRCFILE_MAX bytes, and files with a read error, count as unreadable
+** (sdb_srcfile_error says why), so `list /dev/zero` cannot eat memory.
 */
 #ifndef SDB_SRCFILE_H
 #define SDB_SRCFILE_H
 
 const char *sdb_srcfile_line(const char *file, int line);      /* trimmed */
 const char *sdb_srcfile_line_raw(const char *file, int line);  /* as written */
+#define SDB_SRCFILE_MAX (16 << 20)
 int sdb_srcfile_count(const char *file);                       /* lines, -1 if unreadable */
+const char *sdb_srcfile_error(const char *file);               /* why unreadable, or NULL */
 void sdb_srcfile_reset(void);
 
 #endif

@@ -258,6 +258,8 @@ static void push_word(char ***v, int *n, int *cap, char *w) {
   (*v)[*n] = NULL;
 }
 
+/* Two passes over each word (measure, then copy), so the whole split is
+** linear in the line's length; a word's buffer is exactly its size. */
 char **repl_words_split(const char *text, int *count) {
   char **v = NULL;
   int n = 0, cap = 0;
@@ -267,12 +269,23 @@ char **repl_words_split(const char *text, int *count) {
   for (;;) {
     while (*p == ' ' || *p == '\t') p++;
     if (!*p) break;
-    char *w = xrealloc(NULL, strlen(p) + 1), *o = w;
-    while (*p && *p != ' ' && *p != '\t') {
+    size_t len = 0;
+    const char *q = p;
+    while (*q && *q != ' ' && *q != '\t') {
+      if (*q == '"' || *q == '\'') {
+        char quote = *q++;
+        while (*q && *q != quote) q++, len++;
+        if (*q) q++;
+      } else {
+        q++, len++;
+      }
+    }
+    char *w = xrealloc(NULL, len + 1), *o = w;
+    while (p < q) {
       if (*p == '"' || *p == '\'') {
-        char q = *p++;
-        while (*p && *p != q) *o++ = *p++;
-        if (*p) p++;
+        char quote = *p++;
+        while (p < q && *p != quote) *o++ = *p++;
+        if (p < q) p++;
       } else {
         *o++ = *p++;
       }

@@ -422,7 +422,7 @@ static int prepare_program(dbg *d) {
   lua_State *L = s->L;
   if (alive(d)) kill_program(d);
   repl_set_arg(s);
-  if (luaL_loadfile(L, s->program) != LUA_OK) {
+  if (repl_host_loadfile(L, s->program) != LUA_OK) {
     repl_error(s, "run: %s", lua_tostring(L, -1));
     lua_pop(L, 1);
     return -1;
@@ -954,7 +954,7 @@ static int parse_bp(dbg *d, const char *cmd, const repl_args *a, dbg_bp *bp) {
         count = sdb_srcfile_count(file);
       }
       if (count < 0) {
-        repl_error(s, "%s: cannot read %s", cmd, file);
+        repl_error(s, "%s: cannot read %s: %s", cmd, file, sdb_srcfile_error(file));
         free(file);
         return -1;
       }

@@ -532,7 +532,7 @@ static int cmd_list(repl_session *s, const repl_cmd *c, const repl_args *a) {
   }
   int count = sdb_srcfile_count(file);
   if (count < 0) {
-    repl_error(s, "%s: cannot read %s", c->name, file);
+    repl_error(s, "%s: cannot read %s: %s", c->name, file, sdb_srcfile_error(file));
     return -1;
   }
   if (from > count) {

@@ -8,7 +8,9 @@
 
 #include <lauxlib.h>
 #include <lualib.h>
+#include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -126,6 +128,62 @@ int repl_host_dostring(lua_State *L, const char *chunk, const char *name) {
   return status;
 }
 
+typedef struct {
+  FILE *f;
+  size_t total;
+  const char *why;      /* set when the read stopped early */
+  int skip_first;       /* the first line is a '#' comment (#!shebang) */
+  char buf[BUFSIZ];
+} file_reader;
+
+static const char *read_chunk(lua_State *L, void *ud, size_t *size) {
+  file_reader *r = ud;
+  (void)L;
+  *size = 0;
+  if (r->why || feof(r->f)) return NULL;
+  if (repl_host_interrupted) { r->why = "interrupted"; return NULL; }
+  size_t n = fread(r->buf, 1, sizeof r->buf, r->f);
+  if (n == 0 && ferror(r->f)) { r->why = strerror(errno ? errno : EIO); return NULL; }
+  r->total += n;
+  if (r->total > REPL_FILE_MAX) { r->why = "file too large (over 16 MiB)"; return NULL; }
+  size_t off = 0;
+  if (r->skip_first) {
+    /* Keep the newline so line numbers stay right, as lauxlib does. */
+    while (off < n && r->buf[off] != '\n') off++;
+    r->skip_first = off == n;
+  }
+  *size = n - off;
+  return r->buf + off;
+}
+
+int repl_host_loadfile(lua_State *L, const char *path) {
+  file_reader *r = malloc(sizeof *r);
+  if (!r) return luaL_loadfile(L, path);   /* it fails the same way */
+  r->f = fopen(path, "r");
+  if (!r->f) {
+    lua_pushfstring(L, "cannot open %s: %s", path, strerror(errno));
+    free(r);
+    return LUA_ERRFILE;
+  }
+  r->total = 0;
+  r->why = NULL;
+  errno = 0;
+  int c = getc(r->f);
+  r->skip_first = c == '#';
+  if (c != EOF) ungetc(c, r->f);
+  lua_pushfstring(L, "@%s", path);
+  int status = lua_load(L, read_chunk, r, lua_tostring(L, -1), "t");
+  lua_remove(L, -2);
+  if (r->why) {
+    lua_pop(L, 1);
+    lua_pushfstring(L, "cannot read %s: %s", path, r->why);
+    status = LUA_ERRFILE;
+  }
+  fclose(r->f);
+  free(r);
+  return status;
+}
+
 int repl_host_dofile(lua_State *L, const char *path, char **argv, int argc) {
   if (argv) {
     lua_createtable(L, argc, 1);
@@ -135,7 +193,7 @@ int repl_host_dofile(lua_State *L, const char *path, char **argv, int argc) {
     }
     lua_setglobal(L, "arg");
   }
-  int status = luaL_loadfile(L, path);
+  int status = repl_host_loadfile(L, path);
   if (status == LUA_OK) {
     int n = 0;
     for (int i = 1; i < argc; i++, n++) lua_pushstring(L, argv[i]);

@@ -14,6 +14,13 @@
 lua_State *repl_host_new(void);
 void repl_host_free(lua_State *L);
 
+/* luaL_loadfile with limits: text chunks only (malformed bytecode can
+** crash Lua), at most REPL_FILE_MAX bytes, read errors are errors (not a
+** short chunk), and Ctrl-C stops the read. The message on error is
+** "cannot read PATH: why", as luaL_loadfile words it. */
+#define REPL_FILE_MAX (16 << 20)
+int repl_host_loadfile(lua_State *L, const char *path);
+
 /* Run a chunk / file with a traceback handler. Return LUA_OK, or an error
 ** status with the message (and traceback) printed to stderr, prefixed with
 ** `progname: `. `argv`, if given, becomes the global `arg` table as lua.c

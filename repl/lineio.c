@@ -370,6 +370,50 @@ static char **attempt_completion(const char *text, int start, int end) {
 ** Reading
 ** ---------------------------------------------------------------------- */
 
+int repl_getline(FILE *f, char **line, const char **why) {
+  static char msg[64];
+  size_t n = 0, cap = 0, nul = 0;
+  char *buf = NULL;
+  int c;
+  *line = NULL;
+  *why = NULL;
+  errno = 0;
+  while ((c = getc(f)) != EOF && c != '\n') {
+    if (n + 2 > cap) {
+      if (cap >= REPL_LINE_MAX) {
+        free(buf);
+        snprintf(msg, sizeof msg, "line too long (over %d bytes)", REPL_LINE_MAX);
+        *why = msg;
+        return -1;
+      }
+      cap = cap ? 2 * cap : 128;
+      char *nb = realloc(buf, cap);
+      if (!nb) { free(buf); *why = "out of memory"; return -1; }
+      buf = nb;
+    }
+    if (c == 0 && !nul) nul = n + 1;
+    buf[n++] = (char)c;
+    if (repl_host_interrupted) { free(buf); *why = "interrupted"; return -1; }
+  }
+  if (c == EOF && ferror(f)) {
+    free(buf);
+    *why = errno == EINTR ? "interrupted" : strerror(errno ? errno : EIO);
+    return -1;
+  }
+  if (c == EOF && n == 0) { free(buf); return 0; }
+  if (nul) {
+    free(buf);
+    snprintf(msg, sizeof msg, "NUL byte at column %zu", nul);
+    *why = msg;
+    return -2;
+  }
+  if (!buf && !(buf = malloc(1))) { *why = "out of memory"; return -1; }
+  if (n > 0 && buf[n - 1] == '\r') n--;
+  buf[n] = '\0';
+  *line = buf;
+  return 1;
+}
+
 void repl_lineio_init(repl_session *s) {
   sess = s;
   if (!s->tty) return;
@@ -394,15 +438,19 @@ void repl_lineio_init(repl_session *s) {
 char *repl_lineio_read(repl_session *s, bool continuation, bool *cancelled) {
   *cancelled = false;
   if (!s->tty) {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n = getline(&line, &cap, stdin);
-    if (n < 0) {
-      free(line);
-      return NULL;
+    /* A bad line is reported and skipped; one too long (or a read error)
+    ** ends the input, since the rest of it cannot be trusted. */
+    for (;;) {
+      char *line;
+      const char *why;
+      int rc = repl_getline(stdin, &line, &why);
+      if (rc > 0) { s->stdin_lines++; return line; }
+      if (rc == 0) return NULL;
+      s->stdin_lines++;
+      s->input_failed = true;
+      repl_error(s, "stdin:%d: %s", s->stdin_lines, why);
+      if (rc == -1) return NULL;
     }
-    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
-    return line;
   }
   fflush(stdout);
   prompt_sigint = 0;

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Set up input for s: on a terminal, configure readline, catch SIGINT at
 ** the prompt and read the history file. Call once. */
@@ -22,6 +23,20 @@ void repl_lineio_init(repl_session *s);
 ** when Ctrl-C abandoned a continuation: the line returned is then a new
 ** first line, and the caller must drop what it had accumulated. */
 char *repl_lineio_read(repl_session *s, bool continuation, bool *cancelled);
+
+/* Lines longer than this are refused: a stray binary file or /dev/zero
+** must end with an error, not exhaust memory. */
+#define REPL_LINE_MAX (1 << 20)
+
+/* Read one line from f, without its newline (or "\r\n"), into *line
+** (malloc'ed; free it). Returns 1 for a line, 0 at end of input, and
+** otherwise sets *why to a static message: -2 "NUL byte at column N" (the
+** whole line was read and dropped; the next call reads the next line), or
+** -1 when the input must be abandoned: "line too long (over 1048576
+** bytes)" (the rest is left unread), a read error's strerror, or
+** "interrupted" when Ctrl-C arrived (repl_host_interrupted). Linear in
+** the line's length. */
+int repl_getline(FILE *f, char **line, const char **why);
 
 /* Save the history (terminal sessions with `set history on`) and restore
 ** the SIGINT disposition. */

@@ -111,7 +111,7 @@ static int run_script(lua_State *L, char **argv, int argc, int report) {
     lua_rawseti(L, -2, i);
   }
   lua_setglobal(L, "arg");
-  int status = luaL_loadfile(L, argv[0]);
+  int status = repl_host_loadfile(L, argv[0]);
   if (status == LUA_OK) {
     for (int i = 1; i < argc; i++) lua_pushstring(L, argv[i]);
     status = repl_host_pcall(L, argc - 1, 0);
@@ -153,7 +153,10 @@ static int run_session(lua_State *L, bool batch, char **xs, int nx, char **argv,
   if (nx > 0) repl_exec_list(s, xs, nx);
   if (!batch && !s->quit) repl_loop(s);
   repl_lineio_finish(s);
-  int status = s->status_set ? s->status : batch && s->failures > 0 ? 1 : 0;
+  /* A line of input that could not be read (too long, NUL, read error)
+  ** fails even an interactive session fed from a pipe. */
+  int status = s->status_set ? s->status
+             : (batch && s->failures > 0) || s->input_failed ? 1 : 0;
   if (write_pictures(s->L, s->program) != 0 && status == 0) status = 1;
   dbg_free(s);
   repl_session_free(s);

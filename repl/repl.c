@@ -135,6 +135,7 @@ typedef struct input {
   FILE *f;               /* IN_FILE */
   const char *name;
   int lineno;
+  bool failed;           /* IN_FILE: a line could not be read */
   char **list;           /* IN_LIST */
   int n, i;
 } input;
@@ -156,15 +157,18 @@ static char *input_read(repl_session *s, input *in, bool continuation, bool *can
   case IN_LIST:
     return in->i < in->n ? xstrdup(in->list[in->i++]) : NULL;
   case IN_FILE: {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n = getline(&line, &cap, in->f);
-    if (n < 0) {
-      free(line);
+    /* Any bad line stops a command file: running the lines after one
+    ** that was dropped could do the wrong thing. */
+    char *line;
+    const char *why;
+    int rc = repl_getline(in->f, &line, &why);
+    if (rc == 0) return NULL;
+    in->lineno++;
+    if (rc < 0) {
+      repl_error(s, "source: %s:%d: %s", in->name, in->lineno, why);
+      in->failed = true;
       return NULL;
     }
-    in->lineno++;
-    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
     return line;
   }
   }
@@ -443,6 +447,12 @@ static int run_line(repl_session *s, const char *line, input *in, const repl_cmd
 ** keep the repeat state, count failures, call the after_line hook. */
 static int handle_line(repl_session *s, const char *line, input *in) {
   char *again = NULL;
+  size_t len = strnlen(line, REPL_LINE_MAX + 1);
+  if (len > REPL_LINE_MAX) {   /* -x, readline: the readers cap their own */
+    repl_error(s, "line too long (over %d bytes)", REPL_LINE_MAX);
+    s->failures++;
+    return -1;
+  }
   if (!*skip_blanks(line)) {
     if (!in->repeat || !s->last_repeat) return 0;
     line = again = xstrdup(s->last_repeat);
@@ -517,6 +527,7 @@ int repl_exec_file(repl_session *s, const char *path) {
       break;
     }
   }
+  if (in.failed) status = -1;
   s->source_depth--;
   free(in.pushback);
   fclose(f);
@@ -547,7 +558,7 @@ int repl_loop(repl_session *s) {
 
 int repl_load(repl_session *s, const char *path, bool quiet) {
   lua_State *L = s->L;
-  if (luaL_loadfile(L, path) != LUA_OK) {
+  if (repl_host_loadfile(L, path) != LUA_OK) {
     repl_error(s, "load: %s", lua_tostring(L, -1));
     lua_pop(L, 1);
     return -1;

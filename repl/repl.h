@@ -70,6 +70,8 @@ struct repl_session {
   bool status_set;        /* ... and whether one was given */
   int failures;           /* lines that failed (commands or Lua) */
   int source_depth;       /* nesting of `source` */
+  int stdin_lines;        /* lines read from a piped stdin, for messages */
+  bool input_failed;      /* a line of input was refused (bad or unreadable) */
   repl_hooks hooks;
   void *ext;              /* the debugger's own state */
 };
