@@ -12,6 +12,7 @@
 */
 #include "debug.h"
 #include "host.h"
+#include "runlimit.h"
 #include "lsdb.h"
 
 #include "intern.h"
@@ -320,10 +321,10 @@ static void release_program(dbg *d) {
 static void report_failure(dbg *d) {
   lua_State *L = d->s->L, *co = d->co;
   if (lua_type(co, -1) == LUA_TSTRING) {
-    luaL_traceback(L, co, lua_tostring(co, -1), 0);
+    luaL_traceback(L, co, repl_limits_message(lua_tostring(co, -1)), 0);
   } else {
     lua_xmove(co, L, 1);
-    luaL_tolstring(L, -1, NULL);
+    repl_host_describe(L, -1);
     lua_remove(L, -2);
   }
   repl_error(d->s, "%s", lua_tostring(L, -1));
@@ -346,7 +347,9 @@ static int resume(dbg *d) {
   if (d->killing) arm_pause(d);
   sigaction(SIGINT, &sa, &old);
   int nres = 0;
+  repl_limits_begin(co);
   int st = lua_resume(co, L, nargs, &nres);
+  repl_limits_end(co);
   sigaction(SIGINT, &old, NULL);
   d->running = false;
   running_dbg = NULL;
@@ -631,7 +634,8 @@ static int forward(dbg *d, int motion, size_t count, const char *cmd) {
     dbg_show_stop(d);
   }
   if (ended >= 0 || (!alive(d) && d->cur == dbg_length(d))) say_end(d);
-  return ended == R_FAILED ? -1 : 0;
+  /* an interrupted --batch run fails, so scripts can tell */
+  return ended == R_FAILED || (interrupted && d->s->batch) ? -1 : 0;
 }
 
 /* Move backwards over recorded steps; the same tests, mirrored. */

@@ -4,11 +4,13 @@
 ** stack still exists, and Ctrl-C becomes a Lua error raised from a hook.
 */
 #include "host.h"
+#include "runlimit.h"
 #include "lsdb.h"
 
 #include <lauxlib.h>
 #include <lualib.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -29,12 +31,80 @@ static int displaced_mask, displaced_count;
 static int pcall_depth;
 static struct sigaction outer_action;
 
+/* One field key or value, shortly: strings quoted and cut, numbers and
+** booleans as Lua prints them, anything else by its type. */
+static void add_short(luaL_Buffer *b, lua_State *L, int idx, bool key) {
+  switch (lua_type(L, idx)) {
+  case LUA_TSTRING: {
+    size_t n;
+    const char *str = lua_tolstring(L, idx, &n);
+    if (key) { luaL_addlstring(b, str, n > 40 ? 40 : n); break; }
+    luaL_addchar(b, '"');
+    luaL_addlstring(b, str, n > 60 ? 60 : n);
+    if (n > 60) luaL_addstring(b, "...");
+    luaL_addchar(b, '"');
+    break;
+  }
+  case LUA_TNUMBER:
+  case LUA_TBOOLEAN:
+    lua_pushvalue(L, idx);
+    luaL_addstring(b, lua_type(L, idx) == LUA_TBOOLEAN
+                        ? (lua_toboolean(L, idx) ? "true" : "false")
+                        : lua_tostring(L, -1));
+    lua_pop(L, 1);
+    break;
+  default:
+    if (key) luaL_addchar(b, '[');
+    luaL_addstring(b, luaL_typename(L, idx));
+    if (key) luaL_addchar(b, ']');
+  }
+}
+
+void repl_host_describe(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (luaL_callmeta(L, idx, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return;
+  if (lua_type(L, idx) != LUA_TTABLE) {
+    luaL_tolstring(L, idx, NULL);
+    return;
+  }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, "error object is a table: {");
+  int n = 0;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    if (n++ == 8) {
+      lua_pop(L, 2);
+      luaL_addstring(&b, ", ...");
+      break;
+    }
+    if (n > 1) luaL_addstring(&b, ", ");
+    /* lua_next needs the key untouched: work on copies */
+    lua_pushvalue(L, -2);
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      add_short(&b, L, -1, true);
+    } else {
+      luaL_addchar(&b, '[');
+      add_short(&b, L, -1, false);
+      luaL_addchar(&b, ']');
+    }
+    lua_pop(L, 1);
+    luaL_addstring(&b, " = ");
+    add_short(&b, L, -1, false);
+    lua_pop(L, 1);
+  }
+  luaL_addchar(&b, '}');
+  luaL_pushresult(&b);
+}
+
 static int msghandler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (msg == NULL) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+    repl_host_describe(L, 1);
+    /* a table with fields gets a traceback too */
+    if (lua_type(L, 1) != LUA_TTABLE || luaL_getmetafield(L, 1, "__tostring") != LUA_TNIL)
       return 1;
-    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    msg = lua_tostring(L, -1);
   }
   luaL_traceback(L, L, msg, 1);
   return 1;
@@ -79,7 +149,9 @@ int repl_host_pcall(lua_State *L, int nargs, int nresults) {
     pcall_L = L;
     sigaction(SIGINT, &sa, &outer_action);
   }
+  repl_limits_begin(L);
   int status = lua_pcall(L, nargs, nresults, base);
+  repl_limits_end(L);
   if (--pcall_depth == 0) {
     sigaction(SIGINT, &outer_action, NULL);
     pcall_L = NULL;
@@ -90,7 +162,7 @@ int repl_host_pcall(lua_State *L, int nargs, int nresults) {
 
 void repl_host_report(lua_State *L, int status) {
   if (status == LUA_OK) return;
-  const char *msg = lua_tostring(L, -1);
+  const char *msg = repl_limits_message(lua_tostring(L, -1));
   fflush(stdout);
   fprintf(stderr, "%s: %s\n", repl_progname, msg ? msg : "(error)");
   fflush(stderr);
@@ -107,6 +179,7 @@ static int open_all(lua_State *L) {
 lua_State *repl_host_new(void) {
   lua_State *L = luaL_newstate();
   if (!L) return NULL;
+  repl_limits_install(L);
   lua_pushcfunction(L, open_all);
   int status = repl_host_pcall(L, 0, 0);
   if (status != LUA_OK) {

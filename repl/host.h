@@ -52,6 +52,12 @@ void repl_host_interrupt_target(lua_State *co);
 extern volatile sig_atomic_t repl_host_interrupted;
 void repl_host_clear_interrupt(void);
 
+/* Push a string for the error object at idx: its __tostring when it has
+** one, else for a table its fields ("error object is a table: {code = 3,
+** msg = \"bad\"}", at most 8 of them, never running a metamethod), else
+** luaL_tolstring's text. */
+void repl_host_describe(lua_State *L, int idx);
+
 /* Print the error on top of the stack to stderr and pop it. */
 void repl_host_report(lua_State *L, int status);
 

@@ -17,6 +17,7 @@
 */
 #include "debug.h"
 #include "host.h"
+#include "runlimit.h"
 #include "lineio.h"
 #include "render_dot.h"
 #include "render_html.h"
@@ -48,6 +49,8 @@ static void usage(FILE *f) {
     "                   Graphviz DOT to FILE (render with dot -Tsvg)\n"
     "  --html DIR       at the end, write a static HTML report of the run\n"
     "                   into DIR (DIR/index.html)\n"
+    "  --max-steps N    stop any run of Lua code after N instructions with an\n"
+    "                   error (as `set step-limit N`)\n"
     "  --version        print the version and exit\n"
     "  --help           print this help and exit\n"
     "Lua runs with the `shapedb` module loaded as a global. The REPL uses\n"
@@ -126,6 +129,7 @@ static int run_script(lua_State *L, char **argv, int argc, int report) {
 ** the built-ins (so they may replace them). */
 static void init_modules(repl_session *s) {
   repl_builtin_init();
+  repl_limits_init();
   dbg_init(s);
 }
 
@@ -212,6 +216,17 @@ int main(int argc, char **argv) {
       }
       if (a[2] == 'd') dot_path = argv[++i];
       else html_dir = argv[++i];
+      continue;
+    }
+    if (!strcmp(a, "--max-steps")) {
+      char *end;
+      long long n = i + 1 < argc ? strtoll(argv[i + 1], &end, 10) : 0;
+      if (i + 1 >= argc || *end || end == argv[i + 1] || n <= 0) {
+        status = bad_usage("'%s' needs a positive number of steps", a);
+        goto done;
+      }
+      repl_limit.steps = n;
+      i++;
       continue;
     }
     if (!strcmp(a, "--")) { if (i + 1 < argc) script = i + 1; break; }

@@ -13,6 +13,7 @@
 */
 #include "repl.h"
 #include "host.h"
+#include "runlimit.h"
 #include "lineio.h"
 
 #include <ctype.h>
@@ -349,7 +350,7 @@ static int print_results(repl_session *s, int base) {
 /* The error message (with its traceback) on top of the stack. After
 ** Ctrl-C the terminal has echoed ^C where the cursor was: start a line. */
 static void report_lua_error(repl_session *s) {
-  const char *msg = lua_tostring(s->L, -1);
+  const char *msg = repl_limits_message(lua_tostring(s->L, -1));
   if (repl_host_interrupted && s->tty) putchar('\n');
   repl_host_clear_interrupt();
   repl_error(s, "%s", msg ? msg : "(error object is not a string)");

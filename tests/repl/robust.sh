@@ -75,4 +75,117 @@ OUT
 (cd "$work" && "$SHAPEDB" < huge.sdb) > "$tmp/got" 2>&1; echo "[exit $?]" >> "$tmp/got"
 check "a line over 1 MiB on stdin ends the input with an error"
 
+# --- limits on Lua code ----------------------------------------------------
+cat > "$work/inf.lua" <<'LUA'
+local n = 0
+while true do
+  n = n + 1
+end
+LUA
+cat > "$work/swallow.lua" <<'LUA'
+local function spin() while true do end end
+while true do pcall(spin) end
+LUA
+cat > "$work/grow.lua" <<'LUA'
+local t = {}
+for i = 1, 1e9 do t[i] = {i} end
+LUA
+want <<'OUT'
+shapedb: inf.lua:3: step limit exceeded: 100000 Lua instructions (set step-limit)
+stack traceback:
+	inf.lua:3: in main chunk
+[exit 1]
+OUT
+run --max-steps 100000 inf.lua
+check "--max-steps stops an endless loop, naming its line"
+
+want <<'OUT'
+shapedb: swallow.lua:2: step limit exceeded: 100000 Lua instructions (set step-limit)
+stack traceback:
+	swallow.lua:2: in main chunk
+[exit 1]
+OUT
+run --max-steps 100000 swallow.lua
+check "a pcall in the program cannot swallow the step limit"
+
+want <<'OUT'
+step-limit: 100000
+Starting program: inf.lua
+inf.lua:3: step limit exceeded: 100000 Lua instructions (set step-limit)
+stack traceback:
+	inf.lua:3: in main chunk
+stdin:1: step limit exceeded: 100000 Lua instructions (set step-limit)
+stack traceback:
+	stdin:1: in main chunk
+2
+[exit 1]
+OUT
+run --batch -x 'set step-limit 100000' -x 'show step-limit' -x run -x 'lua while true do end' -x 'print(1 + 1)' inf.lua
+check "set step-limit applies to each run and each Lua line, and the session goes on"
+
+want <<'OUT'
+time-limit: 0.2
+Starting program: inf.lua
+inf.lua:3: time limit exceeded: 0.2 s (set time-limit)
+stack traceback:
+	inf.lua:3: in main chunk
+[exit 1]
+OUT
+run --batch -x 'set time-limit 0.2' -x 'show time-limit' -x run inf.lua
+check "set time-limit"
+
+want <<'OUT'
+memory-limit: 64
+Starting program: grow.lua
+grow.lua:2: memory limit exceeded: Lua may hold at most 64 MiB (set memory-limit)
+stack traceback:
+	grow.lua:2: in main chunk
+memory limit exceeded: Lua may hold at most 64 MiB (set memory-limit)
+2
+memory-limit: off
+[exit 1]
+OUT
+run --batch -x 'set memory-limit 64' -x 'show memory-limit' -x run \
+  -x 'lua local s = string.rep("x", 300 * 1024 * 1024)' -x 'print(1 + 1)' \
+  -x 'set memory-limit off' -x 'show memory-limit' grow.lua
+check "set memory-limit: growth and one huge allocation are both clear errors"
+
+want <<'OUT'
+usage: set step-limit N|off
+usage: set memory-limit MIB|off
+shapedb: '--max-steps' needs a positive number of steps
+[exit 2]
+OUT
+(cd "$work" && "$SHAPEDB" --batch -x 'set step-limit lots' -x 'set memory-limit -1' < /dev/null; "$SHAPEDB" --max-steps x 2>&1 | head -1; exit 2) > "$tmp/got" 2>&1
+echo "[exit $?]" >> "$tmp/got"
+check "bad limit values"
+
+# --- Ctrl-C under --batch ----------------------------------------------------
+cat > "$work/intr.lua" <<'LUA'
+local n = 0
+io.popen("kill -INT $PPID"):close()
+while true do
+  n = n + 1
+end
+LUA
+want <<'OUT'
+Starting program: intr.lua
+Program interrupted at intr.lua:4.
+start of the run: no events yet
+[exit 1]
+OUT
+run --batch -x run intr.lua
+check "an interrupted --batch run exits non-zero"
+
+# --- error objects -----------------------------------------------------------
+want <<'OUT'
+shapedb: error object is a table: {code = 3}
+stack traceback:
+	[C]: in function 'error'
+	(command line):1: in main chunk
+[exit 1]
+OUT
+run -e 'error({code = 3})'
+check "a table error object prints its fields"
+
 echo "1..$n"
