@@ -243,7 +243,10 @@ want <<'OUT'
 7
 color: auto
 history: on
+memory-limit: off
 prompt: "(shapedb) "
+step-limit: off
+time-limit: off
 mine
 1
 [exit 0]
@@ -424,6 +427,8 @@ usage: shapedb [options] [FILE.lua [args...]]
                    Graphviz DOT to FILE (render with dot -Tsvg)
   --html DIR       at the end, write a static HTML report of the run
                    into DIR (DIR/index.html)
+  --max-steps N    stop any run of Lua code after N instructions with an
+                   error (as `set step-limit N`)
   --version        print the version and exit
   --help           print this help and exit
 Lua runs with the `shapedb` module loaded as a global. The REPL uses
@@ -458,7 +463,10 @@ check "-x without its command is a usage error"
 want <<'OUT'
 color: off
 history: off
+memory-limit: off
 prompt: "(sdb) "
+step-limit: off
+time-limit: off
 unknown show subcommand: colr. Did you mean 'color'?
 [exit 1]
 OUT
