@@ -91,6 +91,26 @@ int lsdb_raise(lua_State *L, sdb_err *err) {
   return lua_error(L);
 }
 
+/* getmetatable(x) on our userdata gives the type's name, not the table:
+** a program cannot call __gc by hand (and then use a freed object) or
+** replace a metamethod. The names are what the objects print as. */
+static void protect_metatables(lua_State *L) {
+  static const char *const names[] = {
+    LSDB_EXPR, "shapedb.Range", LSDB_SHAPE_ENV, LSDB_SOURCE, LSDB_SYMCTX,
+    "shapedb.Record", "shapedb.Tensor", "shapedb.Size", "shapedb.SymInt",
+    "shapedb.SymBool", "shapedb.SymFloat", "shapedb.Trace", "shapedb.runtime",
+    "shapedb.Hop", NULL,
+  };
+  for (const char *const *n = names; *n; n++) {
+    if (luaL_getmetatable(L, *n) == LUA_TTABLE) {
+      const char *dot = strchr(*n, '.');
+      lua_pushstring(L, dot ? dot + 1 : *n);
+      lua_setfield(L, -2, "__metatable");
+    }
+    lua_pop(L, 1);
+  }
+}
+
 int luaopen_shapedb(lua_State *L) {
   lua_newtable(L);                        /* function -> name, weak keys */
   lua_newtable(L);
@@ -106,6 +126,7 @@ int luaopen_shapedb(lua_State *L) {
   lsdb_open_torch(L);
   lua_getfield(L, LUA_REGISTRYINDEX, "shapedb.fn_names");
   lua_setfield(L, -2, "_fn_names");
+  protect_metatables(L);
   lsdb_load_prelude(L);
   return 1;
 }

@@ -29,7 +29,9 @@ typedef struct {
   sdb_events *ev;             /* the program's event stream (all phases) */
   sdb_shape_env *eager_env;   /* no symbols: real tensors */
   sdb_fake_mode *eager_mode;
-  ltrace *active;             /* innermost active trace, or NULL */
+  ltrace *active;             /* innermost active trace the running thread
+                                 sees (see runtime() in lsdb_torch.c), or NULL */
+  ltrace *top;                /* innermost active trace of any thread */
   lua_State *L;               /* the thread of the current call */
 } lruntime;
 
@@ -39,8 +41,11 @@ struct ltrace {
   sdb_fake_mode *mode;
   sdb_graph *graph;
   sdb_tracer *tracer;         /* innermost tracer of this trace */
-  ltrace *prev_active;
+  ltrace *prev_active;        /* the next trace down the stack from rt->top */
+  lua_State *thread;          /* the thread that began it (kept alive as the
+                                 userdata's user value) */
   bool active, finished;
+  bool closed;                /* its __gc ran: every method refuses it */
   const char *name;
   sdb_shape_guards guards;
   bool have_guards;

@@ -50,12 +50,25 @@ static int runtime_gc(lua_State *L) {
 ** its metatable. */
 #define RUNTIME_KEY "shapedb.runtime.instance"
 
+/* Which active trace does code on thread L see? The innermost one whose
+** thread is L, or is running and has resumed L (lua_status LUA_OK). A
+** trace whose thread is suspended — a coroutine yielded inside the traced
+** function and was left there, or the debugger paused the program — is
+** invisible elsewhere: later compiles and Lua typed at the prompt must not
+** add to it. It becomes visible again when its thread resumes. */
+static void sync_active(lruntime *rt, lua_State *L) {
+  ltrace *t = rt->top;
+  while (t && t->thread != L && lua_status(t->thread) != LUA_OK) t = t->prev_active;
+  rt->active = t;
+}
+
 static lruntime *runtime(lua_State *L) {
   lua_getfield(L, LUA_REGISTRYINDEX, RUNTIME_KEY);
   lruntime *rt = lua_touserdata(L, -1);
   lua_pop(L, 1);
   if (!rt) luaL_error(L, "shapedb runtime is not initialised");
   rt->L = L;
+  if (rt->top) sync_active(rt, L);
   return rt;
 }
 
@@ -73,8 +86,12 @@ void lsdb_push_tensor(lua_State *L, sdb_fake *t) {
   luaL_setmetatable(L, LSDB_TENSOR);
 }
 
+/* A tensor whose __gc ran (called by hand: the metatables are protected,
+** but debug.getmetatable reaches them) is an error, not a NULL. */
 ltensor *lsdb_check_ltensor(lua_State *L, int idx) {
-  return luaL_checkudata(L, idx, LSDB_TENSOR);
+  ltensor *u = luaL_checkudata(L, idx, LSDB_TENSOR);
+  if (!u->t) luaL_error(L, "Tensor is closed (its __gc was called)");
+  return u;
 }
 
 static sdb_fake *check_tensor(lua_State *L, int idx) { return lsdb_check_ltensor(L, idx)->t; }
@@ -147,11 +164,28 @@ static void push_sym(lua_State *L, const char *mt, const sdb_expr *e, sdb_node *
   }
 }
 
+/* A symbolic scalar used while a trace is active must belong to that
+** trace's ShapeEnv, as a tensor must be one of its inputs or made inside
+** it: a SymInt kept from another compile would otherwise silently stand
+** for whatever symbol has the same name here. */
+static lsym *own_sym(lua_State *L, lsym *s) {
+  if (!s || !s->env || sdb_is_const(s->e)) return s;
+  lruntime *rt = runtime(L);
+  if (!rt->active || rt->active->env == s->env) return s;
+  char *t = sdb_expr_str(s->e);
+  lua_pushfstring(L, "RuntimeError: %s %s was not created inside the traced function and is "
+                     "not one of its inputs (it comes from another compile; pass it as an argument)",
+                  sdb_is_bool(s->e) ? "SymBool" : "SymInt", t ? t : "?");
+  free(t);
+  lua_error(L);
+  return NULL;
+}
+
 /* A SymBool argument, marked as read. */
 static lsym *symbool_use(lua_State *L, int idx) {
   lsym *s = luaL_testudata(L, idx, LSDB_SYMBOOL);
   if (s) s->used = true;
-  return s;
+  return own_sym(L, s);
 }
 
 /* An int/bool/float value to Lua: constants as numbers/booleans. */
@@ -222,9 +256,9 @@ bool lsdb_to_value(lua_State *L, int idx, sdb_value *out) {
     case LUA_TTABLE: return table_to_list(L, idx, out);
     case LUA_TUSERDATA:
       if (luaL_testudata(L, idx, LSDB_TENSOR)) { *out = sdb_value_tensor(check_tensor(L, idx)); return true; }
-      if ((s = luaL_testudata(L, idx, LSDB_SYMINT))) { *out = sdb_value_int(s->e); return true; }
+      if ((s = own_sym(L, luaL_testudata(L, idx, LSDB_SYMINT)))) { *out = sdb_value_int(s->e); return true; }
       if ((s = symbool_use(L, idx))) { *out = sdb_value_bool(s->e); return true; }
-      if ((s = luaL_testudata(L, idx, LSDB_SYMFLOAT))) { *out = sdb_value_symfloat(s->e); return true; }
+      if ((s = own_sym(L, luaL_testudata(L, idx, LSDB_SYMFLOAT)))) { *out = sdb_value_symfloat(s->e); return true; }
       if (luaL_testudata(L, idx, LSDB_EXPR)) {
         const sdb_expr *e = lsdb_to_expr(L, idx);
         *out = sdb_is_bool(e) ? sdb_value_bool(e) : sdb_value_int(e);
@@ -589,7 +623,7 @@ lsym *lsdb_test_sym(lua_State *L, int idx) {
 
 /* An int-valued operand: SymInt, Lua integer, or Expr. */
 static const sdb_expr *sym_operand(lua_State *L, int idx, const char *op) {
-  lsym *s = luaL_testudata(L, idx, LSDB_SYMINT);
+  lsym *s = own_sym(L, luaL_testudata(L, idx, LSDB_SYMINT));
   if (s) return s->e;
   if (lua_isinteger(L, idx)) return sdb_int(lua_tointeger(L, idx));
   if (luaL_testudata(L, idx, LSDB_SYMBOOL))
@@ -681,6 +715,8 @@ static int s_le(lua_State *L) {
 static int s_eq(lua_State *L) {
   lsym *a = lsdb_test_sym(L, 1), *b = lsdb_test_sym(L, 2);
   if (!a || !b) { lua_pushboolean(L, 0); return 1; }
+  own_sym(L, a);
+  own_sym(L, b);
   const sdb_expr *r = sdb_eq(a->e, b->e);
   if (!r) return luaL_error(L, "%s", sdb_expr_error());
   lua_pushboolean(L, guard(L, r));
@@ -710,7 +746,7 @@ static int s_concat(lua_State *L) {
 
 /* n:guard_int() -> a Lua integer (Python's int(n)); guards */
 static int s_guard_int(lua_State *L) {
-  lsym *s = luaL_checkudata(L, 1, LSDB_SYMINT);
+  lsym *s = own_sym(L, luaL_checkudata(L, 1, LSDB_SYMINT));
   sdb_err err = SDB_ERR_INIT;
   int64_t v;
   if (sdb_guard_int(current_env(L), s->e, &v, &err)) return lsdb_raise(L, &err);
@@ -720,7 +756,7 @@ static int s_guard_int(lua_State *L) {
 
 /* b:bool() -> a Lua boolean (Python's bool(b)); guards */
 static int s_bool(lua_State *L) {
-  lsym *s = luaL_checkudata(L, 1, LSDB_SYMBOOL);
+  lsym *s = own_sym(L, luaL_checkudata(L, 1, LSDB_SYMBOOL));
   s->used = true;
   lua_pushboolean(L, guard(L, s->e));
   return 1;
@@ -838,24 +874,35 @@ static int l_check_is_size(lua_State *L) { return check_common(L, true); }
 ** ---------------------------------------------------------------------- */
 
 static ltrace *check_trace(lua_State *L, int idx) {
-  return luaL_checkudata(L, idx, LSDB_TRACE);
+  ltrace *t = luaL_checkudata(L, idx, LSDB_TRACE);
+  if (t->closed) luaL_error(L, "compile is closed (its __gc was called)");
+  return t;
 }
 
-static void deactivate(ltrace *t) {
+/* Take t off the stack, with the traces above it that its own thread
+** left there (an error inside it); other threads' traces stay. */
+static void deactivate(lua_State *L, ltrace *t) {
   if (!t->active) return;
   lruntime *rt = t->rt;
-  /* pop this trace (and anything left above it) */
-  while (rt->active && rt->active != t) {
-    rt->active->active = false;
-    rt->active = rt->active->prev_active;
+  ltrace **link = &rt->top;
+  while (*link && *link != t) {
+    ltrace *u = *link;
+    if (u->thread == t->thread) {
+      u->active = false;
+      *link = u->prev_active;
+    } else {
+      link = &u->prev_active;
+    }
   }
-  rt->active = t->prev_active;
+  if (*link == t) *link = t->prev_active;
   t->active = false;
+  sync_active(rt, L);
 }
 
 static int trace_gc(lua_State *L) {
   ltrace *t = luaL_checkudata(L, 1, LSDB_TRACE);
-  deactivate(t);
+  t->closed = true;
+  deactivate(L, t);
   symbools_drop(L, t);
   for (size_t i = 0; i < t->ninputs; i++) sdb_symctx_free(t->inputs[i].ctx);
   free(t->inputs);
@@ -904,8 +951,11 @@ static int l_trace_begin(lua_State *L) {
   t->graph = sdb_graph_new("GraphModule");
   t->tracer = t->mode && t->graph ? sdb_tracer_new(NULL, "trace", t->graph, t->mode) : NULL;
   if (!t->tracer) return luaL_error(L, "out of memory");
-  t->prev_active = rt->active;
-  rt->active = t;
+  t->prev_active = rt->top;
+  t->thread = L;
+  lua_pushthread(L);
+  lua_setiuservalue(L, -2, 1);
+  rt->top = rt->active = t;
   t->active = true;
   return 1;
 }
@@ -1065,7 +1115,7 @@ static int trace_finish(lua_State *L) {
   if (!sdb_tracer_output(t->tracer, &b->pos[0], &err)) return lsdb_raise(L, &err);
   if (sdb_tracer_finalize(t->tracer, &err)) return lsdb_raise(L, &err);
   warn_unused_symbools(L, t);
-  deactivate(t);
+  deactivate(L, t);
   lsdb_phase_event(rt, SDB_EV_PHASE_END, SDB_PHASE_TRACE, t->name);
   sdb_events_set_phase(rt->ev, SDB_PHASE_NONE);
   t->finished = true;
@@ -1277,7 +1327,7 @@ static int trace_abort(lua_State *L) {
     at.func = lua_isstring(L, 5) ? sdb_intern(lua_tostring(L, 5)) : NULL;
   }
   lruntime *rt = t->rt;
-  deactivate(t);
+  deactivate(L, t);
   const char *colon = strstr(msg, ": ");
   sdb_event e = {0};
   e.kind = SDB_EV_ERROR;

@@ -56,4 +56,64 @@ t.error_like(function() return E(string.rep("é", 40)) end,
   "cannot parse '" .. string.rep("é", 30) .. "...'", "the quoted text too")
 t.error_like(function() return E("s0\0 + 1") end, "NUL byte at column 3",
   "a NUL byte is an error, not the end of the text")
+
+-- Metatables are protected; an object whose __gc was called by hand is
+-- closed, with a clear error.
+local T = shapedb.tensor
+t.is(getmetatable(T{2, 3}), "Tensor", "getmetatable(tensor) is the type's name")
+t.is(getmetatable(E("s0")), "Expr", "getmetatable(Expr) too")
+t.is(getmetatable(T{2}).__gc, nil, "so __gc cannot be reached by hand")
+do
+  local x = T{2, 3}
+  debug.getmetatable(x).__gc(x)
+  t.error_like(function() return x + 1 end, "Tensor is closed (its __gc was called)",
+    "a tensor after __gc (through debug.getmetatable) is closed, not a crash")
+  t.error_like(function() return x:size(0) end, "Tensor is closed", "its methods too")
+  local f = torch.compile(function(a) return a * 2 end, { backend = "eager" })
+  f(T{4})
+  local tr = f.traces[1].trace
+  debug.getmetatable(tr).__gc(tr)
+  t.error_like(function() return tr:graph() end, "compile is closed (its __gc was called)",
+    "a trace after __gc is closed")
+end
+
+-- A SymInt from one compile is refused in another, like a tensor.
+do
+  local kept
+  local f = torch.compile(function(x) kept = x:size(0); return x * 2 end, { backend = "eager" })
+  f(T{5, dynamic = {0}})
+  t.is(kept, "s0", "the kept SymInt")
+  local g = torch.compile(function(y) return y:view(kept) end, { backend = "eager" })
+  t.error_like(function() return g(T{7, dynamic = {0}}) end,
+    "RuntimeError: SymInt s0 was not created inside the traced function and is not one of its "
+    .. "inputs (it comes from another compile; pass it as an argument)",
+    "as an op argument")
+  local h = torch.compile(function(y) return y:size(0) + kept end, { backend = "eager" })
+  t.error_like(function() return h(T{7, dynamic = {0}}) end, "SymInt s0 was not created inside",
+    "in arithmetic")
+  local k = torch.compile(function(y) if kept > 2 then return y end return y end, { backend = "eager" })
+  t.error_like(function() return k(T{7, dynamic = {0}}) end, "SymInt s0 was not created inside",
+    "in a comparison (a guard)")
+  t.is(tostring(kept * 2), "2*s0", "outside any compile it is still an expression")
+end
+
+-- A trace left suspended in a coroutine does not stay active.
+do
+  local f = torch.compile(function(x) coroutine.yield("paused"); return x * 2 end, { backend = "eager" })
+  local co = coroutine.create(function() return f(T{5}) end)
+  local ok, v = coroutine.resume(co)
+  t.ok(ok and v == "paused", "the traced function yields inside its trace")
+  local g = torch.compile(function(x) return x + 1 end, { backend = "eager" })
+  t.is(g(T{3}), "FakeTensor(..., size=(3,))", "another compile meanwhile traces on its own")
+  t.ok(not shapedb._tracing(), "and outside the coroutine nothing is being traced")
+  ok, v = coroutine.resume(co)
+  t.ok(ok, "the suspended trace resumes and finishes")
+  t.is(v, "FakeTensor(..., size=(5,))", "with its own result")
+  local co2 = coroutine.create(function() return f(T{6}) end)
+  coroutine.resume(co2)
+  co2 = nil
+  collectgarbage()
+  collectgarbage()
+  t.is(g(T{3}), "FakeTensor(..., size=(3,))", "an abandoned suspended trace is collected cleanly")
+end
 t.done()

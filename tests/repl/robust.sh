@@ -188,4 +188,25 @@ OUT
 run -e 'error({code = 3})'
 check "a table error object prints its fields"
 
+# --- Lua at the prompt while paused inside a trace ------------------------------
+cat > "$work/nz.lua" <<'LUA'
+local function model(x)
+  local idx = x:nonzero()
+  return idx:sum()
+end
+local compiled = torch.compile(model, { backend = "eager" })
+return compiled(shapedb.tensor{5, 2})
+LUA
+want <<'OUT'
+10
+FakeTensor(..., size=(3,))
+10
+[exit 0]
+OUT
+run --batch -x 'break op nonzero' -x run -x 'lua print(shapedb.event_count())' \
+  -x 'lua print(shapedb.tensor{3} * 2)' -x 'lua print(shapedb.event_count())' nz.lua
+grep -v -e '^Breakpoint' -e '^Starting' -e '^event ' -e '^ ' -e '^[0-9]	' "$tmp/got" > "$tmp/got2"
+mv "$tmp/got2" "$tmp/got"
+check "Lua typed while paused inside a trace adds no events to it"
+
 echo "1..$n"
