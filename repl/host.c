@@ -132,6 +132,15 @@ static void on_sigint(int sig) {
   }
 }
 
+void repl_host_stop_lua(void) {
+  lua_State *L = target_L ? target_L : pcall_L;
+  if (!L) return;
+  displaced_hook = lua_gethook(L);
+  displaced_mask = lua_gethookmask(L);
+  displaced_count = lua_gethookcount(L);
+  lua_sethook(L, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT, 1);
+}
+
 void repl_host_interrupt_target(lua_State *co) { target_L = co; }
 
 void repl_host_clear_interrupt(void) { repl_host_interrupted = 0; }

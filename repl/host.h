@@ -58,6 +58,11 @@ void repl_host_clear_interrupt(void);
 ** luaL_tolstring's text. */
 void repl_host_describe(lua_State *L, int idx);
 
+/* From a signal handler: make the Lua code running under the outermost
+** repl_host_pcall raise "interrupted!" at its next instruction (what
+** Ctrl-C does). Only a hook is set; nothing else. */
+void repl_host_stop_lua(void);
+
 /* Print the error on top of the stack to stderr and pop it. */
 void repl_host_report(lua_State *L, int status);
 

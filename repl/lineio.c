@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <readline/history.h>
 #include <readline/readline.h>
@@ -60,8 +62,10 @@ static void make_dirs(char *path) {
 }
 
 char *repl_history_path(void) {
+  /* The XDG spec: a relative path in these variables is invalid and
+  ** must be ignored. */
   const char *xdg = getenv("XDG_STATE_HOME");
-  if (xdg && *xdg) {
+  if (xdg && *xdg == '/') {
     char *dir = join(xdg, "/shapedb");
     if (!dir) return NULL;
     make_dirs(dir);
@@ -72,6 +76,54 @@ char *repl_history_path(void) {
   const char *home = getenv("HOME");
   if (!home || !*home) return NULL;
   return join(home, "/.shapedb_history");
+}
+
+/* Entries read from the file at start; the ones after are this session's. */
+static int history_loaded;
+
+/* Append this session's lines to the file in one write(2) with O_APPEND,
+** so sessions that end at the same time interleave whole lines and never
+** overwrite each other (write_history rewrites the file: the last session
+** to exit would win). The file is cut back to HISTORY_MAX lines only when
+** it has grown to twice that. */
+static int save_history(void) {
+  if (!history_file || !sess->history) return 0;
+  HIST_ENTRY **h = history_list();
+  size_t len = 0;
+  for (int i = history_loaded; h && i < history_length; i++)
+    if (h[i]) len += strlen(h[i]->line) + 1;
+  if (len == 0) return 0;
+  char *buf = malloc(len), *p = buf;
+  if (!buf) return ENOMEM;
+  for (int i = history_loaded; i < history_length; i++) {
+    if (!h[i]) continue;
+    size_t n = strlen(h[i]->line);
+    memcpy(p, h[i]->line, n);
+    p[n] = '\n';
+    p += n + 1;
+  }
+  int err = 0;
+  int fd = open(history_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    err = errno;
+  } else {
+    ssize_t w = write(fd, buf, len);
+    if (w < 0) err = errno;
+    else if ((size_t)w != len) err = EIO;
+    if (close(fd) < 0 && !err) err = errno;
+  }
+  free(buf);
+  if (err) return err;
+  history_loaded = history_length;
+  FILE *f = fopen(history_file, "r");
+  int lines = 0, c;
+  if (f) {
+    while ((c = getc(f)) != EOF)
+      if (c == '\n') lines++;
+    fclose(f);
+  }
+  if (lines > 2 * HISTORY_MAX) history_truncate_file(history_file, HISTORY_MAX);
+  return 0;
 }
 
 static void remember(const char *line) {
@@ -100,7 +152,36 @@ static void on_prompt_sigint(int sig) {
   repl_host_interrupted = 1;
 }
 
+/* SIGTERM and SIGHUP (the terminal went away) on a terminal session: the
+** handler only records the signal and stops any Lua code running; at the
+** prompt readline's read() fails with EINTR and the event hook below ends
+** the session: terminal modes back, history saved, then the signal again
+** with its default action. A second one kills at once. */
+static volatile sig_atomic_t term_sig;
+static struct sigaction outer_term, outer_hup;
+
+static void on_term(int sig) {
+  term_sig = sig;
+  signal(sig, SIG_DFL);
+  repl_host_interrupted = 1;
+  repl_host_stop_lua();
+}
+
+static void die_of_signal(void) {
+  int sig = term_sig;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+bool repl_lineio_terminated(void) { return term_sig != 0; }
+
 static int on_signal_event(void) {
+  if (term_sig) {
+    rl_free_line_state();
+    rl_cleanup_after_signal();
+    save_history();
+    die_of_signal();
+  }
   if (!prompt_sigint) return 0;
   prompt_sigint = 0;
   rl_echo_signal_char(SIGINT);
@@ -429,10 +510,14 @@ void repl_lineio_init(repl_session *s) {
   sa.sa_handler = on_prompt_sigint;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &outer_sigint);
+  sa.sa_handler = on_term;
+  sigaction(SIGTERM, &sa, &outer_term);
+  sigaction(SIGHUP, &sa, &outer_hup);
   catching = true;
   using_history();
   history_file = repl_history_path();
   if (history_file) read_history(history_file);
+  history_loaded = history_length;
 }
 
 char *repl_lineio_read(repl_session *s, bool continuation, bool *cancelled) {
@@ -466,20 +551,20 @@ char *repl_lineio_read(repl_session *s, bool continuation, bool *cancelled) {
 
 void repl_lineio_finish(repl_session *s) {
   if (!s->tty) return;
-  if (history_file && s->history) {
-    int err = write_history(history_file);
-    if (err == 0) {
-      history_truncate_file(history_file, HISTORY_MAX);
-    } else {
-      fflush(stdout);
-      fprintf(stderr, "shapedb: cannot write history %s: %s\n", history_file,
-              strerror(err));
-    }
+  int err = save_history();
+  if (err) {
+    fflush(stdout);
+    fprintf(stderr, "shapedb: cannot write history %s: %s\n", history_file, strerror(err));
   }
   free(history_file);
   history_file = NULL;
   clear_history();
   repl_strv_free(&candidates);
-  if (catching) sigaction(SIGINT, &outer_sigint, NULL);
+  if (catching) {
+    sigaction(SIGINT, &outer_sigint, NULL);
+    if (term_sig) die_of_signal();   /* a SIGTERM/SIGHUP during a command */
+    sigaction(SIGTERM, &outer_term, NULL);
+    sigaction(SIGHUP, &outer_hup, NULL);
+  }
   catching = false;
 }

@@ -38,12 +38,18 @@ char *repl_lineio_read(repl_session *s, bool continuation, bool *cancelled);
 ** the line's length. */
 int repl_getline(FILE *f, char **line, const char **why);
 
+/* A SIGTERM or SIGHUP arrived while a command ran (terminal sessions):
+** the loop should end; repl_lineio_finish saves the history and then
+** dies of the signal. */
+bool repl_lineio_terminated(void);
+
 /* Save the history (terminal sessions with `set history on`) and restore
 ** the SIGINT disposition. */
 void repl_lineio_finish(repl_session *s);
 
 /* The history file: $XDG_STATE_HOME/shapedb/history (the directory is
-** created) or ~/.shapedb_history when XDG_STATE_HOME is unset or empty.
+** created) or ~/.shapedb_history when XDG_STATE_HOME is unset, empty or
+** relative (the XDG spec says to ignore a relative path).
 ** malloc'ed; NULL when neither variable helps. */
 char *repl_history_path(void);
 

@@ -547,6 +547,7 @@ int repl_loop(repl_session *s) {
     }
     handle_line(s, line, &in);
     free(line);
+    if (repl_lineio_terminated()) s->quit = true;
   }
   free(in.pushback);
   fflush(stdout);

@@ -291,4 +291,48 @@ expect "NO_COLOR leaves the setting at auto" "color: auto"
 type_line 'kill'
 keys C-d
 
+# --- history: concurrent sessions append; SIGTERM/SIGHUP save it -----------
+mkdir -p "$tmp/h2"
+printf 'old line\n' > "$tmp/h2/.shapedb_history"
+hstart() {
+  sess=$1
+  T new-session -d -x 120 -y 40 -s "$sess" \
+    "cd '$tmp' && env -u NO_COLOR -u XDG_STATE_HOME HOME='$tmp/h2' INPUTRC='$tmp/inputrc' '$SHAPEDB'; echo \"[exit \$?]\"; stty -a | tr ' ' '\\n' | grep -x -e echo -e -echo; sleep 60"
+}
+# the shapedb process of the current session: the pane shell's child
+shapedb_pid() { pgrep -P "$(T display -p -t "$sess" '#{pane_pid}')"; }
+hstart ha
+wait_for "(shapedb)" > /dev/null
+type_line 'echo from-a'
+wait_for "from-a" > /dev/null
+hstart hb
+wait_for "(shapedb)" > /dev/null
+type_line 'echo from-b'
+wait_for "from-b" > /dev/null
+sess=ha; type_line 'quit'; wait_for "[exit 0]" > /dev/null
+sess=hb; type_line 'quit'; wait_for "[exit 0]" > /dev/null
+if [ "$(cat "$tmp/h2/.shapedb_history")" = "$(printf 'old line\necho from-a\nquit\necho from-b\nquit')" ]; then
+  pass "two sessions at once both append to the history file"
+else
+  fail "two sessions at once both append to the history file"
+  sed 's/^/#   history: /' "$tmp/h2/.shapedb_history"
+fi
+
+for sig in TERM HUP; do
+  hstart h$sig
+  wait_for "(shapedb)" > /dev/null
+  type_line "echo before-$sig"
+  wait_for "before-$sig" > /dev/null
+  keys -l 'half typed'
+  sleep 0.1
+  kill -$sig "$(shapedb_pid)"
+  if wait_line "echo" && grep -qx "echo before-$sig" "$tmp/h2/.shapedb_history" &&
+     ! grep -q 'half typed' "$tmp/h2/.shapedb_history"; then
+    pass "SIG$sig at the prompt saves the history and restores the terminal"
+  else
+    fail "SIG$sig at the prompt saves the history and restores the terminal"
+    sed 's/^/#   history: /' "$tmp/h2/.shapedb_history"
+  fi
+done
+
 echo "1..$n"
