@@ -11,7 +11,7 @@
 # (apt-get when root; otherwise the exact command is printed and we stop).
 
 DEBS      = gcc make pkg-config perl liblua5.4-dev libreadline-dev \
-            libcmocka-dev libjansson-dev
+            libcmocka-dev libjansson-dev zlib1g-dev libmd-dev
 TEST_DEBS = tmux valgrind graphviz chromium
 
 # BUILD holds objects and binaries; `make check` uses a second tree so the
@@ -36,6 +36,9 @@ RL_LIBS     = $(shell pkg-config --libs readline 2>/dev/null || echo -lreadline)
 JSON_CFLAGS = $(shell pkg-config --cflags jansson)
 JSON_LIBS   = $(shell pkg-config --libs jansson)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka)
+# core/torch_trace.c reads gzip logs (zlib), checks payload MD5s (libmd)
+# and parses headers with jansson.
+CORE_LIBS   = $(JSON_LIBS) -lz -lmd
 
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) -Icore -Ilua -Irepl -I$(BUILD)/gen $(CFLAGS)
 LDFLAGS_ALL = $(OPT) $(LDFLAGS)
@@ -119,12 +122,12 @@ $(BUILD)/libcore.a: $(CORE_OBJ)
 $(SHAPEDB): $(REPL_OBJ) $(LUA_OBJ) $(BUILD)/libcore.a
 	@mkdir -p $(@D)
 	$(say) LINK $@
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LUA_LIBS) $(RL_LIBS) $(JSON_LIBS) -lm
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LUA_LIBS) $(RL_LIBS) $(CORE_LIBS) -lm
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcore.a | $(STAMP)
 	@mkdir -p $(@D)
 	$(say) TEST $<
-	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lm
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) $(CORE_LIBS) -lm
 
 unit: $(UNIT_BIN)
 
@@ -154,7 +157,7 @@ BENCH_BIN = $(BUILD)/bench/bench_core
 $(BENCH_BIN): tests/bench/bench_core.c $(BUILD)/libcore.a | $(STAMP)
 	@mkdir -p $(@D)
 	$(say) BENCH $<
-	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -o $@ $< $(BUILD)/libcore.a -lm
+	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -o $@ $< $(BUILD)/libcore.a $(CORE_LIBS) -lm
 
 bench: $(SHAPEDB) $(BENCH_BIN)
 	@sh tests/bench/run.sh $(BENCH_BIN) $(SHAPEDB) $(BUILD)/bench "$(CC) $(strip $(OPT))" $(BENCH_ARGS)

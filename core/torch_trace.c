@@ -1,0 +1,553 @@
+/*
+** torch_trace.c — streaming reader of TORCH_TRACE logs (see torch_trace.h).
+**
+** The file is read in large chunks through zlib (gzread reads plain files
+** transparently), split into lines by hand, and assembled into records
+** with one line of lookahead: a record ends where the next header line, or
+** the end of the file, begins. Nothing here is fatal except failing to
+** open the file; everything odd becomes a problem and reading goes on.
+*/
+#include "torch_trace.h"
+
+#include "buf.h"
+#include "intern.h"
+#include "map.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <md5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* Problems beyond this many are only counted: a log with a broken
+** timestamp on every line must not make the list as big as the log. */
+#define MAX_PROBLEMS 1000
+#define CHUNK (256 * 1024)
+
+struct sdb_tt_reader {
+  const char *path;
+  gzFile gz;
+  bool eof, read_error;
+  /* input buffer: bytes [pos, len) not yet split into lines */
+  char *in;
+  size_t pos, len, cap;
+  long lineno;                 /* number of the line last returned */
+  unsigned long long bytes;
+  /* the lookahead: a header line already read, waiting to start a record */
+  sdb_buf pending;
+  long pending_line;
+  bool has_pending;
+  bool pending_cut;            /* the header line had no '\n': last line */
+  /* the record being handed out */
+  sdb_tt_record rec;
+  json_t *root;
+  sdb_buf payload;
+  long long last_stamp;
+  bool have_stamp;
+  /* tables */
+  const char **strs;           /* str records: index -> interned name */
+  size_t nstrs;
+  sdb_tt_problem *probs;
+  size_t nprobs, capprobs;
+  long dropped_probs;
+  sdb_map kinds;               /* interned kind -> count (as intptr) */
+  sdb_tt_kind *kindv;          /* filled on demand */
+  size_t nkindv;
+  sdb_map cids;                /* interned cid string -> index + 1 */
+  sdb_tt_compile *comps;
+  size_t ncomps, capcomps;
+  long nrecords;
+};
+
+/* ---- problems -------------------------------------------------------- */
+
+static void problem(sdb_tt_reader *r, long line, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
+static void problem(sdb_tt_reader *r, long line, const char *fmt, ...) {
+  if (r->nprobs >= MAX_PROBLEMS) { r->dropped_probs++; return; }
+  if (r->nprobs == r->capprobs) {
+    size_t cap = r->capprobs ? r->capprobs * 2 : 16;
+    sdb_tt_problem *p = realloc(r->probs, cap * sizeof *p);
+    if (!p) { r->dropped_probs++; return; }
+    r->probs = p;
+    r->capprobs = cap;
+  }
+  sdb_buf b = SDB_BUF_INIT;
+  va_list ap;
+  va_start(ap, fmt);
+  sdb_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  r->probs[r->nprobs].file = r->path;
+  r->probs[r->nprobs].line = line;
+  r->probs[r->nprobs].what = sdb_buf_take(&b);
+  r->nprobs++;
+}
+
+/* ---- lines ----------------------------------------------------------- */
+
+/* The next line without its '\n' (and without a '\r' before it); the
+** pointer is valid until the next call. Returns false at the end. */
+static bool next_line(sdb_tt_reader *r, const char **line, size_t *n, bool *newline) {
+  for (;;) {
+    char *nl = r->len > r->pos ? memchr(r->in + r->pos, '\n', r->len - r->pos) : NULL;
+    if (nl) {
+      *line = r->in + r->pos;
+      *n = (size_t)(nl - *line);
+      r->pos += *n + 1;
+      *newline = true;
+      if (*n && (*line)[*n - 1] == '\r') (*n)--;
+      r->lineno++;
+      return true;
+    }
+    if (r->eof) {
+      if (r->pos == r->len) return false;
+      *line = r->in + r->pos;
+      *n = r->len - r->pos;
+      r->pos = r->len;
+      *newline = false;
+      r->lineno++;
+      return true;
+    }
+    /* compact, grow, refill */
+    if (r->pos) {
+      memmove(r->in, r->in + r->pos, r->len - r->pos);
+      r->len -= r->pos;
+      r->pos = 0;
+    }
+    if (r->cap - r->len < CHUNK) {
+      size_t cap = r->cap ? r->cap * 2 : 2 * CHUNK;
+      char *in = realloc(r->in, cap);
+      if (!in) { r->eof = r->read_error = true; continue; }
+      r->in = in;
+      r->cap = cap;
+    }
+    int got = gzread(r->gz, r->in + r->len, (unsigned)(r->cap - r->len));
+    if (got > 0) {
+      r->len += (size_t)got;
+      r->bytes += (unsigned long long)got;
+    } else {
+      if (got < 0) {
+        int zerr = 0;
+        const char *msg = gzerror(r->gz, &zerr);
+        problem(r, r->lineno + 1, "read error: %s (file truncated?)", msg ? msg : "unknown");
+        r->read_error = true;
+      } else if (!gzeof(r->gz)) {
+        problem(r, r->lineno + 1, "read error (file truncated?)");
+        r->read_error = true;
+      }
+      r->eof = true;
+    }
+  }
+}
+
+/* ---- header lines ---------------------------------------------------- */
+
+static bool digits(const char *s, int n) {
+  for (int i = 0; i < n; i++)
+    if (!isdigit((unsigned char)s[i])) return false;
+  return true;
+}
+
+static long num(const char *s, int n) {
+  long v = 0;
+  for (int i = 0; i < n; i++) v = v * 10 + (s[i] - '0');
+  return v;
+}
+
+/* Match `<L><MMDD> <HH:MM:SS>.<usec> <pid> <path>:<line>] ` as tlparse's
+** regex does. On success sets the stamp (comparable microseconds), pid,
+** writer and the offset of the JSON text. */
+static bool parse_header(const char *s, size_t n, char *level, long long *stamp, long *pid,
+                         const char **writer, size_t *json_at) {
+  /* "V0211 16:42:20.546000 " is 22 bytes */
+  if (n < 22 || !strchr("VIWEC", s[0]) || !s[0]) return false;
+  if (!digits(s + 1, 4) || s[5] != ' ' || !digits(s + 6, 2) || s[8] != ':' ||
+      !digits(s + 9, 2) || s[11] != ':' || !digits(s + 12, 2) || s[14] != '.' ||
+      !digits(s + 15, 6) || s[21] != ' ')
+    return false;
+  size_t i = 22;
+  while (i < n && s[i] == ' ') i++;
+  size_t p0 = i;
+  while (i < n && isdigit((unsigned char)s[i])) i++;
+  if (i == p0 || i >= n || s[i] != ' ') return false;
+  long p = 0;
+  for (size_t k = p0; k < i && k < p0 + 18; k++) p = p * 10 + (s[k] - '0');
+  i++;
+  /* <path>:<line>] — the path has no ':' (tlparse: [^:]+) */
+  size_t w0 = i;
+  while (i < n && s[i] != ':' && s[i] != ' ') i++;
+  if (i == w0 || i >= n || s[i] != ':') return false;
+  i++;
+  size_t l0 = i;
+  while (i < n && isdigit((unsigned char)s[i])) i++;
+  if (i == l0 || i + 1 >= n || s[i] != ']' || s[i + 1] != ' ') return false;
+  *level = s[0];
+  long long mon = num(s + 1, 2), day = num(s + 3, 2);
+  *stamp = ((((mon * 31 + day) * 24 + num(s + 6, 2)) * 60 + num(s + 9, 2)) * 60 + num(s + 12, 2))
+           * 1000000LL + num(s + 15, 6);
+  *pid = p;
+  *writer = sdb_intern_n(s + w0, i - w0);
+  *json_at = i + 2;
+  return true;
+}
+
+static bool looks_like_header(const char *s, size_t n) {
+  char lv;
+  long long st;
+  long pid;
+  const char *w;
+  size_t at;
+  return parse_header(s, n, &lv, &st, &pid, &w, &at);
+}
+
+/* ---- compile ids ----------------------------------------------------- */
+
+static long jint(const json_t *o, const char *key, long dflt, bool *present) {
+  json_t *v = json_object_get(o, key);
+  if (!v || !json_is_integer(v)) return dflt;
+  if (present) *present = true;
+  return (long)json_integer_value(v);
+}
+
+char *sdb_tt_cid_str(const sdb_tt_cid *c, char *buf, size_t n) {
+  sdb_buf b = SDB_BUF_INIT;
+  sdb_buf_putc(&b, '[');
+  if (c->ca >= 0) {
+    sdb_buf_printf(&b, "!%ld", c->ca);
+    if (c->frame >= 0) sdb_buf_putc(&b, '/');
+  }
+  if (c->frame >= 0) sdb_buf_printf(&b, "%ld/%ld", c->frame, c->fcid < 0 ? 0 : c->fcid);
+  if (c->attempt > 0) sdb_buf_printf(&b, "_%ld", c->attempt);
+  sdb_buf_putc(&b, ']');
+  snprintf(buf, n, "%s", sdb_buf_cstr(&b));
+  sdb_buf_free(&b);
+  return buf;
+}
+
+bool sdb_tt_cid_eq(const sdb_tt_cid *a, const sdb_tt_cid *b) {
+  return a->ca == b->ca && a->frame == b->frame && a->fcid == b->fcid && a->attempt == b->attempt;
+}
+
+static const char *parse_long(const char *s, long *v) {
+  if (!isdigit((unsigned char)*s)) return NULL;
+  char *end;
+  errno = 0;
+  *v = strtol(s, &end, 10);
+  return errno ? NULL : end;
+}
+
+int sdb_tt_cid_parse(const char *s, sdb_tt_cid *out) {
+  sdb_tt_cid c = {-1, -1, -1, 0};
+  bool br = *s == '[';
+  if (br) s++;
+  if (*s == '!') {
+    if (!(s = parse_long(s + 1, &c.ca))) return SDB_E_INVALID;
+    if (*s == '/') s++;
+    else goto tail;
+  }
+  if (!(s = parse_long(s, &c.frame)) || *s != '/') return SDB_E_INVALID;
+  if (!(s = parse_long(s + 1, &c.fcid))) return SDB_E_INVALID;
+tail:
+  if (*s == '_' && !(s = parse_long(s + 1, &c.attempt))) return SDB_E_INVALID;
+  if (br && *s++ != ']') return SDB_E_INVALID;
+  if (*s) return SDB_E_INVALID;
+  *out = c;
+  return SDB_OK;
+}
+
+static void note_compile(sdb_tt_reader *r, const sdb_tt_record *rec) {
+  char key[96];
+  const char *k = sdb_intern(sdb_tt_cid_str(&rec->cid, key, sizeof key));
+  void *v = sdb_map_get(&r->cids, k);
+  if (v) { r->comps[(intptr_t)v - 1].records++; return; }
+  if (r->ncomps == r->capcomps) {
+    size_t cap = r->capcomps ? r->capcomps * 2 : 16;
+    sdb_tt_compile *c = realloc(r->comps, cap * sizeof *c);
+    if (!c) return;
+    r->comps = c;
+    r->capcomps = cap;
+  }
+  r->comps[r->ncomps] = (sdb_tt_compile){rec->cid, rec->line, 1};
+  r->ncomps++;
+  sdb_map_put(&r->cids, k, (void *)(intptr_t)r->ncomps);
+}
+
+/* ---- records --------------------------------------------------------- */
+
+static void md5_hex(const char *s, size_t n, char out[33]) {
+  MD5_CTX ctx;
+  unsigned char d[16];
+  MD5Init(&ctx);
+  MD5Update(&ctx, (const unsigned char *)s, n);
+  MD5Final(d, &ctx);
+  for (int i = 0; i < 16; i++) snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+static void remember_str(sdb_tt_reader *r, const sdb_tt_record *rec) {
+  /* {"str": ["/path/file.py", 7]} */
+  json_t *name = json_array_get(rec->meta, 0), *idx = json_array_get(rec->meta, 1);
+  if (!json_is_string(name) || !json_is_integer(idx) || json_integer_value(idx) < 0 ||
+      json_integer_value(idx) > 10000000) {
+    problem(r, rec->line, "str record is not [name, index]");
+    return;
+  }
+  size_t i = (size_t)json_integer_value(idx);
+  if (i >= r->nstrs) {
+    size_t n = i + 1 > r->nstrs * 2 ? i + 1 : r->nstrs * 2;
+    const char **s = realloc(r->strs, n * sizeof *s);
+    if (!s) return;
+    memset(s + r->nstrs, 0, (n - r->nstrs) * sizeof *s);
+    r->strs = s;
+    r->nstrs = n;
+  }
+  r->strs[i] = sdb_intern(json_string_value(name));
+}
+
+static void count_kind(sdb_tt_reader *r, const char *kind) {
+  intptr_t n = (intptr_t)sdb_map_get(&r->kinds, kind);
+  sdb_map_put(&r->kinds, kind, (void *)(n + 1));
+}
+
+/* Turn the header at r->pending into r->rec: parse its JSON, then read its
+** payload lines. Returns false when the header's JSON is unusable (the
+** record is skipped, its payload lines consumed). */
+static bool assemble(sdb_tt_reader *r) {
+  sdb_tt_record *rec = &r->rec;
+  const char *h = sdb_buf_cstr(&r->pending);
+  size_t hn = r->pending.len, at = 0;
+  long long stamp = 0;
+  json_decref(r->root);
+  r->root = NULL;
+  memset(rec, 0, sizeof *rec);
+  rec->line = r->pending_line;
+  rec->rank = -1;
+  rec->cid = (sdb_tt_cid){-1, -1, -1, 0};
+  rec->payload_ok = true;
+  parse_header(h, hn, &rec->level, &stamp, &rec->pid, &rec->writer, &at);
+  rec->time = (double)stamp / 1e6;
+  if (r->have_stamp && stamp < r->last_stamp)
+    problem(r, rec->line, "timestamp goes back %.6f s (file order kept)",
+            (double)(r->last_stamp - stamp) / 1e6);
+  r->last_stamp = stamp;
+  r->have_stamp = true;
+
+  json_error_t jerr;
+  r->root = json_loadb(h + at, hn - at, 0, &jerr);
+  bool ok = true;
+  if (!r->root) {
+    problem(r, rec->line, "bad JSON: %s (column %d)%s", jerr.text, jerr.column + (int)at,
+            r->pending_cut ? "; the file ends inside this line (truncated)" : "");
+    ok = false;
+  } else if (!json_is_object(r->root) || !json_object_size(r->root)) {
+    problem(r, rec->line, "bad record: the JSON is not an object with a kind");
+    ok = false;
+  } else {
+    void *it = json_object_iter(r->root);
+    rec->kind = sdb_intern(json_object_iter_key(it));
+    rec->meta = json_object_iter_value(it);
+    rec->root = r->root;
+    bool present = false;
+    rec->cid.frame = jint(r->root, "frame_id", -1, &present);
+    rec->cid.fcid = jint(r->root, "frame_compile_id", -1, &present);
+    rec->cid.ca = jint(r->root, "compiled_autograd_id", -1, &present);
+    rec->cid.attempt = jint(r->root, "attempt", 0, NULL);
+    rec->has_cid = present;
+    rec->rank = jint(r->root, "rank", -1, NULL);
+  }
+  const char *want = NULL;
+  json_t *hp = r->root ? json_object_get(r->root, "has_payload") : NULL;
+  if (hp) {
+    if (json_is_string(hp) && strlen(json_string_value(hp)) == 32) want = json_string_value(hp);
+    else problem(r, rec->line, "has_payload is not an MD5 hex digest");
+  }
+
+  /* payload lines: TAB-prefixed; bare empty lines between them are
+  ** tolerated (real logs have them) and reported once per record */
+  sdb_buf_clear(&r->payload);
+  r->has_pending = false;
+  long npay = 0, blanks = 0, blank_at = 0;
+  bool reported_blank = false;
+  const char *line;
+  size_t n;
+  bool newline = true;
+  while (next_line(r, &line, &n, &newline)) {
+    if (n && line[0] == '\t') {
+      for (; blanks; blanks--) {
+        if (npay++) sdb_buf_putc(&r->payload, '\n');
+      }
+      if (blank_at && !reported_blank) {
+        problem(r, blank_at, "empty line inside a payload (kept as an empty payload line)");
+        reported_blank = true;
+      }
+      blank_at = 0;
+      if (npay++) sdb_buf_putc(&r->payload, '\n');
+      sdb_buf_putn(&r->payload, line + 1, n - 1);
+      continue;
+    }
+    if (n == 0) {
+      if (!blanks) blank_at = r->lineno;
+      blanks++;
+      continue;
+    }
+    if (looks_like_header(line, n)) {
+      sdb_buf_clear(&r->pending);
+      sdb_buf_putn(&r->pending, line, n);
+      r->pending_line = r->lineno;
+      r->has_pending = true;
+      r->pending_cut = !newline;
+      break;
+    }
+    problem(r, r->lineno, "bad header line: %.60s%s", line, n > 60 ? "..." : "");
+  }
+  rec->payload = sdb_buf_cstr(&r->payload);
+  rec->payload_len = r->payload.len;
+  if (want) {
+    rec->has_payload = true;
+    char got[33];
+    md5_hex(rec->payload, rec->payload_len, got);
+    if (strcmp(got, want) != 0) {
+      rec->payload_ok = false;
+      if (!npay)
+        problem(r, rec->line, "%s: payload announced but missing (truncated?)",
+                rec->kind ? rec->kind : "record");
+      else if (!newline && !r->has_pending)
+        problem(r, rec->line, "%s: payload cut short at line %ld: the file ends inside it "
+                "(truncated)", rec->kind ? rec->kind : "record", r->lineno);
+      else
+        problem(r, rec->line, "%s: payload MD5 %s does not match has_payload %s (%ld lines)",
+                rec->kind ? rec->kind : "record", got, want, npay);
+    }
+  } else if (npay && ok) {
+    problem(r, rec->line, "%s: payload lines without has_payload", rec->kind);
+  }
+  if (r->payload.failed) {
+    problem(r, rec->line, "out of memory reading the payload");
+    ok = false;
+  }
+  return ok;
+}
+
+int sdb_tt_next(sdb_tt_reader *r, const sdb_tt_record **out, sdb_err *err) {
+  (void)err;
+  *out = NULL;
+  for (;;) {
+    if (!r->has_pending) {
+      /* find the first header; anything before it is a bad line */
+      const char *line;
+      size_t n;
+      bool newline;
+      for (;;) {
+        if (!next_line(r, &line, &n, &newline)) return 0;
+        if (n && looks_like_header(line, n)) {
+          sdb_buf_clear(&r->pending);
+          sdb_buf_putn(&r->pending, line, n);
+          r->pending_line = r->lineno;
+          r->has_pending = true;
+          r->pending_cut = !newline;
+          break;
+        }
+        if (n == 0) problem(r, r->lineno, "empty line outside a payload");
+        else if (line[0] == '\t') problem(r, r->lineno, "payload line with no record");
+        else problem(r, r->lineno, "bad header line: %.60s%s", line, n > 60 ? "..." : "");
+      }
+    }
+    if (!assemble(r)) continue;
+    r->nrecords++;
+    count_kind(r, r->rec.kind);
+    if (r->rec.kind == sdb_intern("str")) remember_str(r, &r->rec);
+    if (r->rec.has_cid) note_compile(r, &r->rec);
+    *out = &r->rec;
+    return 1;
+  }
+}
+
+/* ---- open/close and accessors ---------------------------------------- */
+
+int sdb_tt_open(const char *path, sdb_tt_reader **out, sdb_err *err) {
+  *out = NULL;
+  sdb_tt_reader *r = calloc(1, sizeof *r);
+  if (!r) return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
+  r->path = sdb_intern(path);
+  r->gz = gzopen(path, "rb");
+  if (!r->gz) {
+    int e = errno;
+    free(r);
+    return sdb_err_set(err, SDB_E_INVALID, "FileNotFoundError", "%s: %s", path,
+                       e ? strerror(e) : "cannot open");
+  }
+  gzbuffer(r->gz, CHUNK);
+  *out = r;
+  return SDB_OK;
+}
+
+void sdb_tt_close(sdb_tt_reader *r) {
+  if (!r) return;
+  if (r->gz) gzclose(r->gz);
+  free(r->in);
+  sdb_buf_free(&r->pending);
+  sdb_buf_free(&r->payload);
+  json_decref(r->root);
+  free(r->strs);
+  for (size_t i = 0; i < r->nprobs; i++) free(r->probs[i].what);
+  free(r->probs);
+  sdb_map_free(&r->kinds);
+  free(r->kindv);
+  sdb_map_free(&r->cids);
+  free(r->comps);
+  free(r);
+}
+
+const char *sdb_tt_path(const sdb_tt_reader *r) { return r->path; }
+
+const char *sdb_tt_string(const sdb_tt_reader *r, long idx) {
+  return idx >= 0 && (size_t)idx < r->nstrs ? r->strs[idx] : NULL;
+}
+
+size_t sdb_tt_nproblems(const sdb_tt_reader *r) { return r->nprobs; }
+const sdb_tt_problem *sdb_tt_problem_at(const sdb_tt_reader *r, size_t i) {
+  return i < r->nprobs ? &r->probs[i] : NULL;
+}
+
+size_t sdb_tt_nkinds(const sdb_tt_reader *r) { return r->kinds.len; }
+const sdb_tt_kind *sdb_tt_kind_at(const sdb_tt_reader *r, size_t i) {
+  sdb_tt_reader *m = (sdb_tt_reader *)r;   /* a cache refreshed on demand */
+  if (i >= r->kinds.len) return NULL;
+  if (m->nkindv < r->kinds.len) {
+    sdb_tt_kind *v = realloc(m->kindv, r->kinds.len * sizeof *v);
+    if (!v) return NULL;
+    m->kindv = v;
+    m->nkindv = r->kinds.len;
+  }
+  m->kindv[i].kind = r->kinds.keys[i];
+  m->kindv[i].count = (long)(intptr_t)r->kinds.vals[i];
+  return &m->kindv[i];
+}
+long sdb_tt_kind_count(const sdb_tt_reader *r, const char *kind) {
+  return (long)(intptr_t)sdb_map_get(&r->kinds, sdb_intern(kind));
+}
+
+size_t sdb_tt_ncompiles(const sdb_tt_reader *r) { return r->ncomps; }
+const sdb_tt_compile *sdb_tt_compile_at(const sdb_tt_reader *r, size_t i) {
+  return i < r->ncomps ? &r->comps[i] : NULL;
+}
+long sdb_tt_nrecords(const sdb_tt_reader *r) { return r->nrecords; }
+long sdb_tt_nlines(const sdb_tt_reader *r) { return r->lineno; }
+unsigned long long sdb_tt_nbytes(const sdb_tt_reader *r) { return r->bytes; }
+
+bool sdb_tt_frame_get(const sdb_tt_reader *r, const json_t *frame, sdb_tt_frame *out) {
+  if (!json_is_object(frame)) return false;
+  json_t *f = json_object_get(frame, "filename");
+  json_t *ln = json_object_get(frame, "line");
+  json_t *nm = json_object_get(frame, "name");
+  json_t *loc = json_object_get(frame, "loc");
+  out->file = NULL;
+  if (json_is_integer(f)) out->file = sdb_tt_string(r, (long)json_integer_value(f));
+  else if (json_is_string(f)) out->file = sdb_intern(json_string_value(f));
+  if (!out->file) out->file = sdb_intern("<unknown>");
+  out->line = json_is_integer(ln) ? (long)json_integer_value(ln) : 0;
+  out->name = sdb_intern(json_is_string(nm) ? json_string_value(nm) : "?");
+  out->loc = sdb_intern(json_is_string(loc) ? json_string_value(loc) : "");
+  return true;
+}
