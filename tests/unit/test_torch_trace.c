@@ -357,6 +357,7 @@ int main(void) {
     cmocka_unit_test(test_time_goes_back),
     cmocka_unit_test(test_gzip),
   };
+  cmocka_set_message_output(CM_OUTPUT_TAP);
   int rc = cmocka_run_group_tests(tests, make_tmp, rm_tmp);
   sdb_intern_reset();
   return rc;
