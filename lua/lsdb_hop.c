@@ -22,6 +22,7 @@
 #include <string.h>
 
 #define LSDB_HOP "shapedb.Hop"
+#define HOP_MAX_NEST 64   /* cond/wrap inside each other */
 
 typedef struct {
   ltrace *trace;
@@ -72,6 +73,22 @@ static int l_hop_begin(lua_State *L) {
   bool is_cond = !strcmp(kind, "cond");
   if (!is_cond && strcmp(kind, "wrap")) return luaL_error(L, "unknown higher-order op '%s'", kind);
   if (!rt->active) return luaL_error(L, "torch.%s needs an active trace (call it inside a torch.compile'd function)", kind);
+  if (rt->active->tracer && rt->active->tracer->depth >= HOP_MAX_NEST) {
+    /* Each level costs several nested C calls (the branch runs under
+    ** xpcall); Lua's C-call limit would otherwise end the trace with a
+    ** bare "C stack overflow" and no line. Name the user's line. */
+    lua_Debug ar;
+    for (int level = 1; lua_getstack(L, level, &ar); level++) {
+      if (lua_getinfo(L, "Sl", &ar) && ar.source[0] == '@' && ar.currentline > 0) {
+        lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+        break;
+      }
+    }
+    if (lua_type(L, -1) != LUA_TSTRING) lua_pushliteral(L, "");
+    lua_pushfstring(L, "%storch.%s: higher-order ops nested too deeply (limit %d)",
+                    lua_tostring(L, -1), kind, HOP_MAX_NEST);
+    return lua_error(L);
+  }
   sdb_value pred = SDB_VALUE_NONE;
   if (is_cond) {
     if (!lsdb_to_value(L, 2, &pred) ||

@@ -100,10 +100,15 @@ void repl_host_describe(lua_State *L, int idx) {
 static int msghandler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (msg == NULL) {
-    repl_host_describe(L, 1);
-    /* a table with fields gets a traceback too */
-    if (lua_type(L, 1) != LUA_TTABLE || luaL_getmetafield(L, 1, "__tostring") != LUA_TNIL)
+    /* an object with __tostring carries its own traceback (TraceError);
+    ** a plain table gets one, after its fields */
+    if (luaL_getmetafield(L, 1, "__tostring") != LUA_TNIL) {
+      lua_pop(L, 1);
+      repl_host_describe(L, 1);
       return 1;
+    }
+    repl_host_describe(L, 1);
+    if (lua_type(L, 1) != LUA_TTABLE) return 1;
     msg = lua_tostring(L, -1);
   }
   luaL_traceback(L, L, msg, 1);
@@ -171,6 +176,12 @@ int repl_host_pcall(lua_State *L, int nargs, int nresults) {
 
 void repl_host_report(lua_State *L, int status) {
   if (status == LUA_OK) return;
+  if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER) {
+    /* an error object that escaped the message handler (an error in
+    ** error handling, say): its __tostring or its fields */
+    repl_host_describe(L, -1);
+    lua_remove(L, -2);
+  }
   const char *msg = repl_limits_message(lua_tostring(L, -1));
   fflush(stdout);
   fprintf(stderr, "%s: %s\n", repl_progname, msg ? msg : "(error)");

@@ -116,4 +116,20 @@ do
   collectgarbage()
   t.is(g(T{3}), "FakeTensor(..., size=(3,))", "an abandoned suspended trace is collected cleanly")
 end
+
+-- Deep torch.wrap / torch.cond nesting is a Lua error naming the line, not
+-- a C stack overflow.
+do
+  local function nest(x, d)
+    if d == 0 then return x * 2 end
+    local r = torch.wrap(function(y) local z = nest(y, d - 1); return z end, x)
+    return r
+  end
+  local f = torch.compile(function(x) return nest(x, 1000) end, { backend = "eager" })
+  t.error_like(function() return f(T{3}) end,
+    "robust.lua:125: torch.wrap: higher-order ops nested too deeply (limit 64)",
+    "1000 nested wraps stop at the limit, at the user's line")
+  local g = torch.compile(function(x) return nest(x, 60) end, { backend = "eager" })
+  t.is(g(T{3}), "FakeTensor(..., size=(3,))", "60 nested wraps are fine")
+end
 t.done()

@@ -188,6 +188,18 @@ OUT
 run -e 'error({code = 3})'
 check "a table error object prints its fields"
 
+want <<'OUT'
+shapedb: error object is a table: {}
+stack traceback:
+	[C]: in function 'error'
+	(command line):1: in main chunk
+shapedb: boom
+[exit 1]
+OUT
+(cd "$work" && "$SHAPEDB" -e 'error({})'; "$SHAPEDB" -e 'error(setmetatable({}, {__tostring = function() return "boom" end}))'; exit 1) > "$tmp/got" 2>&1
+echo "[exit $?]" >> "$tmp/got"
+check "an empty table, and an object with __tostring"
+
 # --- Lua at the prompt while paused inside a trace ------------------------------
 cat > "$work/nz.lua" <<'LUA'
 local function model(x)
