@@ -239,8 +239,13 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
     case SDB_EV_CREATE_SYMBOL:
       sdb_buf_putc(b, ' ');
       put_expr(b, ev->sym);
-      sdb_buf_printf(b, " = %lld for %s ", (long long)ev->value, ev->text ? ev->text : "?");
-      put_range(b, ev->range);
+      if (ev->flags & SDB_EVF_NO_HINT) {
+        sdb_buf_printf(b, " (no hint) for %s", ev->text ? ev->text : "?");
+        if (ev->has_range) { sdb_buf_putc(b, ' '); put_range(b, ev->range); }
+      } else {
+        sdb_buf_printf(b, " = %lld for %s ", (long long)ev->value, ev->text ? ev->text : "?");
+        put_range(b, ev->range);
+      }
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
       break;
     case SDB_EV_CREATE_UNBACKED:

@@ -82,6 +82,12 @@ typedef enum sdb_event_kind {
 /* create_unbacked_symbol's flag: the symbol is size-like from birth
 ** (nonzero's count), with no separate size_like event. */
 #define SDB_EVF_SIZE_LIKE 1
+/* create_symbol's flags: 1 = not a creation (a new source of a symbol
+** that exists, or a symbol an imported log only mentions); with
+** SDB_EVF_NO_HINT too, the symbol was only mentioned and has no hint (an
+** imported TORCH_TRACE log, core/torch_trace_import.h). */
+#define SDB_EVF_NOT_CREATED 1
+#define SDB_EVF_NO_HINT 2
 /* node_placed's flag: inserted at the front of a graph that had nodes
 ** (a lifted symbol placeholder going before the tensor ones). */
 #define SDB_EVF_AT_START 1

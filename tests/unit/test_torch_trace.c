@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "intern.h"
 #include "torch_trace.h"
+#include "torch_trace_import.h"
 
 static char tmpdir[256];
 
@@ -329,6 +330,86 @@ static void test_gzip(void **state) {
   free(src);
 }
 
+/* ---- the import into events ------------------------------------------ */
+
+static char *events_text(sdb_events *ev) {
+  sdb_buf b = SDB_BUF_INIT;
+  for (size_t i = 0; i < sdb_events_count(ev); i++) {
+    char *f = sdb_event_format(sdb_events_at(ev, i));
+    sdb_buf_printf(&b, "%s\n", f);
+    free(f);
+  }
+  return sdb_buf_take(&b);
+}
+
+static void test_import_export_log(void **state) {
+  (void)state;
+  sdb_events *ev = sdb_events_new();
+  sdb_tti *t;
+  sdb_err err = SDB_ERR_INIT;
+  assert_int_equal(sdb_tti_import(sample("tlparse_export_guard_added.log"), ev, &t, &err), 0);
+  char *s = events_text(ev);
+  assert_string_equal(s,
+    "trace  test_draft_export.py:297 phase_start trace ([-/-])\n"
+    "trace  test_draft_export.py:297 tracer_push [-/-]\n"
+    "trace  test_draft_export.py:297 create_symbol s0 (no hint) for ? "
+    "(mentioned in expression_created)\n"
+    "trace  test_draft_export.py:297 guard_added Eq(s0, 3)\n"
+    "trace  _internal.py:1305 note exported_program: 9 lines "
+    "(`info graph -/- exported_program`)\n"
+    "trace  -                tracer_pop [-/-]\n"
+    "trace  -                phase_end trace\n");
+  free(s);
+  const char *why;
+  s = sdb_tti_tree(t, "Eq(s0, 3)", &why);
+  assert_string_equal(s,
+    "Eq(s0, 3)   guard eval at test_draft_export.py:297 in forward (guard_added, line 27)\n"
+    "└─ eq(s0, 3) -> Eq(s0, 3)   (expression_created, id 140311800656080)\n"
+    "   └─ s0: L['args'][0][0].size()[0]   (id 140311800650992)\n");
+  free(s);
+  assert_null(sdb_tti_tree(t, "Eq(s1, 3)", &why));
+  assert_string_equal(why, "no guard of the log has this expression");
+  sdb_tti_counts n = sdb_tti_totals(t);
+  assert_int_equal(n.compiles, 1);
+  assert_int_equal(n.symbols, 1);
+  assert_int_equal(n.unbacked, 0);
+  assert_int_equal(n.guards, 1);
+  assert_int_equal(n.graphs, 1);
+  assert_int_equal(n.expressions, 1);
+  const sdb_tti_compile *c = sdb_tti_find(t, "-/-");
+  assert_non_null(c);
+  assert_non_null(sdb_tti_graph_find(c, "exported_program"));
+  sdb_tti_free(t);
+  sdb_events_free(ev);
+}
+
+static void test_import_failure_and_guards(void **state) {
+  (void)state;
+  sdb_events *ev = sdb_events_new();
+  sdb_tti *t;
+  sdb_err err = SDB_ERR_INIT;
+  assert_int_equal(sdb_tti_import(sample("tlparse_comp_failure.log"), ev, &t, &err), 0);
+  char *s = sdb_tti_compiles_text(t);
+  assert_string_equal(s,
+    "[0/0]    fn (test_misc.py:10755)  failed: BackendCompilerFailed: backend='broken_backend' "
+    "raised: RuntimeError: broken backend\n"
+    "         symbols 0 (0 unbacked), guards 0, runtime asserts 0, specializations 0, graphs 2\n");
+  free(s);
+  sdb_tti_free(t);
+  sdb_events_free(ev);
+  ev = sdb_events_new();
+  assert_int_equal(sdb_tti_import(sample("tlparse_links.log"), ev, &t, &err), 0);
+  const sdb_tti_compile *c = sdb_tti_find(t, "0/0");
+  assert_non_null(c);
+  assert_string_equal(c->status, "ok");
+  assert_string_equal(c->func, "forward");
+  assert_string_equal(c->installed_from, "dynamo_cpp_guards_str");
+  assert_int_equal(c->ninstalled, 25);
+  assert_int_equal(c->ngraphs, 6);
+  sdb_tti_free(t);
+  sdb_events_free(ev);
+}
+
 static int make_tmp(void **state) {
   (void)state;
   snprintf(tmpdir, sizeof tmpdir, "/tmp/sdb_tt_XXXXXX");
@@ -356,9 +437,12 @@ int main(void) {
     cmocka_unit_test(test_truncated),
     cmocka_unit_test(test_time_goes_back),
     cmocka_unit_test(test_gzip),
+    cmocka_unit_test(test_import_export_log),
+    cmocka_unit_test(test_import_failure_and_guards),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   int rc = cmocka_run_group_tests(tests, make_tmp, rm_tmp);
   sdb_intern_reset();
+  sdb_expr_reset();
   return rc;
 }

@@ -1,0 +1,901 @@
+/*
+** torch_trace_import.c — TORCH_TRACE records to shapedb events (see
+** torch_trace_import.h for the mapping).
+**
+** One pass over the reader. State that depends on where we are in the
+** file — which compile is current, which Python object id names which
+** expression or symbol — is resolved when the record is read, because ids
+** are reused after garbage collection: a guard's expression tree is
+** rendered as text right when the guard arrives and stored with it.
+*/
+#include "torch_trace_import.h"
+
+#include "buf.h"
+#include "expr.h"
+#include "intern.h"
+#include "map.h"
+#include "ranges.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PSEUDO_ID "[-/-]"
+
+/* A guard (or assert) as logged, with its tree rendered when read. */
+typedef struct tguard {
+  const char *expr;        /* interned, as logged */
+  const char *what;        /* "guard (eval)", "runtime assert", ... interned */
+  const char *file, *func; /* interned */
+  long line, rec_line;
+  char *tree;              /* owned */
+} tguard;
+
+typedef struct cstate {
+  sdb_tti_compile pub;
+  sdb_map syms;            /* symbols seen in this compile (expr -> 1) */
+  const char *last_fast;   /* the last guard_added_fast's expr (dedupe guard_added) */
+  size_t capgraphs;
+} cstate;
+
+struct sdb_tti {
+  sdb_tt_reader *r;
+  sdb_events *ev;
+  cstate **comps;
+  size_t ncomps, capcomps;
+  sdb_map byid;            /* interned "[0/1]" -> index + 1 */
+  long cur;                /* current compile, -1 before any */
+  /* Python object ids, resolved as read */
+  sdb_map nodes;           /* id -> json_t* meta of expression_created (owned ref) */
+  sdb_map idsym;           /* id -> interned symbol name (create_unbacked_symbol) */
+  sdb_map symsrc;          /* symbol expr -> interned source (any compile) */
+  tguard *guards;
+  size_t nguards, capguards;
+  json_t **held;           /* metas kept alive for the node table */
+  size_t nheld, capheld;
+  long unparsed;           /* expressions the model could not read */
+  sdb_tti_counts totals;
+};
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static const char *jstr(const json_t *o, const char *key) {
+  json_t *v = json_object_get(o, key);
+  return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static bool grow(void **v, size_t *cap, size_t n, size_t size) {
+  if (n < *cap) return true;
+  size_t c = *cap ? *cap * 2 : 8;
+  void *p = realloc(*v, c * size);
+  if (!p) return false;
+  *v = p;
+  *cap = c;
+  return true;
+}
+
+static const char *basename_of(const char *path) {
+  const char *s = path ? strrchr(path, '/') : NULL;
+  return s ? s + 1 : path;
+}
+
+/* "[2, int_oo]", "VR[-int_oo, 15]" -> range; false if not a range. */
+static bool parse_range(const char *s, sdb_range *out) {
+  if (!s) return false;
+  if (!strncmp(s, "VR", 2)) s += 2;
+  if (*s++ != '[') return false;
+  int64_t b[2];
+  for (int i = 0; i < 2; i++) {
+    while (*s == ' ') s++;
+    if (!strncmp(s, "-int_oo", 7) || !strncmp(s, "-oo", 3)) {
+      b[i] = SDB_NINF;
+      s += s[1] == 'i' ? 7 : 3;
+    } else if (!strncmp(s, "int_oo", 6) || !strncmp(s, "oo", 2)) {
+      b[i] = SDB_PINF;
+      s += s[0] == 'i' ? 6 : 2;
+    } else {
+      char *end;
+      long long v = strtoll(s, &end, 10);
+      if (end == s || *end == '.') return false;
+      b[i] = v;
+      s = end;
+    }
+    while (*s == ' ') s++;
+    if (*s++ != (i ? ']' : ',')) return false;
+  }
+  *out = sdb_range_make(b[0], b[1]);
+  return true;
+}
+
+/* ---- locations ---------------------------------------------------------- */
+
+typedef struct where {
+  const char *file, *func;
+  long line;
+} where;
+
+/* The innermost frame of user_stack, else of the metadata's stack, else
+** of the envelope's stack. */
+static where locate(const sdb_tti *t, const sdb_tt_record *rec) {
+  where w = {NULL, NULL, 0};
+  const json_t *stacks[3] = {json_object_get(rec->meta, "user_stack"),
+                             json_object_get(rec->meta, "stack"),
+                             json_object_get(rec->root, "stack")};
+  for (int i = 0; i < 3; i++) {
+    size_t n = json_array_size(stacks[i]);
+    sdb_tt_frame f;
+    if (n && sdb_tt_frame_get(t->r, json_array_get(stacks[i], n - 1), &f)) {
+      w.file = f.file;
+      w.line = f.line;
+      w.func = f.name;
+      return w;
+    }
+  }
+  return w;
+}
+
+/* ---- compiles ------------------------------------------------------------ */
+
+static cstate *compile_now(const sdb_tti *t) {
+  return t->cur >= 0 ? t->comps[t->cur] : NULL;
+}
+
+static long emit(sdb_tti *t, sdb_event *e, const where *w) {
+  cstate *c = compile_now(t);
+  e->tracer = c ? c->pub.id : NULL;
+  if (w) {
+    e->file = w->file;
+    e->line = (int32_t)w->line;
+    e->func = w->func;
+  }
+  return sdb_emit_raw(t->ev, e);
+}
+
+/* Switch to the compile with id CID (creating it, with its phase_start),
+** or to the pseudo-compile for records without an id. */
+static cstate *enter(sdb_tti *t, const sdb_tt_cid *cid, const sdb_tt_record *rec) {
+  char buf[96];
+  const char *id = cid ? sdb_intern(sdb_tt_cid_str(cid, buf, sizeof buf)) : sdb_intern(PSEUDO_ID);
+  long idx = (long)(intptr_t)sdb_map_get(&t->byid, id) - 1;
+  /* a record of an earlier compile after another began (late metrics or
+  ** artifacts) is attributed to it; its events stay in stream order */
+  if (idx >= 0) return t->comps[idx];
+  if (!grow((void **)&t->comps, &t->capcomps, t->ncomps, sizeof *t->comps)) return NULL;
+  cstate *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->pub.cid = cid ? *cid : (sdb_tt_cid){-1, -1, -1, 0};
+  c->pub.id = id;
+  c->pub.status = sdb_intern(cid ? "running" : "ok");
+  c->pub.first_line = rec->line;
+  cstate *prev = compile_now(t);
+  if (prev) {
+    sdb_event e = {0};
+    e.kind = SDB_EV_TRACER_POP;
+    e.phase = SDB_PHASE_TRACE;
+    e.text = prev->pub.id;
+    emit(t, &e, NULL);
+    e.kind = SDB_EV_PHASE_END;
+    e.text = NULL;
+    emit(t, &e, NULL);
+  }
+  t->comps[t->ncomps++] = c;
+  sdb_map_put(&t->byid, id, (void *)(intptr_t)t->ncomps);
+  t->cur = (long)t->ncomps - 1;
+  t->totals.compiles++;
+  where w = locate(t, rec);
+  sdb_event e = {0};
+  e.kind = SDB_EV_PHASE_START;
+  e.phase = SDB_PHASE_TRACE;
+  e.text = id;
+  c->pub.first_event = sdb_events_count(t->ev);
+  emit(t, &e, &w);
+  e.kind = SDB_EV_TRACER_PUSH;
+  e.text = id;
+  e.value = 0;
+  emit(t, &e, &w);
+  return c;
+}
+
+/* ---- symbols -------------------------------------------------------------- */
+
+/* Announce every free symbol of E not yet seen in the compile: a create
+** event marked as a mention (no hint; the view then treats it as seen, not
+** created), or create_unbacked_symbol for u/zuf names. */
+static void mention(sdb_tti *t, cstate *c, const sdb_expr *e, const where *w, const char *why) {
+  const sdb_expr **fs = NULL;
+  long n = e ? sdb_free_symbols(e, &fs) : 0;
+  for (long i = 0; i < n; i++) {
+    if (sdb_map_has(&c->syms, fs[i])) continue;
+    sdb_map_put(&c->syms, fs[i], (void *)1);
+    sdb_event ev = {0};
+    ev.phase = SDB_PHASE_TRACE;
+    ev.sym = fs[i];
+    ev.detail = sdb_internf("mentioned in %s", why);
+    if (fs[i]->name[0] == 'u' || !strncmp(fs[i]->name, "zuf", 3)) {
+      ev.kind = SDB_EV_CREATE_UNBACKED;
+      ev.text = sdb_intern(fs[i]->name[0] == 'u' ? "int" : "float");
+      c->pub.unbacked++;
+      t->totals.unbacked++;
+    } else {
+      ev.kind = SDB_EV_CREATE_SYMBOL;
+      ev.flags = SDB_EVF_NOT_CREATED | SDB_EVF_NO_HINT;
+      ev.text = sdb_map_get(&t->symsrc, fs[i]);
+    }
+    c->pub.symbols++;
+    t->totals.symbols++;
+    emit(t, &ev, w);
+  }
+  free(fs);
+}
+
+static const sdb_expr *parse_expr(sdb_tti *t, const char *text) {
+  if (!text) return NULL;
+  char err[160];
+  const sdb_expr *e = sdb_parse(text, err, sizeof err);
+  if (!e) t->unparsed++;
+  return e;
+}
+
+/* Unmodelled text still shows in the timeline, as a note. */
+static void note(sdb_tti *t, const where *w, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
+static void note(sdb_tti *t, const where *w, const char *fmt, ...) {
+  sdb_buf b = SDB_BUF_INIT;
+  va_list ap;
+  va_start(ap, fmt);
+  sdb_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  sdb_event e = {0};
+  e.kind = SDB_EV_NOTE;
+  e.phase = SDB_PHASE_TRACE;
+  e.detail = sdb_intern(sdb_buf_cstr(&b));
+  sdb_buf_free(&b);
+  emit(t, &e, w);
+}
+
+static void on_create_symbol(sdb_tti *t, cstate *c, const sdb_tt_record *rec, bool unbacked) {
+  const char *name = jstr(rec->meta, "symbol");
+  where w = locate(t, rec);
+  const sdb_expr *sym = name ? parse_expr(t, name) : NULL;
+  if (!sym || !sdb_is_sym(sym)) {
+    note(t, &w, "%s: cannot read symbol %s", rec->kind, name ? name : "(none)");
+    return;
+  }
+  sdb_event e = {0};
+  e.phase = SDB_PHASE_TRACE;
+  e.sym = sym;
+  e.has_range = parse_range(jstr(rec->meta, "vr"), &e.range);
+  json_t *nid = json_object_get(rec->meta, "node_id");
+  if (json_is_integer(nid))
+    sdb_map_put(&t->idsym, (void *)(intptr_t)json_integer_value(nid), (void *)sym->name);
+  if (unbacked) {
+    e.kind = SDB_EV_CREATE_UNBACKED;
+    e.text = sdb_intern(!strncmp(name, "zuf", 3) ? "float" : "int");
+  } else {
+    e.kind = SDB_EV_CREATE_SYMBOL;
+    const char *val = jstr(rec->meta, "val");
+    json_t *jv = json_object_get(rec->meta, "val");
+    e.value = val ? strtoll(val, NULL, 10) : json_is_integer(jv) ? json_integer_value(jv) : 0;
+    e.text = sdb_intern(jstr(rec->meta, "source"));
+    if (e.text) sdb_map_put(&t->symsrc, sym, (void *)e.text);
+  }
+  bool seen = sdb_map_has(&c->syms, sym);
+  sdb_map_put(&c->syms, sym, (void *)1);
+  if (!seen) {
+    c->pub.symbols++;
+    t->totals.symbols++;
+    if (unbacked) { c->pub.unbacked++; t->totals.unbacked++; }
+  }
+  emit(t, &e, &w);
+}
+
+/* ---- expression trees --------------------------------------------------- */
+
+static void tree_node(sdb_tti *t, sdb_buf *b, json_t *id, int depth, const char *arg) {
+  for (int i = 0; i < depth; i++) sdb_buf_puts(b, i + 1 == depth ? "└─ " : "   ");
+  if (depth > 40) { sdb_buf_puts(b, "...\n"); return; }
+  json_int_t key = json_is_integer(id) ? json_integer_value(id) : 0;
+  json_t *n = key ? sdb_map_get(&t->nodes, (void *)(intptr_t)key) : NULL;
+  const char *sym = key ? sdb_map_get(&t->idsym, (void *)(intptr_t)key) : NULL;
+  if (n) {
+    const char *method = jstr(n, "method"), *result = jstr(n, "result");
+    json_t *args = json_object_get(n, "arguments"), *ids = json_object_get(n, "argument_ids");
+    sdb_buf_printf(b, "%s(", method ? method : "?");
+    for (size_t i = 0; i < json_array_size(args); i++) {
+      json_t *a = json_array_get(args, i);
+      if (i) sdb_buf_puts(b, ", ");
+      if (json_is_string(a)) sdb_buf_puts(b, json_string_value(a));
+      else {
+        char *s = json_dumps(a, JSON_ENCODE_ANY);
+        sdb_buf_puts(b, s ? s : "?");
+        free(s);
+      }
+    }
+    sdb_buf_printf(b, ") -> %s   (expression_created, id %lld)\n", result ? result : "?",
+                   (long long)key);
+    /* argument_ids name only the symbolic arguments, in order */
+    size_t k = 0;
+    for (size_t i = 0; i < json_array_size(args) && k < json_array_size(ids); i++) {
+      json_t *a = json_array_get(args, i);
+      const char *as = json_is_string(a) ? json_string_value(a) : NULL;
+      char *end;
+      if (!as || (strtoll(as, &end, 10), *end == 0 && end != as)) continue;
+      tree_node(t, b, json_array_get(ids, k++), depth + 1, as);
+    }
+    for (; k < json_array_size(ids); k++) tree_node(t, b, json_array_get(ids, k), depth + 1, NULL);
+    return;
+  }
+  const char *name = sym ? sym : arg;
+  const sdb_expr *e = name ? sdb_parse(name, (char[64]){0}, 64) : NULL;
+  const char *src = e ? sdb_map_get(&t->symsrc, e) : NULL;
+  if (name && src) sdb_buf_printf(b, "%s: %s", name, src);
+  else if (name) sdb_buf_printf(b, "%s", name);
+  else sdb_buf_puts(b, "?");
+  if (sym) sdb_buf_printf(b, "   (create_unbacked_symbol, id %lld)\n", (long long)key);
+  else if (key) sdb_buf_printf(b, "   (id %lld)\n", (long long)key);
+  else sdb_buf_putc(b, '\n');
+}
+
+static void keep_guard(sdb_tti *t, const sdb_tt_record *rec, const char *expr, const char *what,
+                       const where *w) {
+  if (!grow((void **)&t->guards, &t->capguards, t->nguards, sizeof *t->guards)) return;
+  tguard *g = &t->guards[t->nguards++];
+  memset(g, 0, sizeof *g);
+  g->expr = sdb_intern(expr);
+  g->what = sdb_intern(what);
+  g->file = w->file;
+  g->func = w->func;
+  g->line = w->line;
+  g->rec_line = rec->line;
+  sdb_buf b = SDB_BUF_INIT;
+  sdb_buf_printf(&b, "%s   %s", expr, what);
+  if (w->file) sdb_buf_printf(&b, " at %s:%ld", basename_of(w->file), w->line);
+  if (w->func) sdb_buf_printf(&b, " in %s", w->func);
+  sdb_buf_printf(&b, " (%s, line %ld)\n", rec->kind, rec->line);
+  json_t *id = json_object_get(rec->meta, "expr_node_id");
+  if (json_is_integer(id)) tree_node(t, &b, id, 1, NULL);
+  g->tree = sdb_buf_take(&b);
+}
+
+/* ---- guards -------------------------------------------------------------- */
+
+static void on_guard(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
+  const char *text = jstr(rec->meta, "expr");
+  const char *prefix = jstr(rec->meta, "prefix");
+  bool fast = !strcmp(rec->kind, "guard_added_fast");
+  bool is_assert = prefix && !strcmp(prefix, "runtime_assert");
+  where w = locate(t, rec);
+  if (!text) { note(t, &w, "%s without expr", rec->kind); return; }
+  json_t *s2s = json_object_get(rec->meta, "symbol_to_sources");
+  const char *k;
+  json_t *v;
+  json_object_foreach(s2s, k, v) {
+    const sdb_expr *s = sdb_parse(k, (char[64]){0}, 64);
+    const char *src = json_is_string(v) ? json_string_value(v)
+                      : json_is_string(json_array_get(v, 0)) ? json_string_value(json_array_get(v, 0))
+                      : NULL;
+    if (s && src && !sdb_map_has(&t->symsrc, s)) sdb_map_put(&t->symsrc, s, (void *)sdb_intern(src));
+  }
+  char what[64];
+  snprintf(what, sizeof what, "%s%s%s", is_assert ? "runtime assert" : "guard",
+           prefix ? " " : "", prefix && !is_assert ? prefix : "");
+  keep_guard(t, rec, text, what, &w);
+  /* guard_added (debug) repeats the guard_added_fast just logged for it */
+  if (!fast && c->last_fast == sdb_intern(text)) { c->last_fast = NULL; return; }
+  c->last_fast = fast ? sdb_intern(text) : NULL;
+  const sdb_expr *e = parse_expr(t, text);
+  if (!e) {
+    note(t, &w, "%s %s (not modelled: shapedb cannot read this expression)", rec->kind, text);
+    return;
+  }
+  mention(t, c, e, &w, rec->kind);
+  sdb_event ev = {0};
+  ev.phase = SDB_PHASE_TRACE;
+  ev.expr = e;
+  if (is_assert) {
+    ev.kind = SDB_EV_RUNTIME_ASSERT;
+    ev.detail = sdb_intern(rec->kind);
+    c->pub.asserts++;
+    t->totals.asserts++;
+  } else {
+    ev.kind = SDB_EV_GUARD_ADDED;
+    c->pub.guards++;
+    t->totals.guards++;
+  }
+  emit(t, &ev, &w);
+}
+
+static void on_propagate(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
+  const char *text = jstr(rec->meta, "expr"), *result = jstr(rec->meta, "result");
+  where w = locate(t, rec);
+  if (!text) return;
+  keep_guard(t, rec, text, "answered from real tensors", &w);
+  const sdb_expr *e = parse_expr(t, text);
+  if (!e) { note(t, &w, "%s %s (not modelled)", rec->kind, text); return; }
+  mention(t, c, e, &w, rec->kind);
+  /* the question had a boolean answer from the real values: that is what
+  ** draft export turns into a runtime assert */
+  if (sdb_is_bool(e) && result && !strcmp(result, "False")) e = sdb_not(e);
+  if (!e || !sdb_is_bool(e)) {
+    note(t, &w, "%s %s = %s", rec->kind, text, result ? result : "?");
+    return;
+  }
+  sdb_event ev = {0};
+  ev.kind = SDB_EV_RUNTIME_ASSERT;
+  ev.phase = SDB_PHASE_TRACE;
+  ev.expr = e;
+  ev.detail = sdb_intern(rec->kind);
+  c->pub.asserts++;
+  t->totals.asserts++;
+  emit(t, &ev, &w);
+}
+
+static void on_specialization(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
+  where w = locate(t, rec);
+  const char *name = jstr(rec->meta, "symbol"), *val = jstr(rec->meta, "value");
+  json_t *srcs = json_object_get(rec->meta, "sources");
+  sdb_event ev = {0};
+  ev.kind = SDB_EV_SPECIALIZATION;
+  ev.phase = SDB_PHASE_TRACE;
+  ev.sym = name ? sdb_parse(name, (char[64]){0}, 64) : NULL;
+  if (ev.sym && !sdb_is_sym(ev.sym)) ev.sym = NULL;
+  if (ev.sym) mention(t, c, ev.sym, &w, rec->kind);
+  char *end = NULL;
+  long long v = val ? strtoll(val, &end, 10) : 0;
+  ev.expr = val && end && !*end ? sdb_int(v) : NULL;
+  ev.value = v;
+  ev.text = sdb_intern(json_string_value(json_array_get(srcs, 0)));
+  ev.detail = sdb_intern(jstr(rec->meta, "reason"));
+  c->pub.specializations++;
+  t->totals.specializations++;
+  emit(t, &ev, &w);
+}
+
+/* ---- graphs and guard sets ---------------------------------------------- */
+
+static bool is_graph_kind(const char *k) {
+  static const char *const kinds[] = {
+    "dynamo_output_graph", "optimize_ddp_split_graph", "optimize_ddp_split_child",
+    "compiled_autograd_graph", "aot_forward_graph", "aot_backward_graph",
+    "aot_inference_graph", "aot_joint_graph", "inductor_pre_grad_graph",
+    "inductor_post_grad_graph", "inductor_output_code", "graph_dump", "exported_program",
+    "dynamo_cpp_guards_str", "dynamo_guards", NULL};
+  for (int i = 0; kinds[i]; i++)
+    if (!strcmp(k, kinds[i])) return true;
+  return false;
+}
+
+bool sdb_tti_kind_known(const char *kind) {
+  static const char *const kinds[] = {
+    "str", "dynamo_start", "compilation_metrics", "bwd_compilation_metrics",
+    "aot_autograd_backward_compilation_metrics", "create_symbol", "create_unbacked_symbol",
+    "symbolic_shape_specialization", "guard_added", "guard_added_fast",
+    "propagate_real_tensors", "propagate_real_tensors_provenance", "expression_created",
+    "describe_tensor", "describe_storage", "describe_source", "artifact", "chromium_event",
+    "link", "dump_file", NULL};
+  for (int i = 0; kinds[i]; i++)
+    if (!strcmp(kind, kinds[i])) return true;
+  return is_graph_kind(kind);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool set_installed(cstate *c, const sdb_tt_record *rec) {
+  bool cpp = !strcmp(rec->kind, "dynamo_cpp_guards_str");
+  if (!cpp && c->pub.installed_from && !strcmp(c->pub.installed_from, "dynamo_cpp_guards_str"))
+    return false;   /* the C++ guard tree is the more complete listing */
+  char **v = NULL;
+  size_t n = 0, cap = 0;
+  if (cpp) {
+    const char *p = rec->payload;
+    while (*p) {
+      const char *e = strchr(p, '\n');
+      size_t len = e ? (size_t)(e - p) : strlen(p);
+      /* drop the tree drawing: "| | +- TENSOR_MATCH: ..." */
+      size_t i = 0;
+      while (i < len && (p[i] == '|' || p[i] == ' ' || p[i] == '+' || p[i] == '-')) i++;
+      if (i < len && grow((void **)&v, &cap, n, sizeof *v)) v[n++] = strndup(p + i, len - i);
+      p += len + (e ? 1 : 0);
+    }
+  } else {
+    json_t *list = json_loads(rec->payload, 0, NULL);
+    size_t i;
+    json_t *g;
+    json_array_foreach(list, i, g) {
+      json_t *codes = json_object_get(g, "code_list");
+      const char *code = jstr(g, "code");
+      if (json_is_array(codes) && json_array_size(codes)) {
+        size_t j;
+        json_t *cj;
+        json_array_foreach(codes, j, cj)
+          if (json_is_string(cj) && grow((void **)&v, &cap, n, sizeof *v))
+            v[n++] = strdup(json_string_value(cj));
+      } else if (grow((void **)&v, &cap, n, sizeof *v)) {
+        char buf[512];
+        if (code) snprintf(buf, sizeof buf, "%s", code);
+        else snprintf(buf, sizeof buf, "%s: %s", jstr(g, "guard_type") ? jstr(g, "guard_type") : "?",
+                      jstr(g, "name") ? jstr(g, "name") : "");
+        v[n++] = strdup(buf);
+      }
+    }
+    json_decref(list);
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) if (v[i]) v[k++] = v[i];
+  n = k;
+  qsort(v, n, sizeof *v, cmp_str);
+  for (size_t i = 0; i < c->pub.ninstalled; i++) free(c->pub.installed[i]);
+  free(c->pub.installed);
+  c->pub.installed = v;
+  c->pub.ninstalled = n;
+  c->pub.installed_from = rec->kind;
+  return true;
+}
+
+static void keep_graph(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const char *kind) {
+  if (!grow((void **)&c->pub.graphs, &c->capgraphs, c->pub.ngraphs, sizeof *c->pub.graphs)) return;
+  char *text = strndup(rec->payload, rec->payload_len);
+  if (!text) return;
+  c->pub.graphs[c->pub.ngraphs++] = (sdb_tti_graph){sdb_intern(kind), text, rec->line};
+  t->totals.graphs++;
+  where w = locate(t, rec);
+  size_t lines = 1;
+  for (const char *p = text; *p; p++) lines += *p == '\n';
+  sdb_event e = {0};
+  e.kind = SDB_EV_NOTE;
+  e.phase = !strncmp(kind, "aot_", 4) ? SDB_PHASE_AOT
+          : !strncmp(kind, "inductor_", 9) ? SDB_PHASE_LOWER
+          : strstr(kind, "guards") ? SDB_PHASE_GUARDS : SDB_PHASE_TRACE;
+  e.text = sdb_intern(kind);
+  char buf[200];
+  char id[80];
+  snprintf(id, sizeof id, "%s", c->pub.id + 1);
+  id[strlen(id) - 1] = 0;
+  snprintf(buf, sizeof buf, "%zu lines (`info graph %s %s`)", lines, id, kind);
+  e.detail = sdb_intern(buf);
+  emit(t, &e, &w);
+}
+
+/* dynamo_output_graph's "sizes": {"l_x_": [4, "s0"]}: symbols only seen
+** here (older logs have no create_symbol) are created on first mention. */
+static void graph_sizes(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
+  json_t *sizes = json_object_get(rec->meta, "sizes");
+  const char *name;
+  json_t *dims;
+  where w = locate(t, rec);
+  json_object_foreach(sizes, name, dims) {
+    size_t i;
+    json_t *d;
+    json_array_foreach(dims, i, d) {
+      if (!json_is_string(d)) continue;
+      const sdb_expr *e = sdb_parse(json_string_value(d), (char[64]){0}, 64);
+      if (!e) continue;
+      if (sdb_is_sym(e) && !sdb_map_has(&t->symsrc, e))
+        sdb_map_put(&t->symsrc, e, (void *)sdb_internf("%s.size()[%zu] (graph input)", name, i));
+      mention(t, c, e, &w, "dynamo_output_graph sizes");
+    }
+  }
+}
+
+static void on_metrics(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
+  const char *co = jstr(rec->meta, "co_name"), *file = jstr(rec->meta, "co_filename");
+  json_t *ln = json_object_get(rec->meta, "co_firstlineno");
+  if (co) c->pub.func = sdb_intern(co);
+  if (file) c->pub.file = sdb_intern(file);
+  if (json_is_integer(ln)) c->pub.lineno = (long)json_integer_value(ln);
+  const char *ft = jstr(rec->meta, "fail_type"), *fr = jstr(rec->meta, "fail_reason");
+  const char *rr = jstr(rec->meta, "recompile_reason");
+  if (rr && !c->pub.recompile_reason) c->pub.recompile_reason = sdb_intern(rr);
+  if (ft) {
+    c->pub.status = sdb_intern("failed");
+    c->pub.fail_type = sdb_intern(ft);
+    c->pub.fail_reason = sdb_intern(fr);
+    where w = locate(t, rec);
+    const char *uf = jstr(rec->meta, "fail_user_frame_filename");
+    json_t *ul = json_object_get(rec->meta, "fail_user_frame_lineno");
+    if (uf && json_is_integer(ul)) {
+      w.file = sdb_intern(uf);
+      w.line = (long)json_integer_value(ul);
+    }
+    sdb_event e = {0};
+    e.kind = SDB_EV_ERROR;
+    e.phase = SDB_PHASE_TRACE;
+    e.text = c->pub.fail_type;
+    e.detail = c->pub.fail_reason ? c->pub.fail_reason : sdb_intern("");
+    emit(t, &e, &w);
+  } else if (strcmp(c->pub.status, "failed") != 0) {
+    c->pub.status = sdb_intern("ok");
+  }
+}
+
+static void on_artifact(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
+  const char *name = jstr(rec->meta, "name");
+  if (!name) return;
+  if (!strcmp(name, "recompile_reasons")) {
+    /* a JSON list of strings */
+    json_t *l = json_loads(rec->payload, 0, NULL);
+    sdb_buf b = SDB_BUF_INIT;
+    size_t i;
+    json_t *s;
+    json_array_foreach(l, i, s)
+      if (json_is_string(s)) sdb_buf_printf(&b, "%s%s", b.len ? "; " : "", json_string_value(s));
+    json_decref(l);
+    if (!b.len) sdb_buf_putn(&b, rec->payload, rec->payload_len);
+    c->pub.recompile_reason = sdb_intern(sdb_buf_cstr(&b));
+    sdb_buf_free(&b);
+    sdb_event e = {0};
+    e.kind = SDB_EV_RECOMPILE;
+    e.phase = SDB_PHASE_TRACE;
+    e.detail = c->pub.recompile_reason;
+    where w = locate(t, rec);
+    emit(t, &e, &w);
+    return;
+  }
+  if (strstr(name, "graph") || !strcmp(name, "dynamo_error")) keep_graph(t, c, rec, name);
+}
+
+static void on_dynamo_start(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
+  json_t *st = json_object_get(rec->meta, "stack");
+  size_t n = json_array_size(st);
+  sdb_tt_frame f;
+  if (n && sdb_tt_frame_get(t->r, json_array_get(st, n - 1), &f) && !c->pub.func) {
+    c->pub.func = f.name;
+    c->pub.file = f.file;
+    c->pub.lineno = f.line;
+  }
+}
+
+/* ---- the pass -------------------------------------------------------------- */
+
+static bool shape_kind(const char *k) {
+  return !strcmp(k, "create_symbol") || !strcmp(k, "create_unbacked_symbol") ||
+         !strcmp(k, "symbolic_shape_specialization") || !strncmp(k, "guard_added", 11) ||
+         !strncmp(k, "propagate_real_tensors", 22) || !strcmp(k, "expression_created") ||
+         !strcmp(k, "exported_program");
+}
+
+static void on_record(sdb_tti *t, const sdb_tt_record *rec) {
+  const char *k = rec->kind;
+  if (!strcmp(k, "str") || !strcmp(k, "chromium_event")) return;
+  cstate *c;
+  if (rec->has_cid) c = enter(t, &rec->cid, rec);
+  else if (shape_kind(k) || is_graph_kind(k)) c = compile_now(t) ? compile_now(t) : enter(t, NULL, rec);
+  else c = compile_now(t);
+  if (!sdb_tti_kind_known(k)) t->totals.unknown_records++;
+  if (!c) return;
+  if (!strcmp(k, "expression_created")) {
+    json_t *id = json_object_get(rec->meta, "result_id");
+    if (json_is_integer(id) && grow((void **)&t->held, &t->capheld, t->nheld, sizeof *t->held)) {
+      t->held[t->nheld++] = json_incref(rec->meta);
+      sdb_map_put(&t->nodes, (void *)(intptr_t)json_integer_value(id), rec->meta);
+    }
+    t->totals.expressions++;
+    const sdb_expr *e = parse_expr(t, jstr(rec->meta, "result"));
+    where w = locate(t, rec);
+    if (e) mention(t, c, e, &w, k);
+  } else if (!strcmp(k, "create_symbol")) on_create_symbol(t, c, rec, false);
+  else if (!strcmp(k, "create_unbacked_symbol")) on_create_symbol(t, c, rec, true);
+  else if (!strncmp(k, "guard_added", 11)) on_guard(t, c, rec);
+  else if (!strncmp(k, "propagate_real_tensors", 22)) on_propagate(t, c, rec);
+  else if (!strcmp(k, "symbolic_shape_specialization")) on_specialization(t, c, rec);
+  else if (!strcmp(k, "compilation_metrics")) on_metrics(t, c, rec);
+  else if (!strcmp(k, "dynamo_start")) on_dynamo_start(t, c, rec);
+  else if (!strcmp(k, "artifact")) on_artifact(t, c, rec);
+  else if (is_graph_kind(k)) {
+    if (!strcmp(k, "dynamo_output_graph")) graph_sizes(t, c, rec);
+    if ((!strcmp(k, "dynamo_guards") || !strcmp(k, "dynamo_cpp_guards_str")) &&
+        set_installed(c, rec)) {
+      sdb_event e = {0};
+      e.kind = SDB_EV_GUARDS_INSTALLED;
+      e.phase = SDB_PHASE_GUARDS;
+      e.value = (int64_t)c->pub.ninstalled;
+      sdb_buf b = SDB_BUF_INIT;
+      for (size_t i = 0; i < c->pub.ninstalled; i++)
+        sdb_buf_printf(&b, "%s%s", i ? "\n" : "", c->pub.installed[i]);
+      e.detail = sdb_intern(sdb_buf_cstr(&b));
+      sdb_buf_free(&b);
+      where w = locate(t, rec);
+      emit(t, &e, &w);
+    }
+    keep_graph(t, c, rec, k);
+  }
+}
+
+int sdb_tti_import(const char *path, sdb_events *ev, sdb_tti **out, sdb_err *err) {
+  *out = NULL;
+  sdb_tti *t = calloc(1, sizeof *t);
+  if (!t) return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
+  t->ev = ev;
+  t->cur = -1;
+  int rc = sdb_tt_open(path, &t->r, err);
+  if (rc) { free(t); return rc; }
+  const sdb_tt_record *rec;
+  while ((rc = sdb_tt_next(t->r, &rec, err)) == 1) on_record(t, rec);
+  cstate *c = compile_now(t);
+  if (c) {
+    sdb_event e = {0};
+    e.kind = SDB_EV_TRACER_POP;
+    e.phase = SDB_PHASE_TRACE;
+    e.text = c->pub.id;
+    emit(t, &e, NULL);
+    e.kind = SDB_EV_PHASE_END;
+    e.text = NULL;
+    emit(t, &e, NULL);
+  }
+  *out = t;
+  return rc < 0 ? rc : SDB_OK;
+}
+
+void sdb_tti_free(sdb_tti *t) {
+  if (!t) return;
+  for (size_t i = 0; i < t->ncomps; i++) {
+    cstate *c = t->comps[i];
+    for (size_t j = 0; j < c->pub.ngraphs; j++) free((char *)c->pub.graphs[j].text);
+    free(c->pub.graphs);
+    for (size_t j = 0; j < c->pub.ninstalled; j++) free(c->pub.installed[j]);
+    free(c->pub.installed);
+    sdb_map_free(&c->syms);
+    free(c);
+  }
+  free(t->comps);
+  sdb_map_free(&t->byid);
+  sdb_map_free(&t->nodes);
+  sdb_map_free(&t->idsym);
+  sdb_map_free(&t->symsrc);
+  for (size_t i = 0; i < t->nguards; i++) free(t->guards[i].tree);
+  free(t->guards);
+  for (size_t i = 0; i < t->nheld; i++) json_decref(t->held[i]);
+  free(t->held);
+  sdb_tt_close(t->r);
+  free(t);
+}
+
+/* ---- queries ----------------------------------------------------------------- */
+
+const sdb_tt_reader *sdb_tti_reader(const sdb_tti *t) { return t->r; }
+size_t sdb_tti_ncompiles(const sdb_tti *t) { return t->ncomps; }
+const sdb_tti_compile *sdb_tti_compile_at(const sdb_tti *t, size_t i) {
+  return i < t->ncomps ? &t->comps[i]->pub : NULL;
+}
+
+const sdb_tti_compile *sdb_tti_find(const sdb_tti *t, const char *id) {
+  if (!strcmp(id, PSEUDO_ID) || !strcmp(id, "-/-") || !strcmp(id, "-")) {
+    long i = (long)(intptr_t)sdb_map_get(&t->byid, sdb_intern(PSEUDO_ID)) - 1;
+    return i >= 0 ? &t->comps[i]->pub : NULL;
+  }
+  sdb_tt_cid c;
+  if (sdb_tt_cid_parse(id, &c)) return NULL;
+  for (size_t i = 0; i < t->ncomps; i++)
+    if (sdb_tt_cid_eq(&t->comps[i]->pub.cid, &c)) return &t->comps[i]->pub;
+  return NULL;
+}
+
+const sdb_tti_compile *sdb_tti_compile_of_event(const sdb_tti *t, size_t pos) {
+  const sdb_tti_compile *best = NULL;
+  for (size_t i = 0; i < t->ncomps; i++)
+    if (t->comps[i]->pub.first_event <= pos) best = &t->comps[i]->pub;
+  return best;
+}
+
+const sdb_tti_graph *sdb_tti_graph_find(const sdb_tti_compile *c, const char *kind) {
+  for (size_t i = 0; i < c->ngraphs; i++)
+    if (!strcmp(c->graphs[i].kind, kind)) return &c->graphs[i];
+  return NULL;
+}
+
+sdb_tti_counts sdb_tti_totals(const sdb_tti *t) { return t->totals; }
+
+char *sdb_tti_tree(const sdb_tti *t, const char *what, const char **why) {
+  *why = NULL;
+  char err[64];
+  const sdb_expr *want = sdb_parse(what, err, sizeof err);
+  sdb_buf b = SDB_BUF_INIT;
+  for (size_t i = 0; i < t->nguards; i++) {
+    const tguard *g = &t->guards[i];
+    bool hit = !strcmp(g->expr, what);
+    if (!hit && want) hit = sdb_parse(g->expr, err, sizeof err) == want;
+    if (!hit && want && sdb_is_sym(want)) {
+      const sdb_expr *ge = sdb_parse(g->expr, err, sizeof err);
+      hit = ge && sdb_has_symbol(ge, want);
+    }
+    if (hit) sdb_buf_puts(&b, g->tree);
+  }
+  if (!b.len) {
+    *why = want && sdb_is_sym(want) ? "no guard or expression of the log mentions it"
+                                    : "no guard of the log has this expression";
+    sdb_buf_free(&b);
+    return NULL;
+  }
+  return sdb_buf_take(&b);
+}
+
+/* ---- texts --------------------------------------------------------------------- */
+
+static void one_line(sdb_buf *b, const char *s, size_t max) {
+  size_t n = 0;
+  for (; *s && n < max; s++, n++) sdb_buf_putc(b, *s == '\n' ? ' ' : *s);
+  if (*s) sdb_buf_puts(b, "...");
+}
+
+char *sdb_tti_compiles_text(const sdb_tti *t) {
+  sdb_buf b = SDB_BUF_INIT;
+  if (!t->ncomps) sdb_buf_puts(&b, "No compiles in this log.\n");
+  for (size_t i = 0; i < t->ncomps; i++) {
+    const sdb_tti_compile *c = &t->comps[i]->pub;
+    sdb_buf_printf(&b, "%-8s %s", c->id, c->func ? c->func : "?");
+    if (c->file) sdb_buf_printf(&b, " (%s:%ld)", basename_of(c->file), c->lineno);
+    sdb_buf_printf(&b, "  %s", c->status);
+    if (c->fail_type) {
+      sdb_buf_printf(&b, ": %s: ", c->fail_type);
+      one_line(&b, c->fail_reason ? c->fail_reason : "", 200);
+    }
+    sdb_buf_putc(&b, '\n');
+    if (c->recompile_reason) {
+      sdb_buf_puts(&b, "         recompile: ");
+      one_line(&b, c->recompile_reason, 200);
+      sdb_buf_putc(&b, '\n');
+    }
+    sdb_buf_printf(&b, "         symbols %ld (%ld unbacked), guards %ld, runtime asserts %ld, "
+                   "specializations %ld, graphs %zu\n", c->symbols, c->unbacked, c->guards,
+                   c->asserts, c->specializations, c->ngraphs);
+  }
+  return sdb_buf_take(&b);
+}
+
+char *sdb_tti_records_text(const sdb_tti *t) {
+  sdb_buf b = SDB_BUF_INIT;
+  const sdb_tt_reader *r = t->r;
+  sdb_buf_printf(&b, "%ld records in %ld lines of %s\n", sdb_tt_nrecords(r), sdb_tt_nlines(r),
+                 sdb_tt_path(r));
+  for (size_t i = 0; i < sdb_tt_nkinds(r); i++) {
+    const sdb_tt_kind *k = sdb_tt_kind_at(r, i);
+    sdb_buf_printf(&b, "  %-40s %6ld%s\n", k->kind, k->count,
+                   sdb_tti_kind_known(k->kind) ? "" : "  (not modelled: kept, counted)");
+  }
+  if (t->unparsed)
+    sdb_buf_printf(&b, "%ld expression%s shapedb cannot read (shown as notes)\n", t->unparsed,
+                   t->unparsed == 1 ? "" : "s");
+  size_t np = sdb_tt_nproblems(r);
+  if (!np) sdb_buf_puts(&b, "No problems.\n");
+  else sdb_buf_printf(&b, "%zu problem%s (the rest was imported):\n", np, np == 1 ? "" : "s");
+  for (size_t i = 0; i < np; i++) {
+    const sdb_tt_problem *p = sdb_tt_problem_at(r, i);
+    sdb_buf_printf(&b, "  %s:%ld: %s\n", p->file, p->line, p->what);
+  }
+  return sdb_buf_take(&b);
+}
+
+char *sdb_tti_recompiles_text(const sdb_tti *t) {
+  sdb_buf b = SDB_BUF_INIT;
+  for (size_t i = 0; i < t->ncomps; i++) {
+    const sdb_tti_compile *c = &t->comps[i]->pub, *prev = NULL;
+    if (c->cid.frame < 0) continue;
+    for (size_t j = 0; j < i; j++) {
+      const sdb_tti_compile *p = &t->comps[j]->pub;
+      if (p->cid.frame == c->cid.frame && p->cid.ca == c->cid.ca && p->cid.fcid < c->cid.fcid)
+        prev = p;
+    }
+    if (!prev) continue;
+    sdb_buf_printf(&b, "%s %s: recompile of %s\n", c->id, c->func ? c->func : "?", prev->id);
+    sdb_buf_puts(&b, "  reason: ");
+    one_line(&b, c->recompile_reason ? c->recompile_reason : "(not in the log)", 400);
+    sdb_buf_putc(&b, '\n');
+    /* both lists are sorted: a merge gives a stable diff */
+    size_t x = 0, y = 0, changes = 0;
+    while (x < prev->ninstalled || y < c->ninstalled) {
+      int d = x == prev->ninstalled ? 1 : y == c->ninstalled ? -1
+            : strcmp(prev->installed[x], c->installed[y]);
+      if (d == 0) { x++; y++; continue; }
+      if (d < 0) sdb_buf_printf(&b, "  - %s\n", prev->installed[x++]);
+      else sdb_buf_printf(&b, "  + %s\n", c->installed[y++]);
+      changes++;
+    }
+    if (!changes)
+      sdb_buf_puts(&b, prev->ninstalled || c->ninstalled ? "  guards: the same\n"
+                                                          : "  guards: none logged\n");
+  }
+  if (!b.len) sdb_buf_puts(&b, "No recompiles in this log.\n");
+  return sdb_buf_take(&b);
+}
