@@ -525,7 +525,7 @@ static bool set_installed(cstate *c, const sdb_tt_record *rec) {
   size_t k = 0;
   for (size_t i = 0; i < n; i++) if (v[i]) v[k++] = v[i];
   n = k;
-  qsort(v, n, sizeof *v, cmp_str);
+  if (n) qsort(v, n, sizeof *v, cmp_str);
   for (size_t i = 0; i < c->pub.ninstalled; i++) free(c->pub.installed[i]);
   free(c->pub.installed);
   c->pub.installed = v;
