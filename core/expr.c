@@ -327,12 +327,9 @@ bool sdb_linear_in(const sdb_expr *d, const sdb_expr *x, int64_t *c, const sdb_e
 ** out in the order sympy prints them.
 ** ---------------------------------------------------------------------- */
 
-/* Lt/Le with a constant left side were built from Gt/Ge; they print (and
-** sort, as sympy's StrictGreaterThan/GreaterThan would) flipped. */
-static bool rel_flipped(const sdb_expr *e) {
-  return (e->kind == SDB_LT || e->kind == SDB_LE) &&
-         e->args[0]->kind == SDB_INT && e->args[1]->kind != SDB_INT;
-}
+/* Lt/Le built from Gt/Ge print (and sort, as sympy's StrictGreaterThan /
+** GreaterThan) in the orientation built. */
+static bool rel_flipped(const sdb_expr *e) { return sdb_rel_flipped(e); }
 
 /* sympy class_key: (major, minor, class name). */
 static void class_key(const sdb_expr *e, int *major, int *minor,
@@ -966,8 +963,9 @@ static const sdb_expr *equality(sdb_kind kind, const sdb_expr *a,
 const sdb_expr *sdb_eq(const sdb_expr *a, const sdb_expr *b) { return equality(SDB_EQ, a, b); }
 const sdb_expr *sdb_ne(const sdb_expr *a, const sdb_expr *b) { return equality(SDB_NE, a, b); }
 
+/* flip: built as Gt/Ge (b > a, b >= a); kept only for printing. */
 static const sdb_expr *inequality(sdb_kind kind, const sdb_expr *a,
-                                  const sdb_expr *b) {
+                                  const sdb_expr *b, bool flip) {
   if (!a || !b) return NULL;
   const char *nm = kind == SDB_LT ? "Lt" : "Le";
   if (!need_int(a, nm) || !need_int(b, nm)) return NULL;
@@ -975,13 +973,35 @@ static const sdb_expr *inequality(sdb_kind kind, const sdb_expr *a,
   if (!d) return NULL;
   if (d->kind == SDB_INT)
     return sdb_bool(kind == SDB_LT ? d->ival < 0 : d->ival <= 0);
-  return intern((uint8_t)kind, 0, NULL, (const sdb_expr *[]){a, b}, 2);
+  return intern((uint8_t)kind, flip, NULL, (const sdb_expr *[]){a, b}, 2);
 }
 
-const sdb_expr *sdb_lt(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LT, a, b); }
-const sdb_expr *sdb_le(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LE, a, b); }
-const sdb_expr *sdb_gt(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LT, b, a); }
-const sdb_expr *sdb_ge(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LE, b, a); }
+const sdb_expr *sdb_lt(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LT, a, b, false); }
+const sdb_expr *sdb_le(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LE, a, b, false); }
+const sdb_expr *sdb_gt(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LT, b, a, true); }
+const sdb_expr *sdb_ge(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LE, b, a, true); }
+
+const sdb_expr *sdb_rel_canon(const sdb_expr *e) {
+  if (!e) return NULL;
+  switch (e->kind) {
+    case SDB_LT: case SDB_LE:
+      return e->ival ? inequality((sdb_kind)e->kind, e->args[0], e->args[1], false) : e;
+    case SDB_AND: case SDB_OR: case SDB_NOT: {
+      const sdb_expr *small[8], **args = e->nargs <= 8 ? small : malloc(e->nargs * sizeof *args);
+      if (!args) return fail("out of memory");
+      bool same = true;
+      for (size_t i = 0; i < e->nargs; i++) {
+        args[i] = sdb_rel_canon(e->args[i]);
+        if (!args[i]) { if (args != small) free(args); return NULL; }
+        same = same && args[i] == e->args[i];
+      }
+      const sdb_expr *r = same ? e : sdb_rebuild((sdb_kind)e->kind, e->ival, args, e->nargs);
+      if (args != small) free(args);
+      return r;
+    }
+    default: return e;
+  }
+}
 
 /* ------------------------------------------------------------------------
 ** Logic
@@ -996,8 +1016,9 @@ const sdb_expr *sdb_not(const sdb_expr *a) {
     case SDB_NOT: return a->args[0];
     case SDB_EQ: return sdb_ne(a->args[0], a->args[1]);
     case SDB_NE: return sdb_eq(a->args[0], a->args[1]);
-    case SDB_LT: return sdb_le(a->args[1], a->args[0]);
-    case SDB_LE: return sdb_lt(a->args[1], a->args[0]);
+    /* sympy's negated: Not(a < b) is a >= b, Not(a > b) is a <= b */
+    case SDB_LT: return inequality(SDB_LE, a->args[1], a->args[0], !a->ival);
+    case SDB_LE: return inequality(SDB_LT, a->args[1], a->args[0], !a->ival);
     default: return intern(SDB_NOT, 0, NULL, &a, 1);
   }
 }
@@ -1079,8 +1100,7 @@ const sdb_expr *sdb_rebuild(sdb_kind kind, int64_t ival,
     case SDB_MIN: return sdb_min_n(args, n);
     case SDB_EQ: return sdb_eq(args[0], args[1]);
     case SDB_NE: return sdb_ne(args[0], args[1]);
-    case SDB_LT: return sdb_lt(args[0], args[1]);
-    case SDB_LE: return sdb_le(args[0], args[1]);
+    case SDB_LT: case SDB_LE: return inequality(kind, args[0], args[1], ival != 0);
     case SDB_AND: return sdb_and_n(args, n);
     case SDB_OR: return sdb_or_n(args, n);
     case SDB_NOT: return sdb_not(args[0]);
@@ -1434,9 +1454,8 @@ static void print_rec(sdb_buf *b, const sdb_expr *e) {
     case SDB_EQ: print_args(b, "Eq", e->args, 2); break;
     case SDB_NE: print_args(b, "Ne", e->args, 2); break;
     case SDB_LT: case SDB_LE: {
-      /* Gt/Ge were stored swapped; a constant on the left reads better
-      ** (and as PyTorch writes it) flipped: Lt(2, u0) prints `u0 > 2`. */
-      bool flip = e->args[0]->kind == SDB_INT && e->args[1]->kind != SDB_INT;
+      /* Gt/Ge are stored swapped and print as built: `u0 > 2` */
+      bool flip = rel_flipped(e);
       const sdb_expr *l = flip ? e->args[1] : e->args[0];
       const sdb_expr *r = flip ? e->args[0] : e->args[1];
       const char *op = e->kind == SDB_LT ? (flip ? " > " : " < ")

@@ -41,7 +41,7 @@ typedef enum sdb_kind {
   SDB_MIN,
   SDB_EQ,
   SDB_NE,
-  SDB_LT,        /* Gt/Ge are built as Lt/Le with the sides swapped */
+  SDB_LT,        /* Gt/Ge are Lt/Le with the sides swapped and ival = 1 */
   SDB_LE,
   SDB_AND,
   SDB_OR,
@@ -108,6 +108,16 @@ const sdb_expr *sdb_or(const sdb_expr *a, const sdb_expr *b);
 const sdb_expr *sdb_and_n(const sdb_expr *const *args, size_t n);
 const sdb_expr *sdb_or_n(const sdb_expr *const *args, size_t n);
 const sdb_expr *sdb_not(const sdb_expr *a);
+
+/* Gt(a, b) is Lt(b, a) with ival = 1, a distinct node (as in sympy, where
+** `b < a` and `a > b` are different objects) that prints `a > b`; the flag
+** changes nothing but printing and sort order. Lookups that must not care
+** how a relation was written (facts, axioms) use sdb_rel_canon: the same
+** expression with every relation in Lt/Le form. */
+static inline bool sdb_rel_flipped(const sdb_expr *e) {
+  return (e->kind == SDB_LT || e->kind == SDB_LE) && e->ival != 0;
+}
+const sdb_expr *sdb_rel_canon(const sdb_expr *e);
 
 /* Rebuild a node of `kind` from new arguments through the canonicalising
 ** builders (substitution and range-aware simplifiers use this). For SDB_MUL

@@ -564,6 +564,7 @@ sdb_range sdb_bound_in(sdb_shape_env *env, const sdb_expr *e) {
 ** ---------------------------------------------------------------------- */
 
 static void axiom(sdb_map *m, const sdb_expr *k, bool v) {
+  k = sdb_rel_canon(k);   /* `a > b` and `b < a` are one fact */
   if (k && !sdb_is_const(k)) sdb_map_put(m, k, (void *)sdb_bool(v));
 }
 
@@ -739,7 +740,8 @@ static int static_bool(sdb_shape_env *env, const sdb_expr *e, bool use_axioms) {
   }
   if (use_axioms) {
     refresh_axioms(env);
-    const sdb_expr *v = sdb_map_get(&env->axioms, e);
+    const sdb_expr *c = sdb_rel_canon(e);
+    const sdb_expr *v = c ? sdb_map_get(&env->axioms, c) : NULL;
     if (v) return v->kind == SDB_TRUE;
   }
   sdb_range r = bound_raw(env, e);

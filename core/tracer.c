@@ -441,8 +441,8 @@ static sdb_node *interp(sdb_tracer *tr, const sdb_expr *e, sdb_err *err) {
     case SDB_EQ: return binop(tr, "operator.eq", "eq", e->args[0], e->args[1], e, err);
     case SDB_NE: return binop(tr, "operator.ne", "ne", e->args[0], e->args[1], e, err);
     case SDB_LT: case SDB_LE: {
-      /* Lt(0, u0) was written u0 > 0: build it that way, as it prints */
-      bool flip = e->args[0]->kind == SDB_INT && e->args[1]->kind != SDB_INT;
+      /* Gt(u0, 0) is stored as Lt(0, u0): build it as written */
+      bool flip = sdb_rel_flipped(e);
       bool lt = e->kind == SDB_LT;
       const char *t = flip ? (lt ? "operator.gt" : "operator.ge") : (lt ? "operator.lt" : "operator.le");
       const char *h = flip ? (lt ? "gt" : "ge") : (lt ? "lt" : "le");

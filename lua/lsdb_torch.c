@@ -20,6 +20,7 @@
 #include "keypath.h"
 #include "ops.h"
 #include "shape_env.h"
+#include "srcfile.h"
 #include "tracer.h"
 
 #include <stdlib.h>
@@ -696,16 +697,49 @@ static bool guard(lua_State *L, const sdb_expr *e) {
   return v;
 }
 
+/* Was the comparison written with `>` (or `>=` when `eq`)? Lua compiles
+** `a > b` as `b < a` and calls __lt(b, a) either way, but PyTorch keeps the
+** orientation written (Gt(s1, s0) prints `s1 > s0`), so read the user's
+** line: only `>` there means Gt, only `<` means Lt. On a line with both, or
+** none (a comparison made elsewhere), a number on the left means Gt, as
+** `n > 2` is far likelier than `2 < n`. */
+static bool written_greater(lua_State *L, bool eq) {
+  sdb_loc loc = {NULL, 0, NULL};
+  const char *code = lsdb_locate(L, &loc) ? sdb_srcfile_line(loc.file, loc.line) : NULL;
+  int gt = 0, lt = 0;
+  for (const char *p = code; p && *p; p++) {
+    if (p[0] == '-' && p[1] == '-') break;                       /* comment */
+    if (p[0] == '"' || p[0] == '\'') {                           /* string */
+      char q = *p++;
+      while (*p && *p != q) p += p[0] == '\\' && p[1] ? 2 : 1;
+      if (!*p) break;
+      continue;
+    }
+    if ((p[0] != '<' && p[0] != '>') || p[1] == p[0]) {          /* << >> */
+      if ((p[0] == '<' || p[0] == '>') && p[1]) p++;
+      continue;
+    }
+    bool is_eq = p[1] == '=';
+    if (is_eq == eq) { if (p[0] == '>') gt++; else lt++; }
+    if (is_eq) p++;
+  }
+  if (gt && !lt) return true;
+  if (lt && !gt) return false;
+  return lua_type(L, 1) == LUA_TNUMBER && lua_type(L, 2) != LUA_TNUMBER;
+}
+
 /* Lua turns the result of < and <= into a boolean at once: take the guard. */
 static int s_lt(lua_State *L) {
-  const sdb_expr *r = sdb_lt(sym_operand(L, 1, "<"), sym_operand(L, 2, "<"));
+  const sdb_expr *a = sym_operand(L, 1, "<"), *b = sym_operand(L, 2, "<");
+  const sdb_expr *r = written_greater(L, false) ? sdb_gt(b, a) : sdb_lt(a, b);
   if (!r) return luaL_error(L, "%s", sdb_expr_error());
   lua_pushboolean(L, guard(L, r));
   return 1;
 }
 
 static int s_le(lua_State *L) {
-  const sdb_expr *r = sdb_le(sym_operand(L, 1, "<="), sym_operand(L, 2, "<="));
+  const sdb_expr *a = sym_operand(L, 1, "<="), *b = sym_operand(L, 2, "<=");
+  const sdb_expr *r = written_greater(L, true) ? sdb_ge(b, a) : sdb_le(a, b);
   if (!r) return luaL_error(L, "%s", sdb_expr_error());
   lua_pushboolean(L, guard(L, r));
   return 1;

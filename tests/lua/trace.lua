@@ -413,4 +413,34 @@ do
   }, "a 3-d dynamic input guards L['x'].stride()[1]")
 end
 
+-- 15. relations keep the orientation written (sympy's Gt(s1, s0) is `s1 > s0`)
+do
+  local function guards_of(model, x)
+    local c = torch.compile(model, { backend = "eager", dynamic = true })
+    c(x)
+    local out = {}
+    for _, g in ipairs(c.traces[1].trace:guards()) do
+      if not g:find("stride") then out[#out + 1] = g end
+    end
+    return lines(out)
+  end
+  local r0 = "\n2 <= L['a'].size()[0]\n3 <= L['a'].size()[1]"
+  local gt = "L['a'].size()[1] > L['a'].size()[0]" .. r0
+  t.is(guards_of(function(a) if a:size(1) > a:size(0) then return a * 2 end return a end, T{3, 5}),
+       gt, "a > b guards as written")
+  t.is(guards_of(function(a) if a:size(0) < a:size(1) then return a * 2 end return a end, T{3, 5}),
+       "L['a'].size()[0] < L['a'].size()[1]" .. r0, "a < b too")
+  t.is(guards_of(function(a) if a:size(1) > a:size(0) then return a * 2 end return a end, T{5, 3}),
+       "L['a'].size()[1] <= L['a'].size()[0]\n2 <= L['a'].size()[0]\n2 <= L['a'].size()[1]", "the negation of a > b is a <= b, as sympy's negated")
+  t.is(guards_of(function(a) if a:size(1) >= a:size(0) + 1 then return a * 2 end return a end, T{3, 5}),
+       "L['a'].size()[1] >= 1 + L['a'].size()[0]" .. r0, ">= too")
+  t.is(guards_of(function(a) torch._check(a:size(1):gt(a:size(0))) return a * 2 end, T{3, 5}),
+       gt, "and SymInt:gt")
+  t.is(guards_of(function(a)
+    if a:size(1) > a:size(0) then a = a * 2 end
+    if a:size(0) < a:size(1) then a = a * 3 end
+    return a
+  end, T{3, 5}), gt, "b < a after a > b is known, not a second guard")
+end
+
 t.done()

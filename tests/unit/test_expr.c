@@ -161,6 +161,16 @@ static void test_canonical_logic(void **state) {
   canon("And(s0 < 5, u0 > 2, True)", "(u0 > 2) & (s0 < 5)");
   canon("Eq(u0 > 2, True)", "u0 > 2");
   canon("Eq(u0 > 2, False)", "u0 <= 2");
+  /* relations print as built, and negate as sympy's .negated */
+  canon("s1 > s0", "s1 > s0");
+  canon("s0 < s1", "s0 < s1");
+  canon("2 < u0", "2 < u0");
+  canon("~(s1 > s0)", "s1 <= s0");
+  canon("~(s0 < s1)", "s0 >= s1");
+  canon("~(s1 >= s0)", "s1 < s0");
+  assert_true(P("s1 > s0") != P("s0 < s1"));
+  assert_ptr_equal(sdb_rel_canon(P("s1 > s0")), P("s0 < s1"));
+  assert_ptr_equal(sdb_rel_canon(P("(s1 > s0) | Eq(u0, 1)")), P("(s0 < s1) | Eq(u0, 1)"));
 }
 
 static void test_parse_errors(void **state) {
