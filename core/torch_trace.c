@@ -465,6 +465,27 @@ int sdb_tt_next(sdb_tt_reader *r, const sdb_tt_record **out, sdb_err *err) {
 
 /* ---- open/close and accessors ---------------------------------------- */
 
+bool sdb_tt_sniff(const char *path) {
+  gzFile gz = gzopen(path, "rb");
+  if (!gz) return false;
+  char buf[4096];
+  bool yes = false;
+  while (gzgets(gz, buf, sizeof buf)) {
+    size_t n = strlen(buf);
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) n--;
+    if (!n) continue;
+    char lv;
+    long long st;
+    long pid;
+    const char *w;
+    size_t at;
+    yes = parse_header(buf, n, &lv, &st, &pid, &w, &at) && buf[at] == '{';
+    break;
+  }
+  gzclose(gz);
+  return yes;
+}
+
 int sdb_tt_open(const char *path, sdb_tt_reader **out, sdb_err *err) {
   *out = NULL;
   sdb_tt_reader *r = calloc(1, sizeof *r);

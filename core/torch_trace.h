@@ -75,6 +75,9 @@ typedef struct sdb_tt_compile {
 
 typedef struct sdb_tt_reader sdb_tt_reader;
 
+/* Does PATH (plain or gzip) start like a TORCH_TRACE log: its first
+** non-empty line a glog header whose text after "] " opens a JSON object? */
+bool sdb_tt_sniff(const char *path);
 /* Open PATH (plain or gzip). Fails only when the file cannot be opened. */
 int sdb_tt_open(const char *path, sdb_tt_reader **out, sdb_err *err);
 /* The next well-formed record: 1 and *rec set, 0 at the end, negative on

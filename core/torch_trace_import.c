@@ -206,7 +206,8 @@ static void mention(sdb_tti *t, cstate *c, const sdb_expr *e, const where *w, co
   long n = e ? sdb_free_symbols(e, &fs) : 0;
   for (long i = 0; i < n; i++) {
     if (sdb_map_has(&c->syms, fs[i])) continue;
-    sdb_map_put(&c->syms, fs[i], (void *)1);
+    const char *src = sdb_map_get(&t->symsrc, fs[i]);
+    sdb_map_put(&c->syms, fs[i], (void *)(intptr_t)(src ? 2 : 1));
     sdb_event ev = {0};
     ev.phase = SDB_PHASE_TRACE;
     ev.sym = fs[i];
@@ -219,13 +220,32 @@ static void mention(sdb_tti *t, cstate *c, const sdb_expr *e, const where *w, co
     } else {
       ev.kind = SDB_EV_CREATE_SYMBOL;
       ev.flags = SDB_EVF_NOT_CREATED | SDB_EVF_NO_HINT;
-      ev.text = sdb_map_get(&t->symsrc, fs[i]);
+      ev.text = src;
     }
     c->pub.symbols++;
     t->totals.symbols++;
     emit(t, &ev, w);
   }
   free(fs);
+}
+
+/* A symbol mentioned before any record named its source (an
+** expression_created before its guard's symbol_to_sources): the source
+** is added to it once known, as duck sizing adds one. */
+static void learn_source(sdb_tti *t, cstate *c, const sdb_expr *sym, const where *w,
+                         const char *kind) {
+  const char *src = sym ? sdb_map_get(&t->symsrc, sym) : NULL;
+  if (!src || (intptr_t)sdb_map_get(&c->syms, sym) != 1 || !sdb_is_sym(sym)) return;
+  sdb_map_put(&c->syms, sym, (void *)2);
+  if (sym->name[0] == 'u' || !strncmp(sym->name, "zuf", 3)) return;
+  sdb_event ev = {0};
+  ev.kind = SDB_EV_CREATE_SYMBOL;
+  ev.phase = SDB_PHASE_TRACE;
+  ev.flags = SDB_EVF_NOT_CREATED | SDB_EVF_NO_HINT;
+  ev.sym = sym;
+  ev.text = src;
+  ev.detail = sdb_internf("source from %s", kind);
+  emit(t, &ev, w);
 }
 
 static const sdb_expr *parse_expr(sdb_tti *t, const char *text) {
@@ -280,7 +300,7 @@ static void on_create_symbol(sdb_tti *t, cstate *c, const sdb_tt_record *rec, bo
     if (e.text) sdb_map_put(&t->symsrc, sym, (void *)e.text);
   }
   bool seen = sdb_map_has(&c->syms, sym);
-  sdb_map_put(&c->syms, sym, (void *)1);
+  sdb_map_put(&c->syms, sym, (void *)2);
   if (!seen) {
     c->pub.symbols++;
     t->totals.symbols++;
@@ -375,6 +395,7 @@ static void on_guard(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
                       : json_is_string(json_array_get(v, 0)) ? json_string_value(json_array_get(v, 0))
                       : NULL;
     if (s && src && !sdb_map_has(&t->symsrc, s)) sdb_map_put(&t->symsrc, s, (void *)sdb_intern(src));
+    learn_source(t, c, s, &w, rec->kind);
   }
   char what[64];
   snprintf(what, sizeof what, "%s%s%s", is_assert ? "runtime assert" : "guard",
@@ -579,6 +600,39 @@ static void graph_sizes(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   }
 }
 
+/* exported_program ends with "Range constraints: {u0: VR[-int_oo, 15],
+** s0: VR[2, int_oo]}": the ranges export settled on, as refinements. */
+static void range_constraints(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
+  const char *p = strstr(rec->payload, "Range constraints: {");
+  if (!p) return;
+  p += strlen("Range constraints: {");
+  where w = locate(t, rec);
+  while (*p && *p != '}') {
+    while (*p == ' ' || *p == ',') p++;
+    const char *colon = strchr(p, ':');
+    const char *close = colon ? strchr(colon, ']') : NULL;
+    if (!colon || !close) break;
+    char name[64], vr[96];
+    snprintf(name, sizeof name, "%.*s", (int)(colon - p), p);
+    const char *v = colon + 1;
+    while (*v == ' ') v++;
+    snprintf(vr, sizeof vr, "%.*s", (int)(close + 1 - v), v);
+    p = close + 1;
+    sdb_range r;
+    const sdb_expr *sym = sdb_parse(name, (char[64]){0}, 64);
+    if (!sym || !sdb_is_sym(sym) || !parse_range(vr, &r)) continue;
+    mention(t, c, sym, &w, rec->kind);
+    sdb_event ev = {0};
+    ev.kind = SDB_EV_RANGE_REFINED;
+    ev.phase = SDB_PHASE_TRACE;
+    ev.sym = sym;
+    ev.range = r;
+    ev.has_range = true;
+    ev.detail = sdb_intern("exported_program range constraints");
+    emit(t, &ev, &w);
+  }
+}
+
 static void on_metrics(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   const char *co = jstr(rec->meta, "co_name"), *file = jstr(rec->meta, "co_filename");
   json_t *ln = json_object_get(rec->meta, "co_firstlineno");
@@ -699,6 +753,7 @@ static void on_record(sdb_tti *t, const sdb_tt_record *rec) {
       where w = locate(t, rec);
       emit(t, &e, &w);
     }
+    if (!strcmp(k, "exported_program")) range_constraints(t, c, rec);
     keep_graph(t, c, rec, k);
   }
 }

@@ -1296,12 +1296,14 @@ void dbg_init(repl_session *s) {
   dbg_pictures_init();
   dbg_tutorial_init();
   dbg_ask_init();
+  dbg_import_init();
 }
 
 void dbg_free(repl_session *s) {
   dbg *d = s ? dbg_of(s) : NULL;
   if (!d) return;
   dbg_tutorial_free();
+  dbg_import_free(d);
   release_program(d);
   sdb_events_remove_sink(d->ev, d->sink);
   sdb_timeline_free(d->tl);

@@ -124,6 +124,9 @@ typedef struct dbg {
   const sdb_expr **asked;
   size_t nasked, capasked;
 
+  /* `replay LOG`: the imported TORCH_TRACE log, or NULL (debug_import.c) */
+  struct sdb_tti *import;
+
   /* `list`: where the next plain `list` continues */
   const char *list_file;
   int list_next;
@@ -165,6 +168,19 @@ int dbg_report_html(repl_session *s, const char *dir);
 /* debug_tutorial.c: `tutorial`, `answer` */
 void dbg_tutorial_init(void);
 void dbg_tutorial_free(void);
+
+/* debug_import.c: `replay LOG` of a TORCH_TRACE log, info compiles/records/
+** recompiles. dbg_import_open imports PATH (a log, .log.gz, or a directory
+** of per-rank logs) into the session's stream; 0 or -1 (error printed).
+** dbg_import_graph handles `info graph ID [KIND]` on an imported log and
+** dbg_import_explain prints the expression tree of a guard or symbol of
+** it: both return 1 when it is not theirs to answer (no log, no such id;
+** QUIET: nothing found is not an error). */
+void dbg_import_init(void);
+void dbg_import_free(dbg *d);
+int dbg_import_open(dbg *d, const char *path, long rank);
+int dbg_import_graph(dbg *d, const repl_args *a);
+int dbg_import_explain(dbg *d, const char *what, bool quiet);
 
 /* debug_ask.c: questions about expressions at the cursor */
 void dbg_ask_init(void);

@@ -246,6 +246,8 @@ static const char *default_graph(const sdb_view *v) {
 
 static int info_graph(repl_session *s, const repl_cmd *c, const repl_args *a) {
   (void)c;
+  int rc = dbg_import_graph(dbg_of(s), a);   /* `info graph 0/1 aot_forward` */
+  if (rc != 1) return rc;
   const sdb_view *v = dbg_view(dbg_of(s));
   size_t ng = sdb_view_graph_count(v);
   if (!ng) {
@@ -416,11 +418,15 @@ static int info_display(repl_session *s, const repl_cmd *c, const repl_args *a) 
 
 static int cmd_explain(repl_session *s, const repl_cmd *c, const repl_args *a) {
   dbg *d = dbg_of(s);
+  /* on an imported log, a guard's text gives its expression tree */
+  if (d->import && (a->argc > 1 || strpbrk(a->rest, "(<>=+*-/ ")))
+    return dbg_import_explain(d, a->rest, false);
   const sdb_expr *sym = dbg_symbol_arg(d, c->name, a->argv[0]);
   if (!sym) return -1;
   char *text = sdb_view_explain(dbg_view(d), sym);
   fputs(text ? text : "", stdout);
   free(text);
+  if (d->import) dbg_import_explain(d, a->argv[0], true);
   return 0;
 }
 
@@ -749,15 +755,17 @@ static const repl_cmd info_cmds[] = {
 };
 
 static const repl_cmd show_cmds[] = {
-  { "explain", "e", "data", "explain SYM",
+  { "explain", "e", "data", "explain SYM|GUARD",
     "the whole life of a symbol",
     "Everything that happened to SYM up to this step: created by which op at\n"
     "which line, pending until which node, bound with which key path, lifted\n"
     "into which subgraphs, renamed from or to, defined by which buffer, and in\n"
-    "which guards and asserts it appears.\n"
+    "which guards and asserts it appears. On a TORCH_TRACE log (`replay`),\n"
+    "also the expression trees the log's expression_created records give for\n"
+    "it, and `explain GUARD` (as logged: Eq(s0, 3)) shows that guard's tree.\n"
     "\nExample:\n"
     "  (shapedb) explain u0\n",
-    cmd_explain, REPL_COMPLETE_SYMBOL, NULL, 1, 1, false },
+    cmd_explain, REPL_COMPLETE_SYMBOL, NULL, 1, -1, false },
   { "where", "bt backtrace", "stack", "where [SYM|GUARD]",
     "the Lua stack here, or where SYM or a guard came from",
     "Without arguments, the Lua stack of the program at the current event.\n"

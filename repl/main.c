@@ -8,6 +8,7 @@
 **   shapedb --batch -x CMD... [FILE.lua]   run the commands and exit
 **   shapedb -x CMD... [FILE.lua]   run the commands, then the REPL
 **   shapedb -e CHUNK [-e ...]      Lua chunks (before anything; alone, exit)
+**   shapedb --replay LOG [--rank N]  the debugger on a TORCH_TRACE log
 **
 ** Whether stdin is a terminal decides only how the REPL reads (readline
 ** or getline), never what runs.
@@ -49,6 +50,9 @@ static void usage(FILE *f) {
     "                   Graphviz DOT to FILE (render with dot -Tsvg)\n"
     "  --html DIR       at the end, write a static HTML report of the run\n"
     "                   into DIR (DIR/index.html)\n"
+    "  --replay LOG     open a PyTorch TORCH_TRACE log (plain, .gz, or a\n"
+    "                   directory of per-rank logs) in the debugger\n"
+    "  --rank N         with --replay DIR: rank N's log (default 0)\n"
     "  --max-steps N    stop any run of Lua code after N instructions with an\n"
     "                   error (as `set step-limit N`)\n"
     "  --version        print the version and exit\n"
@@ -181,6 +185,8 @@ int main(int argc, char **argv) {
   char **xs = calloc((size_t)argc + 1, sizeof *xs);
   int nchunks = 0, nx = 0, script = 0, status = 0;
   bool debug = false, batch = false;
+  const char *replay_path = NULL, *replay_rank = NULL;
+  char *replay_cmd = NULL;
   int report = REPORT_FULL;
   if (!chunks || !xs) {
     fprintf(stderr, "shapedb: out of memory\n");
@@ -203,6 +209,16 @@ int main(int argc, char **argv) {
       }
       if (a[1] == 'e') chunks[nchunks++] = argv[++i];
       else xs[nx++] = argv[++i];
+      continue;
+    }
+    if (!strcmp(a, "--replay") || !strcmp(a, "--rank")) {
+      /* --replay LOG [--rank N]: the REPL's `replay` command, run first */
+      if (i + 1 >= argc) {
+        status = bad_usage("'%s' needs an argument", a);
+        goto done;
+      }
+      if (a[2] == 'r' && a[3] == 'e') replay_path = argv[++i];
+      else replay_rank = argv[++i];
       continue;
     }
     if (!strcmp(a, "-i") || !strcmp(a, "--debug")) { debug = true; continue; }
@@ -237,6 +253,21 @@ int main(int argc, char **argv) {
     script = i;
     break;
   }
+  if (replay_rank && !replay_path) {
+    status = bad_usage("'%s' goes with --replay LOG", "--rank");
+    goto done;
+  }
+  if (replay_path) {
+    /* `replay LOG --rank N` before the -x commands */
+    size_t n = strlen(replay_path) + (replay_rank ? strlen(replay_rank) : 0) + 32;
+    replay_cmd = malloc(n);
+    if (!replay_cmd) { status = 1; goto done; }
+    snprintf(replay_cmd, n, "replay \"%s\"%s%s", replay_path, replay_rank ? " --rank " : "",
+             replay_rank ? replay_rank : "");
+    memmove(xs + 1, xs, (size_t)nx * sizeof *xs);
+    xs[0] = replay_cmd;
+    nx++;
+  }
   bool repl = debug || batch || nx > 0 || (!script && nchunks == 0);
   lua_State *L = repl_host_new();
   if (!L) {
@@ -258,6 +289,7 @@ int main(int argc, char **argv) {
     repl_host_free(L);
   }
 done:
+  free(replay_cmd);
   free(chunks);
   free(xs);
   return status;

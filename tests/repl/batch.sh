@@ -32,6 +32,7 @@ Running
   goto N|start|end         jump to event N, the start of the run, or its end
   kill                     end the paused program
   next [N]                 step over a nested tracer or phase
+  replay LOG [--rank N]    open a PyTorch TORCH_TRACE log in the debugger
   reverse-continue         go back to the previous breakpoint hit or the start
   reverse-finish           go back to where the current tracer or phase began
   reverse-next [N]         go back over a nested tracer or phase
@@ -52,7 +53,7 @@ Stack
 
 Data
   assume COND              try a torch._check(COND) here without re-running
-  explain SYM              the whole life of a symbol
+  explain SYM|GUARD        the whole life of a symbol
   lua CODE                 run CODE as Lua, even when it starts like a command
   print EXPR               an expression here: simplified, range, known or not
   report [quiet|html DIR]  the batch report: event log, graphs, bindings, guards
@@ -137,6 +138,7 @@ info subcommands:
   info assumptions         the facts `assume` added
   info bindings            the unbacked bindings recorded on graph nodes
   info breakpoints         the breakpoints, with their hit counts
+  info compiles            the compiles of an imported TORCH_TRACE log
   info display             what is shown at every stop
   info events [N|all]      the events around the cursor (or N, or all)
   info graph [NAME]        the nodes of a graph so far
@@ -145,6 +147,8 @@ info subcommands:
   info phases              the phases so far, with their event ranges
   info program             the program, its state and the cursor
   info ranges              the value range of each symbol
+  info recompiles          why each frame was compiled again, and the guard diff
+  info records             record kinds of an imported log, and what was skipped
   info replacements        the symbol replacements in force
   info symbols             every symbol: kind, range, status
   info timeline [ascii]    every symbol's life across the events of this compile
@@ -427,6 +431,9 @@ usage: shapedb [options] [FILE.lua [args...]]
                    Graphviz DOT to FILE (render with dot -Tsvg)
   --html DIR       at the end, write a static HTML report of the run
                    into DIR (DIR/index.html)
+  --replay LOG     open a PyTorch TORCH_TRACE log (plain, .gz, or a
+                   directory of per-rank logs) in the debugger
+  --rank N         with --replay DIR: rank N's log (default 0)
   --max-steps N    stop any run of Lua code after N instructions with an
                    error (as `set step-limit N`)
   --version        print the version and exit
