@@ -772,6 +772,96 @@ static bool split_divisible(const sdb_expr *e, int64_t k, termvec *div,
   return ok;
 }
 
+/* Is x one of the factors of the coefficient-free monomial m, as sympy's
+** Mul.make_args(m) lists them (a power is one factor)? */
+static bool has_factor(const sdb_expr *m, const sdb_expr *x) {
+  if (m == x) return true;
+  if (m->kind != SDB_MUL) return false;
+  for (size_t i = 0; i < m->nargs; i++)
+    if (m->args[i] == x) return true;
+  return false;
+}
+
+/* m without the factor x (which has_factor found). */
+static const sdb_expr *drop_factor(const sdb_expr *m, const sdb_expr *x) {
+  if (m == x) return sdb_int(1);
+  const sdb_expr *small[16] = {NULL}, **v = m->nargs <= 16 ? small : malloc(m->nargs * sizeof *v);
+  if (!v) return fail("out of memory");
+  size_t n = 0;
+  bool dropped = false;
+  for (size_t i = 0; i < m->nargs; i++)
+    if (!dropped && m->args[i] == x) dropped = true;
+    else v[n++] = m->args[i];
+  const sdb_expr *r = sdb_mul_n(v, n);
+  if (v != small) free(v);
+  return r;
+}
+
+/* PyTorch's simple_floordiv_gcd (torch/utils/_sympy/functions.py) for a
+** symbolic divisor: the integer gcd of both sides' term coefficients times
+** each factor of the divisor found in every term of the base. Divides both
+** by it: *pa = a/gcd, *pb = b/gcd. Returns 1 when divided, 0 when the gcd
+** is 1, -1 on error. */
+static int floordiv_gcd(const sdb_expr *a, const sdb_expr *b,
+                         const sdb_expr **pa, const sdb_expr **pb) {
+  termvec ta, tb;
+  tv_init(&ta);
+  tv_init(&tb);
+  int64_t ca = 0, cb = 0;
+  bool changed = false, ok = false;
+  *pa = *pb = NULL;
+  if (!collect_terms(a, 1, &ta, &ca) || !collect_terms(b, 1, &tb, &cb)) goto out;
+  int64_t n = gcd64(content_of(&ta, ca), content_of(&tb, cb));
+  if (n < 1) n = 1;
+  for (size_t i = 0; i < ta.n; i++) ta.v[i].coef /= n;
+  for (size_t i = 0; i < tb.n; i++) tb.v[i].coef /= n;
+  ca /= n;
+  cb /= n;
+  changed = n > 1;
+  /* the divisor's factors: a single monomial's, else the divisor itself */
+  if (tb.n == 1 && cb == 0) {
+    const sdb_expr *m = tb.v[0].e;
+    size_t nf = m->kind == SDB_MUL ? m->nargs : 1;
+    for (size_t f = 0; f < nf; f++) {
+      const sdb_expr *x = m->kind == SDB_MUL ? m->args[f] : m;
+      bool all = ca == 0 && ta.n > 0;
+      for (size_t i = 0; all && i < ta.n; i++) all = has_factor(ta.v[i].e, x);
+      if (!all) continue;
+      for (size_t i = 0; i < ta.n; i++)
+        if (!(ta.v[i].e = drop_factor(ta.v[i].e, x))) goto out;
+      if (!(tb.v[0].e = drop_factor(tb.v[0].e, x))) goto out;
+      changed = true;
+    }
+  }
+  if (changed) {
+    /* terms whose monomial became 1 join the constant */
+    for (size_t i = 0; i < ta.n; i++)
+      if (ta.v[i].e->kind == SDB_INT) ca += ta.v[i].coef, ta.v[i].coef = 0;
+    for (size_t i = 0; i < tb.n; i++)
+      if (tb.v[i].e->kind == SDB_INT) cb += tb.v[i].coef, tb.v[i].coef = 0;
+    *pa = finish_sum(&ta, ca);
+    *pb = *pa ? finish_sum(&tb, cb) : NULL;
+  }
+  ok = !changed || (*pa && *pb);
+out:
+  tv_free(&ta);
+  tv_free(&tb);
+  return !ok ? -1 : changed;
+}
+
+/* Is the monomial a a multiple of the monomial b (PythonMod's `(p / q)
+** .is_integer`, which sympy decides only when the quotient cancels)? */
+static bool monomial_multiple(const sdb_expr *a, const sdb_expr *b) {
+  const sdb_expr *ra, *rb;
+  int64_t ka = sdb_expr_coeff(a, &ra), kb = sdb_expr_coeff(b, &rb);
+  if (ra->kind == SDB_ADD || rb->kind == SDB_ADD || kb == 0 || ka % kb != 0) return false;
+  if (rb->kind == SDB_INT) return true;
+  size_t nf = rb->kind == SDB_MUL ? rb->nargs : 1;
+  for (size_t f = 0; f < nf; f++)
+    if (!has_factor(ra, rb->kind == SDB_MUL ? rb->args[f] : rb)) return false;
+  return true;
+}
+
 const sdb_expr *sdb_floordiv(const sdb_expr *a, const sdb_expr *b) {
   if (!a || !b) return NULL;
   if (!need_int(a, "FloorDiv") || !need_int(b, "FloorDiv")) return NULL;
@@ -784,6 +874,14 @@ const sdb_expr *sdb_floordiv(const sdb_expr *a, const sdb_expr *b) {
   if (b->kind == SDB_INT && b->ival == 1) return a;
   if (a->kind == SDB_INT && a->ival == 0) return a;
   if (a == b) return sdb_int(1);
+  if (b->kind == SDB_INT && b->ival == -1) return sdb_neg(a);
+  if (b->kind != SDB_INT) {
+    /* (s0*s1)//s0 = s1: divide out the common factors */
+    const sdb_expr *na, *nb;
+    int g = floordiv_gcd(a, b, &na, &nb);
+    if (g < 0) return NULL;
+    if (g > 0) return sdb_floordiv(na, nb);
+  }
   if (b->kind != SDB_INT || b->ival < 0)
     return intern(SDB_FLOORDIV, 0, NULL, (const sdb_expr *[]){a, b}, 2);
   int64_t k = b->ival;
@@ -834,6 +932,8 @@ const sdb_expr *sdb_mod(const sdb_expr *a, const sdb_expr *b) {
   if (b->kind == SDB_INT && (b->ival == 1 || b->ival == -1)) return sdb_int(0);
   if (a->kind == SDB_INT && a->ival == 0) return a;
   if (a == b) return sdb_int(0);
+  /* PythonMod.eval: p in (q, -q), or p a multiple of q (p / q cancels) */
+  if (b->kind != SDB_INT && (a == sdb_neg(b) || monomial_multiple(a, b))) return sdb_int(0);
   if (b->kind != SDB_INT || b->ival < 0)
     return intern(SDB_MOD, 0, NULL, (const sdb_expr *[]){a, b}, 2);
   int64_t k = b->ival;

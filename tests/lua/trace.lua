@@ -443,4 +443,25 @@ do
   end, T{3, 5}), gt, "b < a after a > b is known, not a second guard")
 end
 
+-- 16. views keep the simplest size: (s0*s1)//s0 is s1, Mod(s0*s1, s0) is 0,
+-- so view(n, -1) takes no divisibility guard, in any phase
+do
+  local function model(x, y)
+    local n = x:size(0)
+    return (x + y):view(n, -1):view(n, -1):view(n, -1)
+  end
+  for _, be in ipairs{ "eager", "aot_eager", "inductor" } do
+    local c = torch.compile(model, { backend = be, dynamic = true })
+    t.is(tostring(c(T{4, 6}, T{4, 6})), "FakeTensor(..., size=(s0, s1))", be .. ": view(n, -1) of [s0, s1] is [s0, s1]")
+    t.is(lines(c.traces[1].trace:guards()), lines{
+      "L['x'].stride()[0] == L['x'].size()[1]",
+      "L['y'].size()[0] == L['x'].size()[0]",
+      "L['y'].size()[1] == L['x'].size()[1]",
+      "L['y'].stride()[0] == L['x'].size()[1]",
+      "2 <= L['x'].size()[0]",
+      "2 <= L['x'].size()[1]",
+    }, be .. ": no Mod or FloorDiv guard")
+  end
+end
+
 t.done()

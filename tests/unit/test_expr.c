@@ -139,6 +139,20 @@ static void test_canonical_minmax_rel(void **state) {
   canon("Eq(s0 + 2, s0 + 2)", "True");
   canon("Ne(s0, s0 + 1)", "True");
   canon("Eq(507 - u0, 0)", "Eq(507 - u0, 0)");
+  /* FloorDiv.eval's simple_floordiv_gcd and PythonMod.eval's multiple rule */
+  canon("(s0*s1)//s0", "s1");
+  canon("(s0*s1*u0)//(s1*u0)", "s0");
+  canon("(2*s0*s1 + 4*s0)//(2*s0)", "s1 + 2");
+  canon("(6*s0*s1)//(4*s0)", "((3*s1)//2)");
+  canon("(s0*s1 + 3)//s0", "((s0*s1 + 3)//s0)");
+  canon("(s0**2)//s0", "((s0**2)//s0)");
+  canon("(s0*((s0*s1)//s0))//s0", "s1");
+  canon("s0//(-1)", "-s0");
+  canon("Mod(s0*s1, s0)", "0");
+  canon("Mod(6*s0*s1, 3*s0)", "0");
+  canon("Mod(-s0, s0)", "0");
+  canon("Mod(s0*s1, 2*s0)", "Mod(s0*s1, 2*s0)");
+  canon("Mod(s0*s1 + s0, s0)", "Mod(s0*s1 + s0, s0)");
   canon("s0 == s1", "Eq(s0, s1)");
   canon("s0 != 3", "Ne(s0, 3)");
 }
