@@ -967,6 +967,26 @@ out:
 ** Max and Min
 ** ---------------------------------------------------------------------- */
 
+/* An argument of Max/Min as non-constant terms plus a constant: the terms
+** of a sum, or the argument itself. */
+static const sdb_expr *const *nonconst_terms(const sdb_expr *const *x, size_t *n) {
+  if ((*x)->kind == SDB_ADD) { *n = (*x)->nargs; return (*x)->args; }
+  *n = 1;
+  return x;
+}
+static int64_t const_part(const sdb_expr *x) { return x->kind == SDB_ADD ? x->ival : 0; }
+
+/* Any total order on the non-constant terms (by creation id); equal means
+** the two differ by a constant. */
+static int nonconst_qsort_cmp(const void *pa, const void *pb) {
+  size_t na, nb;
+  const sdb_expr *const *a = nonconst_terms(pa, &na), *const *b = nonconst_terms(pb, &nb);
+  if (na != nb) return na < nb ? -1 : 1;
+  for (size_t i = 0; i < na; i++)
+    if (a[i] != b[i]) return a[i]->id < b[i]->id ? -1 : 1;
+  return 0;
+}
+
 static const sdb_expr *minmax_n(sdb_kind kind, const sdb_expr *const *in,
                                 size_t n) {
   const char *nm = kind == SDB_MAX ? "Max" : "Min";
@@ -997,18 +1017,17 @@ static const sdb_expr *minmax_n(sdb_kind kind, const sdb_expr *const *in,
   }
   if (have_const && !ev_push(&v, sdb_int(best))) { fail("out of memory"); goto out; }
   /* Drop duplicates and arguments dominated by another that differs from it
-  ** by a constant (Max(x, x + 1) = x + 1). */
-  for (size_t i = 0; i < v.n; i++) {
-    if (!v.v[i]) continue;
-    for (size_t j = i + 1; j < v.n && v.v[i]; j++) {
-      if (!v.v[j]) continue;
-      const sdb_expr *d = sdb_sub(v.v[i], v.v[j]);
-      if (!d) goto out;
-      if (d->kind != SDB_INT) continue;
-      bool keep_i = kind == SDB_MAX ? d->ival >= 0 : d->ival <= 0;
-      if (keep_i) v.v[j] = NULL;
-      else v.v[i] = NULL;
-    }
+  ** by a constant (Max(x, x + 1) = x + 1). Two canonical arguments differ by
+  ** a constant exactly when their non-constant terms are the same, so sort
+  ** by those terms and keep the best of each run: O(n log n), where
+  ** comparing every pair made Max/Min of many arguments cubic to build. */
+  qsort(v.v, v.n, sizeof *v.v, nonconst_qsort_cmp);
+  for (size_t i = 0; i + 1 < v.n; i++) {
+    if (nonconst_qsort_cmp(&v.v[i], &v.v[i + 1]) != 0) continue;
+    int64_t ci = const_part(v.v[i]), cj = const_part(v.v[i + 1]);
+    bool keep_i = kind == SDB_MAX ? ci >= cj : ci <= cj;
+    if (keep_i) v.v[i + 1] = v.v[i];   /* carry the best along the run */
+    v.v[i] = NULL;
   }
   size_t w = 0;
   for (size_t i = 0; i < v.n; i++)

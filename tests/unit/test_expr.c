@@ -157,6 +157,29 @@ static void test_canonical_minmax_rel(void **state) {
   canon("s0 != 3", "Ne(s0, 3)");
 }
 
+/* Max/Min of many arguments costs nodes in proportion to its arguments:
+** no difference is built per pair of them (which made building a Max of n
+** symbols one at a time cubic). Counted in nodes, not timed. */
+static void test_minmax_many(void **state) {
+  (void)state;
+  enum { N = 300 };
+  char name[16];
+  const sdb_expr *syms[N];
+  for (int i = 0; i < N; i++) {
+    snprintf(name, sizeof name, "s%d", i);
+    syms[i] = sdb_add(sdb_sym(name), sdb_int(i % 3));
+  }
+  size_t before = sdb_expr_count();
+  const sdb_expr *m = syms[0];
+  for (int i = 1; i < N; i++) m = sdb_max(m, syms[i]);
+  assert_int_equal(m->nargs, N);
+  assert_true(sdb_expr_count() - before <= 2 * N);
+  /* and the constant rule still holds among many: Max(s0, s0 + 2, ...) */
+  const sdb_expr *v[] = {P("s0"), P("s1 + 5"), P("s0 + 2"), P("s1"), P("3")};
+  check_str(sdb_max_n(v, 5), "Max(3, s0 + 2, s1 + 5)");
+  check_str(sdb_min_n(v, 5), "Min(3, s0, s1)");
+}
+
 static void test_canonical_logic(void **state) {
   (void)state;
   canon("True & (s0 < 5)", "s0 < 5");
@@ -539,6 +562,7 @@ int main(void) {
     cmocka_unit_test(test_canonical_div_mod),
     cmocka_unit_test(test_canonical_minmax_rel),
     cmocka_unit_test(test_canonical_logic),
+    cmocka_unit_test(test_minmax_many),
     cmocka_unit_test(test_parse_errors),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_eval_subs),
