@@ -18,6 +18,26 @@ echo "bench: core workloads (C) ..." >&2
 echo "bench: end-to-end traces (Lua front end) ..." >&2
 "$shapedb" --no-report "$here/bench_trace.lua" $quick > "$out/trace.tsv"
 
+# Generated models (gen_model.lua): every backend, with and without a
+# torch.cond every 100 ops, one process per run so each peak RSS is its
+# own. --quick stops at 10k ops; the 1M-op runs belong to the full bench.
+sizes="10000 100000 1000000"
+[ -n "$quick" ] && sizes="1000 10000"
+echo "bench: generated models ($sizes ops) ..." >&2
+for size in $sizes; do
+  for backend in eager aot_eager inductor; do
+    for ce in 0 100; do
+      "$shapedb" --no-report "$here/gen_run.lua" "$size" "$backend" "$ce" >> "$out/trace.tsv"
+    done
+  done
+done
+
+# Start-up: the binary running an empty chunk (wall clock, median of 5).
+startup_ms=$(for i in 1 2 3 4 5; do
+  t0=$(date +%s%N); "$shapedb" -e '' >/dev/null; t1=$(date +%s%N)
+  echo $(( (t1 - t0) / 1000 ))
+done | sort -n | sed -n 3p | awk '{ printf "%.1f", $1 / 1000 }')
+
 # The baseline is optional: without sympy the table has no ratio column
 # values and says why.
 sympy_note=
@@ -34,5 +54,5 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -
 runs=5
 [ -n "$quick" ] && runs=1
 awk -F '\t' -v flags="$flags" -v cores="$cores" -v cpu="$cpu" -v runs="$runs" \
-    -v sympy_note="$sympy_note" -f "$here/table.awk" \
+    -v sympy_note="$sympy_note" -v startup_ms="$startup_ms" -f "$here/table.awk" \
     "$out/sympy.tsv" "$out/core.tsv" "$out/trace.tsv"

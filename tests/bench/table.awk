@@ -31,6 +31,12 @@ FILENAME == ARGV[1] {
 {
   n++
   key[n] = $1; group[n] = $2; desc[n] = $3; size[n] = $4; val[n] = $5
+  if ($1 ~ /^gen\./) {                 # gen.BACKEND.COND.N: rss/op, events
+    split($1, kp, "."); cfg = kp[2] "." kp[3]; sz = kp[4] + 0
+    gen_us[cfg, sz] = $5; gen_rss[cfg, sz] = $6; gen_ev[cfg, sz] = $7
+    if (!(cfg in gen_seen)) { gen_seen[cfg] = 1; gen_cfgs[++ncfg] = cfg }
+    if (!(sz in gen_szseen)) { gen_szseen[sz] = 1; gen_sizes[++nsz] = sz }
+  }
 }
 
 END {
@@ -64,6 +70,46 @@ END {
                      rate(val[i]), sy, ratio)
       sub(/ +$/, "", line)
       print line
+      if (ratio != "" && (min_ratio == "" || r < min_ratio)) min_ratio = r
     }
   }
+  gen_summary()
+}
+
+# The generated-model matrix: per backend and cond setting, time per op at
+# each size, the growth from each size to the next (linear = 10x per 10x
+# of ops) and the peak RSS per op at the largest size; then the one
+# machine-readable line of issue #20.
+function gen_summary(   i, j, c, s, prev, g, big, line, maxg, rssmax, opsps) {
+  if (ncfg == 0) return
+  print ""
+  print "7 generated models: growth (time at N / time at N/10; linear = 10x) and peak RSS"
+  line = sprintf("  %-24s", "backend, cond")
+  for (j = 1; j <= nsz; j++) line = line sprintf(" %14s", gen_sizes[j] " ops")
+  for (j = 2; j <= nsz; j++) line = line sprintf(" %9s", "growth")
+  line = line sprintf(" %10s %9s", "RSS B/op", "events")
+  print line
+  big = gen_sizes[nsz]
+  for (i = 1; i <= ncfg; i++) {
+    c = gen_cfgs[i]
+    line = sprintf("  %-24s", c)
+    for (j = 1; j <= nsz; j++)
+      line = line sprintf(" %14s", ((c, gen_sizes[j]) in gen_us) ? rate(gen_us[c, gen_sizes[j]]) "/s" : "-")
+    for (j = 2; j <= nsz; j++) {
+      prev = gen_sizes[j - 1]; s = gen_sizes[j]
+      if (((c, s) in gen_us) && ((c, prev) in gen_us)) {
+        g = gen_us[c, s] * s / (gen_us[c, prev] * prev)
+        line = line sprintf(" %8.1fx", g)
+        if (s == 1000000 && prev == 100000 && (maxg == "" || g > maxg)) maxg = g
+      } else line = line sprintf(" %9s", "-")
+    }
+    line = line sprintf(" %10.0f %9s", gen_rss[c, big], gen_ev[c, big])
+    if (rssmax == "" || gen_rss[c, big] + 0 > rssmax) rssmax = gen_rss[c, big] + 0
+    print line
+  }
+  opsps = (("eager.cond", 100000) in gen_us) ? sprintf("%.0f", 1e6 / gen_us["eager.cond", 100000]) : "na"
+  printf "bench: expr_vs_sympy=%s trace_ops_per_s=%s trace_rss_bytes_per_op=%s growth_1m_over_100k=%s replay_load_s=na goto_ms=na startup_ms=%s import_mib_per_s=na\n", \
+    (min_ratio == "" ? "na" : sprintf("%.0fx", min_ratio)), opsps, \
+    (rssmax == "" ? "na" : sprintf("%.0f", rssmax)), (maxg == "" ? "na" : sprintf("%.1f", maxg)), \
+    (startup_ms == "" ? "na" : startup_ms)
 }
