@@ -264,7 +264,7 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
     return sdb_track(env, source, cached) ? SDB_OK : oom(err);
   }
   const sdb_expr *r = NULL;
-  if (d.has_min && d.has_max && d.min == d.max) {
+  if (d.dynamic != SDB_DIM_UNBACKED && d.has_min && d.has_max && d.min == d.max) {
     if (d.min != hint)
       return sdb_err_set(err, SDB_E_CONSTRAINT, "ConstraintViolationError",
                          "Static shape constraint of %lld does not match input size of %lld, for %s",
@@ -275,6 +275,10 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
     r = sdb_create_unbacked_symint(env);
     if (!r) return oom(err);
     int rc = sdb_mark_size_like(env, r, err);
+    /* mark_unbacked(t, d, min=, max=): the range the user promised */
+    if (!rc && (d.has_min || d.has_max))
+      rc = sdb_constrain_range(env, r, d.has_min ? d.min : 0, d.has_max ? d.max : SDB_PINF,
+                               "mark_unbacked", err);
     if (rc) return rc;
   } else if (d.dynamic == SDB_DIM_STATIC) {
     r = sdb_int(hint);   /* a constant by policy: nothing to record */

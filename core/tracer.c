@@ -208,6 +208,8 @@ static int bind_tensor_symbols(sdb_tracer *tr, const sdb_fake *t, bool lifting, 
   return rc;
 }
 
+static int record_bindings(sdb_tracer *tr, sdb_node *node, const sdb_value *out, sdb_err *err);
+
 sdb_node *sdb_tracer_input_tensor(sdb_tracer *tr, sdb_fake *t, const char *argname,
                                   const sdb_source *src, sdb_err *err) {
   /* the symbols this input introduces come just before it */
@@ -233,7 +235,12 @@ sdb_node *sdb_tracer_input_tensor(sdb_tracer *tr, sdb_fake *t, const char *argna
   sdb_map_put(&tr->tensor_proxy, t, ph);
   node_placed(tr, ph);
   graph_input_event(tr, ph, NULL, NULL);
-  return ph;
+  /* mark_unbacked dims: their fresh symbols are bound by this placeholder,
+  ** as Dynamo's set_example_value computes bindings for graph inputs */
+  ex = sdb_value_tensor(t);
+  int rc = record_bindings(tr, ph, &ex, err);
+  sdb_value_free(&ex);
+  return rc ? NULL : ph;
 }
 
 sdb_node *sdb_tracer_input_symint(sdb_tracer *tr, const sdb_expr *e, const char *argname,
@@ -753,6 +760,12 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
     sdb_node *node = snap[i];
     if (!node->bindings.n) continue;
     sdb_node *after = node;
+    /* a placeholder's bindings (mark_unbacked): the asserts go after the
+    ** last placeholder, which must stay first in the graph */
+    if (node->op == SDB_N_PLACEHOLDER) {
+      size_t np = sdb_graph_num_placeholders(tr->graph);
+      if (np) after = tr->graph->nodes[np - 1];
+    }
     for (size_t b = 0; b < node->bindings.n && rc == SDB_OK; b++) {
       const sdb_expr *u = node->bindings.v[b].sym;
       /* the pass binds each symbol afresh from the node's unbacked_bindings

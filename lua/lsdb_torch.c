@@ -513,6 +513,75 @@ static int t_mark_dynamic(lua_State *L) {
   return 0;
 }
 
+/* torch._dynamo.mark_unbacked(t, dim | {dims} [, {min =, max =}]): the dims
+** become unbacked size-like symbols when t is fakified (PyTorch's
+** DimDynamic.SIZE_LIKE_UNBACKED: no hint, so guarding on them is the
+** data-dependent error). Kept beside the tensor in a weak table of the
+** registry, read by trace:input: { [dim] = {min, max} } (false: none). */
+#define UNBACKED_MARKS "shapedb.unbacked_marks"
+
+static void push_unbacked_marks(lua_State *L) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, UNBACKED_MARKS) == LUA_TTABLE) return;
+  lua_pop(L, 1);
+  lua_newtable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, UNBACKED_MARKS);
+}
+
+static int opt_bound(lua_State *L, int opts, const char *key, lua_Integer *out) {
+  if (lua_isnoneornil(L, opts)) return 0;
+  int t = lua_getfield(L, opts, key);
+  if (t == LUA_TNIL) { lua_pop(L, 1); return 0; }
+  if (!lua_isinteger(L, -1))
+    return luaL_error(L, "mark_unbacked: %s must be an integer, got %s", key, luaL_typename(L, -1));
+  *out = lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return 1;
+}
+
+static int t_mark_unbacked(lua_State *L) {
+  ltensor *u = lsdb_check_ltensor(L, 1);
+  if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  lua_Integer lo = 0, hi = 0;
+  int has_lo = opt_bound(L, 3, "min", &lo), has_hi = opt_bound(L, 3, "max", &hi);
+  if (has_lo && has_hi && hi < lo)
+    return luaL_error(L, "mark_unbacked: min %d is greater than max %d", (int)lo, (int)hi);
+  int64_t dims[64];
+  int nd = 0;
+  if (lua_istable(L, 2)) {
+    lua_Integer n = luaL_len(L, 2);
+    for (lua_Integer i = 1; i <= n && nd < 64; i++) {
+      lua_rawgeti(L, 2, i);
+      dims[nd++] = check_dim(L, u->t, -1);
+      lua_pop(L, 1);
+    }
+  } else {
+    dims[nd++] = check_dim(L, u->t, 2);
+  }
+  push_unbacked_marks(L);
+  lua_pushvalue(L, 1);
+  if (lua_rawget(L, -2) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, -4);
+  }
+  for (int i = 0; i < nd; i++) {
+    lua_createtable(L, 2, 0);
+    if (has_lo) lua_pushinteger(L, lo); else lua_pushboolean(L, 0);
+    lua_rawseti(L, -2, 1);
+    if (has_hi) lua_pushinteger(L, hi); else lua_pushboolean(L, 0);
+    lua_rawseti(L, -2, 2);
+    lua_rawseti(L, -2, dims[i]);
+  }
+  return 0;
+}
+
 static int t_requires_grad_(lua_State *L) {
   sdb_fake *t = check_tensor(L, 1);
   t->requires_grad = lua_isnoneornil(L, 2) ? true : lua_toboolean(L, 2);
@@ -1036,6 +1105,22 @@ static int trace_input(lua_State *L) {
       if (i < 64 && (real->dynamic_dims >> i) & 1) ctx->sizes[i].dynamic = SDB_DIM_DYNAMIC;
       else if (dyn) ctx->sizes[i].dynamic = SDB_DIM_DUCK;
     }
+    /* mark_unbacked wins over mark_dynamic and dynamic=true, as in Dynamo */
+    push_unbacked_marks(L);
+    lua_pushvalue(L, 3);
+    if (lua_rawget(L, -2) == LUA_TTABLE) {
+      for (int i = 0; i < r->ndim; i++) {
+        if (lua_rawgeti(L, -1, i) == LUA_TTABLE) {
+          sdb_dim_spec *d = &ctx->sizes[i];
+          d->dynamic = SDB_DIM_UNBACKED;
+          if (lua_rawgeti(L, -1, 1) == LUA_TNUMBER) { d->has_min = true; d->min = lua_tointeger(L, -1); }
+          if (lua_rawgeti(L, -2, 2) == LUA_TNUMBER) { d->has_max = true; d->max = lua_tointeger(L, -1); }
+          lua_pop(L, 2);
+        }
+        lua_pop(L, 1);
+      }
+    }
+    lua_pop(L, 2);
     sdb_aot_input *in = add_input(t, argname, src);
     if (!in) { sdb_symctx_free(ctx); return luaL_error(L, "out of memory"); }
     in->ctx = ctx;   /* the trace owns it: aot re-fakifies through it */
@@ -1046,8 +1131,13 @@ static int trace_input(lua_State *L) {
     in->device = r->device;
     in->requires_grad = r->requires_grad;
     sdb_fake *fake = NULL;
+    /* an unbacked input dim says where it came from: mark_unbacked */
+    bool marked = false;
+    for (int i = 0; i < r->ndim; i++) marked |= ctx->sizes[i].dynamic == SDB_DIM_UNBACKED;
+    if (marked) sdb_events_push_op(t->rt->ev, "mark_unbacked");
     int rc = sdb_fakify(t->mode, sizes, r->ndim, r->dtype, r->device, r->requires_grad, src, ctx,
                         &fake, &err);
+    if (marked) sdb_events_pop_op(t->rt->ev);
     if (rc) return lsdb_raise(L, &err);
     sdb_node *ph = sdb_tracer_input_tensor(t->tracer, fake, argname, src, &err);
     if (!ph) { sdb_fake_unref(fake); return lsdb_raise(L, &err); }
@@ -1740,6 +1830,8 @@ void lsdb_open_torch(lua_State *L) {
   lua_newtable(L);
   lua_pushcfunction(L, t_mark_dynamic);
   lua_setfield(L, -2, "mark_dynamic");
+  lua_pushcfunction(L, t_mark_unbacked);
+  lua_setfield(L, -2, "mark_unbacked");
   lua_setfield(L, -2, "_dynamo");
   lua_setglobal(L, "torch");
   lua_setfield(L, LUA_REGISTRYINDEX, "shapedb.TensorMethods");
