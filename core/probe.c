@@ -864,8 +864,9 @@ static void put_symbol_line(sdb_buf *b, sdb_probe *p, const sdb_expr *sym) {
   const psym *ps = psym_of(p, sym);
   const sdb_symbol_info *si = sdb_symbol(p->env, sym);
   if (!ps || !si) { sdb_buf_printf(b, "  %s: not seen at this step\n", sym->name); return; }
-  sdb_buf_printf(b, "  %s: %s %s", sym->name, si->has_hint ? "backed" : "unbacked", ps->type);
+  sdb_buf_printf(b, "  %s: %s %s", sym->name, si->unbacked ? "unbacked" : "backed", ps->type);
   if (si->has_hint) sdb_buf_printf(b, ", hint %lld", (long long)si->hint);
+  else if (!si->unbacked) sdb_buf_puts(b, ", no hint (an imported log only mentions it)");
   sdb_buf_puts(b, ", range ");
   put_range(b, si->range);
   if (si->size_like) sdb_buf_puts(b, ", size-like");

@@ -460,12 +460,15 @@ static void on_specialization(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   ev.phase = SDB_PHASE_TRACE;
   ev.sym = name ? sdb_parse(name, (char[64]){0}, 64) : NULL;
   if (ev.sym && !sdb_is_sym(ev.sym)) ev.sym = NULL;
+  const char *src0 = json_string_value(json_array_get(srcs, 0));
+  if (ev.sym && src0 && !sdb_map_has(&t->symsrc, ev.sym))
+    sdb_map_put(&t->symsrc, ev.sym, (void *)sdb_intern(src0));
   if (ev.sym) mention(t, c, ev.sym, &w, rec->kind);
   char *end = NULL;
   long long v = val ? strtoll(val, &end, 10) : 0;
   ev.expr = val && end && !*end ? sdb_int(v) : NULL;
   ev.value = v;
-  ev.text = sdb_intern(json_string_value(json_array_get(srcs, 0)));
+  ev.text = sdb_intern(src0);
   ev.detail = sdb_intern(jstr(rec->meta, "reason"));
   c->pub.specializations++;
   t->totals.specializations++;
@@ -517,7 +520,19 @@ static bool set_installed(cstate *c, const sdb_tt_record *rec) {
       /* drop the tree drawing: "| | +- TENSOR_MATCH: ..." */
       size_t i = 0;
       while (i < len && (p[i] == '|' || p[i] == ' ' || p[i] == '+' || p[i] == '-')) i++;
-      if (i < len && grow((void **)&v, &cap, n, sizeof *v)) v[n++] = strndup(p + i, len - i);
+      /* guards are "TYPE: text" with TYPE in capitals (LAMBDA_GUARD,
+      ** TENSOR_MATCH); the managers (RootGuardManager, GuardManager:
+      ** source=...) and the TREE_GUARD_MANAGER title only hold them */
+      size_t j = i;
+      while (j < len && ((p[j] >= 'A' && p[j] <= 'Z') || p[j] == '_')) j++;
+      bool guard = j > i && j < len && p[j] == ':' && strncmp(p + i, "TREE_GUARD_MANAGER", j - i);
+      /* the provenance comment ("  # _dynamo/output_graph.py:456 in ...") and
+      ** the padding before it differ between runs: not part of the guard */
+      size_t end = len;
+      for (size_t k = j; k + 3 < len; k++)
+        if (!strncmp(p + k, "  # ", 4)) { end = k; break; }
+      while (end > i && p[end - 1] == ' ') end--;
+      if (guard && grow((void **)&v, &cap, n, sizeof *v)) v[n++] = strndup(p + i, end - i);
       p += len + (e ? 1 : 0);
     }
   } else {
@@ -560,7 +575,10 @@ static void keep_graph(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const ch
   char *text = strndup(rec->payload, rec->payload_len);
   if (!text) return;
   c->pub.graphs[c->pub.ngraphs++] = (sdb_tti_graph){sdb_intern(kind), text, rec->line};
-  t->totals.graphs++;
+  if (is_graph_kind(rec->kind) && !strstr(rec->kind, "guards")) {
+    c->pub.graph_count++;
+    t->totals.graphs++;
+  }
   where w = locate(t, rec);
   size_t lines = 1;
   for (const char *p = text; *p; p++) lines += *p == '\n';
@@ -879,7 +897,9 @@ char *sdb_tti_compiles_text(const sdb_tti *t) {
   if (!t->ncomps) sdb_buf_puts(&b, "No compiles in this log.\n");
   for (size_t i = 0; i < t->ncomps; i++) {
     const sdb_tti_compile *c = &t->comps[i]->pub;
-    sdb_buf_printf(&b, "%-8s %s", c->id, c->func ? c->func : "?");
+    sdb_buf_printf(&b, "%-8s %s", c->id,
+                   c->func ? c->func : c->cid.frame < 0 && c->cid.ca < 0 ? "(no compile id: export)"
+                                                                            : "?");
     if (c->file) sdb_buf_printf(&b, " (%s:%ld)", basename_of(c->file), c->lineno);
     sdb_buf_printf(&b, "  %s", c->status);
     if (c->fail_type) {
@@ -893,8 +913,8 @@ char *sdb_tti_compiles_text(const sdb_tti *t) {
       sdb_buf_putc(&b, '\n');
     }
     sdb_buf_printf(&b, "         symbols %ld (%ld unbacked), guards %ld, runtime asserts %ld, "
-                   "specializations %ld, graphs %zu\n", c->symbols, c->unbacked, c->guards,
-                   c->asserts, c->specializations, c->ngraphs);
+                   "specializations %ld, graphs %ld\n", c->symbols, c->unbacked, c->guards,
+                   c->asserts, c->specializations, c->graph_count);
   }
   return sdb_buf_take(&b);
 }

@@ -65,8 +65,11 @@ typedef struct sdb_tti_compile {
   long first_line;         /* header line of its first record */
   size_t first_event;      /* its phase_start's position in the stream */
   long symbols, unbacked, guards, asserts, specializations;
-  sdb_tti_graph *graphs;
+  sdb_tti_graph *graphs;    /* graphs, code, guard listings and graph-like
+                              artifacts, as `info graph ID KIND` shows them */
   size_t ngraphs;
+  long graph_count;        /* of those, the graphs and code proper (not the
+                              guard listings nor artifacts) */
   char **installed;        /* the installed guard set, sorted (owned) */
   size_t ninstalled;
   const char *installed_from; /* "dynamo_cpp_guards_str" or "dynamo_guards" */

@@ -395,7 +395,7 @@ static void test_import_failure_and_guards(void **state) {
   assert_string_equal(s,
     "[0/0]    fn (test_misc.py:10755)  failed: BackendCompilerFailed: backend='broken_backend' "
     "raised: RuntimeError: broken backend\n"
-    "         symbols 0 (0 unbacked), guards 0, runtime asserts 0, specializations 0, graphs 2\n");
+    "         symbols 0 (0 unbacked), guards 0, runtime asserts 0, specializations 0, graphs 1\n");
   free(s);
   sdb_tti_free(t);
   sdb_events_free(ev);
@@ -406,7 +406,7 @@ static void test_import_failure_and_guards(void **state) {
   assert_string_equal(c->status, "ok");
   assert_string_equal(c->func, "forward");
   assert_string_equal(c->installed_from, "dynamo_cpp_guards_str");
-  assert_int_equal(c->ninstalled, 25);
+  assert_int_equal(c->ninstalled, 13);   /* the TENSOR_MATCH, ID_MATCH... lines */
   assert_int_equal(c->ngraphs, 6);
   sdb_tti_free(t);
   sdb_events_free(ev);
