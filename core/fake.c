@@ -204,9 +204,17 @@ bool sdb_fake_is_contiguous(sdb_shape_env *env, const sdb_fake *t) {
   return true;
 }
 
+static uint64_t mutation_serial;
+
 void sdb_fake_bump_version(sdb_fake *t) {
-  if (t && t->storage) t->storage->version++;
+  if (t && t->storage) {
+    t->storage->version++;
+    t->storage->bumped = ++mutation_serial;
+  }
 }
+
+uint64_t sdb_fake_mutation_serial(void) { return mutation_serial; }
+uint32_t sdb_fake_next_storage_id(void) { return next_storage_id; }
 
 int sdb_fake_set_metadata(sdb_fake *t, const sdb_expr *const *sizes,
                           const sdb_expr *const *strides, int ndim,

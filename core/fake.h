@@ -48,6 +48,7 @@ typedef struct sdb_storage {
   uint32_t id;
   const sdb_expr *nelems;     /* size in elements */
   int64_t version;            /* the version counter, shared by views */
+  uint64_t bumped;            /* sdb_fake_mutation_serial() at the last bump */
 } sdb_storage;
 
 /* One memo slot (UnbackedMemoDescriptor): valid while epoch and version match. */
@@ -111,6 +112,11 @@ bool sdb_fake_is_contiguous(sdb_shape_env *env, const sdb_fake *t);
 
 /* Mutation: bump the version counter shared with every view. */
 void sdb_fake_bump_version(sdb_fake *t);
+/* Process-wide counters, so a cond can tell in O(1) whether anything was
+** mutated or allocated since it started (see hop.c): the number of
+** version bumps so far, and the id the next storage will get. */
+uint64_t sdb_fake_mutation_serial(void);
+uint32_t sdb_fake_next_storage_id(void);
 /* Replace sizes/strides in place (resize_, unsqueeze_, ...): bumps the
 ** version and keeps the storage; growing the storage (resize_) is the
 ** caller's business (storage->nelems). */

@@ -45,29 +45,33 @@ int sdb_branch_collect_inputs(sdb_branch *b, const sdb_tracer *child, sdb_err *e
 /* --- versions --------------------------------------------------------------- */
 
 int sdb_snapshot_versions(const sdb_tracer *parent, sdb_version_snapshot *s, sdb_err *err) {
-  size_t n = 0;
-  for (const sdb_tracer *t = parent; t; t = t->parent) n += t->tensor_proxy.len;
-  s->t = calloc(n + 1, sizeof *s->t);
-  s->version = calloc(n + 1, sizeof *s->version);
-  s->n = 0;
-  if (!s->t || !s->version) { sdb_snapshot_free(s); return oom(err); }
-  for (const sdb_tracer *t = parent; t; t = t->parent)
-    for (size_t i = 0; i < t->tensor_proxy.len; i++) {
-      sdb_fake *f = (sdb_fake *)t->tensor_proxy.keys[i];
-      s->t[s->n] = sdb_fake_ref(f);
-      s->version[s->n] = f->storage ? f->storage->version : 0;
-      s->n++;
-    }
+  (void)err;
+  s->parent = parent;
+  s->serial = sdb_fake_mutation_serial();
+  s->first_new_storage = sdb_fake_next_storage_id();
   return SDB_OK;
 }
 
 void sdb_snapshot_free(sdb_version_snapshot *s) {
-  for (size_t i = 0; s->t && i < s->n; i++) sdb_fake_unref(s->t[i]);
-  free(s->t);
-  free(s->version);
-  s->t = NULL;
-  s->version = NULL;
-  s->n = 0;
+  s->parent = NULL;
+}
+
+/* Does a tensor some ancestor tracer knows use this storage? */
+static bool ancestor_uses(const sdb_version_snapshot *s, const sdb_storage *st) {
+  for (const sdb_tracer *t = s->parent; t; t = t->parent)
+    for (size_t i = 0; i < t->tensor_proxy.len; i++)
+      if (((const sdb_fake *)t->tensor_proxy.keys[i])->storage == st) return true;
+  return false;
+}
+
+/* Was a tensor some ancestor knows mutated since the snapshot? */
+static bool ancestor_mutated(const sdb_version_snapshot *s) {
+  for (const sdb_tracer *t = s->parent; t; t = t->parent)
+    for (size_t i = 0; i < t->tensor_proxy.len; i++) {
+      const sdb_storage *st = ((const sdb_fake *)t->tensor_proxy.keys[i])->storage;
+      if (st && st->bumped > s->serial) return true;
+    }
+  return false;
 }
 
 static void hop_check_event(sdb_events *ev, bool ok, const char *name, const char *what) {
@@ -93,7 +97,8 @@ int sdb_hop_check_branch(sdb_events *ev, const char *name, const sdb_version_sna
   /* aliasing: an output sharing storage with an input or another output */
   for (size_t i = 0; i < nout; i++) {
     bool alias = false;
-    for (size_t k = 0; k < before->n && !alias; k++) alias = outs[i]->storage == before->t[k]->storage;
+    const sdb_storage *st = outs[i]->storage;
+    if (st && st->id < before->first_new_storage) alias = ancestor_uses(before, st);
     for (size_t k = 0; k < i && !alias; k++) alias = outs[i]->storage == outs[k]->storage;
     if (alias) {
       hop_check_event(ev, false, name, "aliasing");
@@ -103,12 +108,9 @@ int sdb_hop_check_branch(sdb_events *ev, const char *name, const sdb_version_sna
   hop_check_event(ev, true, name, "no input or output aliasing");
   /* mutation: a version counter moved (views share it, so a mutation
   ** through a view is caught) */
-  for (size_t k = 0; k < before->n; k++) {
-    sdb_fake *t = before->t[k];
-    if ((t->storage ? t->storage->version : 0) != before->version[k]) {
-      hop_check_event(ev, false, name, "input mutation");
-      return sdb_err_set(err, SDB_E_HOP, "RuntimeError", "%s might be modifying the input!", name);
-    }
+  if (sdb_fake_mutation_serial() != before->serial && ancestor_mutated(before)) {
+    hop_check_event(ev, false, name, "input mutation");
+    return sdb_err_set(err, SDB_E_HOP, "RuntimeError", "%s might be modifying the input!", name);
   }
   hop_check_event(ev, true, name, "no input mutation");
   return SDB_OK;

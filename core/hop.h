@@ -37,12 +37,16 @@ void sdb_branch_clear(sdb_branch *b);
 /* Record the branch's inputs from a child tracer about to be freed. */
 int sdb_branch_collect_inputs(sdb_branch *b, const sdb_tracer *child, sdb_err *err);
 
-/* Versions and storages of every tensor a branch could touch (the tensors
-** its tracer's ancestors know). */
+/* What a branch could touch (the tensors its tracer's ancestors know),
+** taken in O(1): the mutation serial and the next storage id when the cond
+** started. A storage bumped after `serial` was mutated; one with an id
+** below `first_new_storage` existed before. Only when either is seen are
+** the ancestors' tensors scanned, so a cond costs nothing per tensor of
+** the enclosing program (it used to copy and reference all of them). */
 typedef struct sdb_version_snapshot {
-  sdb_fake **t;            /* referenced */
-  int64_t *version;
-  size_t n;
+  const sdb_tracer *parent;
+  uint64_t serial;
+  uint32_t first_new_storage;
 } sdb_version_snapshot;
 
 int sdb_snapshot_versions(const sdb_tracer *parent, sdb_version_snapshot *s, sdb_err *err);
