@@ -154,13 +154,21 @@ valgrind: $(SHAPEDB) $(UNIT_BIN)
 # table. `make bench BENCH_ARGS=--quick` is a seconds-long smoke run.
 BENCH_BIN = $(BUILD)/bench/bench_core
 
+# TORCH_TRACE import speed on a ~100 MiB log built from the sample logs.
+BENCH_TT = $(BUILD)/bench/bench_torch_trace
+$(BENCH_TT): tests/bench/bench_torch_trace.c $(BUILD)/libcore.a | $(STAMP)
+	@mkdir -p $(@D)
+	$(say) BENCH $<
+	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -o $@ $< $(BUILD)/libcore.a $(CORE_LIBS) -lm
+
 $(BENCH_BIN): tests/bench/bench_core.c $(BUILD)/libcore.a | $(STAMP)
 	@mkdir -p $(@D)
 	$(say) BENCH $<
 	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -o $@ $< $(BUILD)/libcore.a $(CORE_LIBS) -lm
 
-bench: $(SHAPEDB) $(BENCH_BIN)
+bench: $(SHAPEDB) $(BENCH_BIN) $(BENCH_TT)
 	@sh tests/bench/run.sh $(BENCH_BIN) $(SHAPEDB) $(BUILD)/bench "$(CC) $(strip $(OPT))" $(BENCH_ARGS)
+	@SHAPEDB_SHARED=$${SHAPEDB_SHARED:-$(abspath ..)/shared} $(BENCH_TT) $(if $(filter --quick,$(BENCH_ARGS)),5,100)
 
 clean:
 	rm -rf build bin
