@@ -14,6 +14,10 @@ DEBS      = gcc make pkg-config perl liblua5.4-dev libreadline-dev \
             libcmocka-dev libjansson-dev zlib1g-dev libmd-dev
 TEST_DEBS = tmux valgrind graphviz chromium
 
+# `make fuzz` needs clang's libFuzzer; it installs these itself (not needed
+# for make, make test or make check).
+FUZZ_DEBS = clang libclang-rt-14-dev
+
 # BUILD holds objects and binaries; `make check` uses a second tree so the
 # sanitized and plain builds never mix.
 BUILD   ?= build/plain
@@ -26,6 +30,10 @@ WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 OPT     ?= -O2 -g
 ifneq ($(SAN),)
 OPT      = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+           -fno-sanitize-recover=undefined
+endif
+ifneq ($(FUZZ),)
+OPT      = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,fuzzer-no-link \
            -fno-sanitize-recover=undefined
 endif
 # pkg-config is only asked once deps are present (the rules below depend on
@@ -53,17 +61,24 @@ CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
 LUA_OBJ  = $(LUA_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/prelude.o
 REPL_OBJ = $(REPL_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# libFuzzer targets (see "fuzzing" below)
+FUZZ_NAMES  = expr cmdline torch_trace
+FUZZ_TIME  ?= 60
+FUZZ_SMOKE  = $(FUZZ_NAMES:%=$(BUILD)/fuzz/smoke_%)
+FUZZ_EXTRA_cmdline = repl/cmd.c
+FUZZ_SHARED_torch_trace = examples/torch_trace
+SHARED_DIR ?= $(abspath ../shared)
 
 SHAPEDB  = $(BIN)/shapedb
 STAMP    = build/.deps-ok
 
-.PHONY: all deps run test check valgrind bench clean unit
+.PHONY: all deps run test check valgrind bench clean unit fuzz fuzz-deps fuzz-run
 all: $(SHAPEDB)
 
 # --- dependencies -----------------------------------------------------------
 deps: $(STAMP)
-$(STAMP): Makefile
-	@missing=""; for p in $(DEBS) $(TEST_DEBS); do \
+# install_debs LIST: apt-get the Debian packages of LIST that are missing.
+install_debs = missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' \
 	    || missing="$$missing $$p"; \
 	done; \
@@ -78,6 +93,12 @@ $(STAMP): Makefile
 	    echo "  sudo apt-get install -y$$missing" >&2; exit 1; \
 	  fi; \
 	fi
+$(STAMP): Makefile
+	@$(call install_debs,$(DEBS) $(TEST_DEBS))
+	@mkdir -p $(@D) && touch $@
+fuzz-deps: build/.fuzz-deps-ok
+build/.fuzz-deps-ok: Makefile | $(STAMP)
+	@$(call install_debs,$(FUZZ_DEBS))
 	@mkdir -p $(@D) && touch $@
 
 # --- build -----------------------------------------------------------------
@@ -137,14 +158,14 @@ run: $(SHAPEDB)
 
 # One harness: prove runs C unit binaries and Lua scenario files alike
 # through tests/tap-exec (which picks the runner by file type).
-TEST_FILES = $(UNIT_BIN) $(sort $(wildcard tests/lua/*.lua)) $(sort $(wildcard tests/repl/*.sh))
-test: $(SHAPEDB) $(UNIT_BIN)
+TEST_FILES = $(UNIT_BIN) $(FUZZ_SMOKE) $(sort $(wildcard tests/lua/*.lua)) $(sort $(wildcard tests/repl/*.sh))
+test: $(SHAPEDB) $(UNIT_BIN) $(FUZZ_SMOKE)
 	SHAPEDB=$(abspath $(SHAPEDB)) prove --exec $(abspath tests/tap-exec) $(TEST_FILES)
 
 check:
 	$(MAKE) --no-print-directory BUILD=build/san BIN=build/san/bin SAN=1 test
 
-valgrind: $(SHAPEDB) $(UNIT_BIN)
+valgrind: $(SHAPEDB) $(UNIT_BIN) $(FUZZ_SMOKE)
 	SHAPEDB_VALGRIND=1 SHAPEDB=$(abspath $(SHAPEDB)) prove --exec $(abspath tests/tap-exec) $(TEST_FILES)
 
 # Benchmarks: numbers, never pass/fail, and not part of `test`. The C
@@ -169,6 +190,48 @@ $(BENCH_BIN): tests/bench/bench_core.c $(BUILD)/libcore.a | $(STAMP)
 bench: $(SHAPEDB) $(BENCH_BIN) $(BENCH_TT)
 	@sh tests/bench/run.sh $(BENCH_BIN) $(SHAPEDB) $(BUILD)/bench "$(CC) $(strip $(OPT))" $(BENCH_ARGS)
 	@SHAPEDB_SHARED=$${SHAPEDB_SHARED:-$(abspath ..)/shared} $(BENCH_TT) $(if $(filter --quick,$(BENCH_ARGS)),5,100)
+
+# --- fuzzing -------------------------------------------------------------------
+# libFuzzer targets, tests/fuzz/fuzz_NAME.c, with seed corpora in
+# tests/fuzz/NAME/. `make test` runs each through tests/fuzz/driver.c
+# (built with $(CC), no clang needed): its seeds, then 2000 deterministic
+# mutations of them, in about a second; `make check` does the same under
+# ASan/UBSan. `make fuzz` builds them with clang's libFuzzer, ASan and
+# UBSan (tree build/fuzz) and runs each for FUZZ_TIME seconds; new inputs
+# go to build/fuzz/corpus/NAME, crashes to build/fuzz/crash-NAME-*.
+
+$(BUILD)/fuzz/smoke_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(FUZZ_EXTRA_$*) $(BUILD)/libcore.a | $(STAMP)
+	@mkdir -p $(@D)
+	$(say) FUZZ $<
+	$(Q)$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) $(JSON_CFLAGS) -DFUZZ_NAME='"$*"' \
+	  $(if $(FUZZ_SHARED_$*),-DFUZZ_SHARED='"$(FUZZ_SHARED_$*)"') \
+	  -o $@ $< tests/fuzz/driver.c $(FUZZ_EXTRA_$*) $(BUILD)/libcore.a $(CORE_LIBS) -lm
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_EXTRA_$*) $(BUILD)/libcore.a
+	@mkdir -p $(@D)
+	$(say) FUZZ $<
+	$(Q)$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) $(JSON_CFLAGS) -fsanitize=fuzzer \
+	  -o $@ $< $(FUZZ_EXTRA_$*) $(BUILD)/libcore.a $(CORE_LIBS) -lm
+
+fuzz: fuzz-deps
+	@$(MAKE) --no-print-directory BUILD=build/fuzz BIN=build/fuzz/bin FUZZ=1 CC=clang fuzz-run
+
+# One line per target: executions, corpus size, and whether it found
+# anything (then the artifact's path).
+fuzz-run: $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+	@status=0; for n in $(FUZZ_NAMES); do \
+	  mkdir -p $(BUILD)/corpus/$$n; \
+	  extra=""; [ "$$n" = torch_trace ] && [ -d "$(SHARED_DIR)/examples/torch_trace" ] \
+	    && extra="$(SHARED_DIR)/examples/torch_trace"; \
+	  $(BUILD)/fuzz/fuzz_$$n -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
+	    -max_len=65536 -print_final_stats=1 -artifact_prefix=$(BUILD)/crash-$$n- \
+	    $(BUILD)/corpus/$$n tests/fuzz/$$n $$extra > $(BUILD)/fuzz-$$n.log 2>&1 \
+	    || { status=1; echo "fuzz $$n: FOUND A PROBLEM, see $(BUILD)/fuzz-$$n.log"; \
+	         grep -m1 -E 'Test unit written|ERROR' $(BUILD)/fuzz-$$n.log; }; \
+	  execs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(BUILD)/fuzz-$$n.log); \
+	  printf 'fuzz %-12s %12s executions, corpus %s inputs\n' $$n "$$execs" \
+	    "$$(ls $(BUILD)/corpus/$$n | wc -l)"; \
+	done; exit $$status
 
 clean:
 	rm -rf build bin

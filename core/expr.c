@@ -1706,6 +1706,13 @@ static void py_rec(pyctx *c, const sdb_expr *e) {
       break;
     }
     case SDB_POW:
+      /* PyTorch writes x*x*x; past 64 factors (fuzzing: s0**88888888888888880
+      ** never finished printing) the same value as Python's x**N */
+      if (e->ival > 64) {
+        py_item(c, e->args[0], P_POW);
+        sdb_buf_printf(b, "**%lld", (long long)e->ival);
+        break;
+      }
       for (int64_t i = 0; i < e->ival; i++) {
         if (i) sdb_buf_putc(b, '*');
         py_item(c, e->args[0], P_MUL);

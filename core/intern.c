@@ -36,6 +36,9 @@ static int grow(void) {
 
 const char *sdb_intern_n(const char *s, size_t n) {
   if (!s) return NULL;
+  /* Interned strings are C strings: a NUL inside the n bytes ends it
+  ** (comparing past it read beyond a shorter slot; found by fuzzing). */
+  n = strnlen(s, n);
   if (len * 2 >= cap && grow() != 0) return NULL;
   size_t j = hash_str(s, n) & (cap - 1);
   for (; slots[j]; j = (j + 1) & (cap - 1))

@@ -98,7 +98,14 @@ static sdb_range r_mul(sdb_range a, sdb_range b) {
   return r;
 }
 
+/* v**k, k >= 0. |v| <= 1 is answered directly: the loop below would run k
+** times for -1 (fuzzing found Mod(x**64112049, 2) taking seconds) and its
+** early exit at 1 got (-1)**odd wrong. Otherwise |r| doubles at least
+** each round, so the loop ends within 64 rounds. */
 static int64_t sat_pow(int64_t v, int64_t k) {
+  if (k == 0) return 1;
+  if (v == 0 || v == 1) return v;
+  if (v == -1) return k % 2 ? -1 : 1;
   int64_t r = 1;
   for (int64_t i = 0; i < k; i++) {
     r = sat_mul(r, v);

@@ -132,4 +132,12 @@ do
   local g = torch.compile(function(x) return nest(x, 60) end, { backend = "eager" })
   t.is(g(T{3}), "FakeTensor(..., size=(3,))", "60 nested wraps are fine")
 end
+
+-- Found by fuzzing (tests/fuzz/expr/found-pow-minus-one): the bound of a
+-- power looped once per unit of the exponent when the base could be -1,
+-- and its shortcut made (-1)**odd come out as 1.
+t.is(tostring(shapedb.bound("u0**3", { u0 = {-1, -1} })), "[-1, -1]", "(-1)**3 is -1")
+t.is(tostring(shapedb.bound("u0**64112049", { u0 = {-1, 1} })), "[-1, 1]",
+  "an odd power over [-1, 1], with a huge exponent, at once")
+t.is(tostring(shapedb.bound("u0**64112048", { u0 = {-1, 1} })), "[0, 1]", "an even one")
 t.done()
