@@ -109,6 +109,31 @@ const char *sdb_srcfile_line(const char *file, int line) {
   return n ? sdb_intern_n(s, n) : NULL;
 }
 
+int sdb_srcfile_set_text(const char *file, const char *text) {
+  const char *key = sdb_intern(file);
+  file_lines *fl = key ? calloc(1, sizeof *fl) : NULL;
+  if (!fl) return -1;
+  int cap_lines = 0;
+  for (const char *p = text; *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    size_t keep = len;
+    while (keep > 0 && p[keep - 1] == '\r') keep--;
+    if (fl->n == cap_lines) {
+      cap_lines = cap_lines ? cap_lines * 2 : 64;
+      const char **v = realloc(fl->lines, (size_t)cap_lines * sizeof *v);
+      if (!v) { free(fl->lines); free(fl); return -1; }
+      fl->lines = v;
+    }
+    fl->lines[fl->n++] = sdb_intern_n(p, keep);
+    p += len + (nl ? 1 : 0);
+  }
+  file_lines *old = sdb_map_get(&files, key);
+  if (!sdb_map_put(&files, key, fl)) { free(fl->lines); free(fl); return -1; }
+  if (old) { free(old->lines); free(old); }
+  return 0;
+}
+
 int sdb_srcfile_count(const char *file) {
   file_lines *fl = file ? load(file) : NULL;
   return fl ? fl->n : -1;

@@ -15,5 +15,8 @@ const char *sdb_srcfile_line_raw(const char *file, int line);  /* as written */
 int sdb_srcfile_count(const char *file);                       /* lines, -1 if unreadable */
 const char *sdb_srcfile_error(const char *file);               /* why unreadable, or NULL */
 void sdb_srcfile_reset(void);
+/* Serve file's lines from text instead of the disk (a replayed trace holds
+** the sources its run saw): replaces what the cache held. 0, or -1 on OOM. */
+int sdb_srcfile_set_text(const char *file, const char *text);
 
 #endif

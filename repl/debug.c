@@ -399,6 +399,16 @@ static void kill_program(dbg *d) {
 }
 
 static bool alive(const dbg *d) { return d->prog == PROG_READY || d->prog == PROG_PAUSED; }
+bool dbg_alive(const dbg *d) { return alive(d); }
+const char *dbg_program(const dbg *d) { return d->replay ? d->replay_program : d->s->program; }
+void dbg_kill(dbg *d) { if (alive(d)) kill_program(d); }
+
+/* A live program ends a replay: the events stay, the label goes. */
+static void leave_replay(dbg *d) {
+  free(d->replay);
+  free(d->replay_program);
+  d->replay = d->replay_program = NULL;
+}
 
 /* Make a new coroutine holding the function at the top of L's stack and
 ** its nargs arguments above it... the cursor moves to the end of the
@@ -410,6 +420,7 @@ static void start_program(dbg *d, int nargs, const char *label) {
   lua_xmove(L, co, nargs + 1);
   d->co = co;
   d->prog = PROG_READY;
+  leave_replay(d);
   d->print_results = false;
   free(d->label);
   d->label = xstrdup(label);
@@ -585,6 +596,12 @@ static void print_program_location(dbg *d) {
 ** Motions
 ** ---------------------------------------------------------------------- */
 
+/* A replay of a run that ended has not yet shown its end: a motion that
+** reaches it says so once, as the live run said when its program ended. */
+static bool replay_ending(const dbg *d) {
+  return d->replay && !d->replay_at_end && (d->prog == PROG_DONE || d->prog == PROG_FAILED);
+}
+
 static void say_end(dbg *d) {
   size_t len = dbg_length(d);
   size_t n = len - d->base;
@@ -599,8 +616,18 @@ static void say_end(dbg *d) {
 ** the timeline when the program ends, or on Ctrl-C. 0, or -1 when the
 ** program failed (the error is printed) or nothing could move. */
 static int forward(dbg *d, int motion, size_t count, const char *cmd) {
+  if (replay_ending(d) && d->cur >= dbg_length(d)) {
+    /* a live program paused at its last event ends on the next motion */
+    d->replay_at_end = true;
+    say_end(d);
+    return 0;
+  }
   if (!alive(d) && d->cur >= dbg_length(d)) {
-    if (d->prog == PROG_NONE)
+    if (d->replay)
+      repl_error(d->s, "%s: the end of the replay (event %zu is the last); `reverse-step` or "
+                       "`goto` move back; a replay has no program to run further", cmd,
+                 dbg_length(d) - 1);
+    else if (d->prog == PROG_NONE)
       repl_error(d->s, "%s: the program is not being run; `run` starts it", cmd);
     else
       repl_error(d->s, "%s: the program has finished (event %zu is the last); `reverse-step` "
@@ -634,6 +661,7 @@ static int forward(dbg *d, int motion, size_t count, const char *cmd) {
     dbg_show_stop(d);
   }
   if (ended >= 0 || (!alive(d) && d->cur == dbg_length(d))) say_end(d);
+  if (d->cur == dbg_length(d)) d->replay_at_end = true;
   /* an interrupted --batch run fails, so scripts can tell */
   return ended == R_FAILED || (interrupted && d->s->batch) ? -1 : 0;
 }
@@ -761,7 +789,7 @@ static int cmd_goto(repl_session *s, const repl_cmd *c, const repl_args *a) {
   if (!strcmp(w, "start")) {
     target = d->base;
   } else if (!strcmp(w, "end")) {
-    if (alive(d)) return forward(d, M_CONTINUE, 0, c->name) < 0 ? -1 : 0;
+    if (alive(d) || replay_ending(d)) return forward(d, M_CONTINUE, 0, c->name) < 0 ? -1 : 0;
     target = dbg_length(d);
   } else {
     char *end;
@@ -794,6 +822,11 @@ static int hook_run(repl_session *s, const char *args) {
   dbg *d = dbg_of(s);
   lua_State *L = s->L;
   while (*args == ' ' || *args == '\t') args++;
+  if (d->replay && !*args) {
+    repl_error(s, "run: a replay has no program (this is %s); `load FILE` loads one, "
+                  "`run LUA` runs Lua code", d->replay);
+    return -1;
+  }
   if (*args) {
     if (alive(d)) kill_program(d);
     char *code = malloc(strlen(args) + 8);
@@ -830,6 +863,10 @@ static int cmd_run(repl_session *s, const repl_cmd *c, const repl_args *a) {
 static int cmd_kill(repl_session *s, const repl_cmd *c, const repl_args *a) {
   dbg *d = dbg_of(s);
   (void)a;
+  if (!alive(d) && d->replay) {
+    repl_error(s, "%s: a replay has no program to kill (this is %s)", c->name, d->replay);
+    return -1;
+  }
   if (!alive(d)) {
     repl_error(s, "%s: the program is not being run", c->name);
     return -1;
@@ -946,15 +983,15 @@ static int parse_bp(dbg *d, const char *cmd, const repl_args *a, dbg_bp *bp) {
     if (*num && !*end && line > 0) {
       char *file = colon ? xstrdup(w) : NULL;
       if (file) file[colon - w] = '\0';
-      else if (d->s->program) file = xstrdup(d->s->program);
+      else if (dbg_program(d)) file = xstrdup(dbg_program(d));
       if (!file) {
         repl_error(s, "%s: no program loaded; say FILE:%ld", cmd, line);
         return -1;
       }
       int count = sdb_srcfile_count(file);
-      if (count < 0 && d->s->program && !strcmp(dbg_basename(file), dbg_basename(d->s->program))) {
+      if (count < 0 && dbg_program(d) && !strcmp(dbg_basename(file), dbg_basename(dbg_program(d)))) {
         free(file);
-        file = xstrdup(d->s->program);
+        file = xstrdup(dbg_program(d));
         count = sdb_srcfile_count(file);
       }
       if (count < 0) {
@@ -1297,6 +1334,7 @@ void dbg_init(repl_session *s) {
   dbg_tutorial_init();
   dbg_ask_init();
   dbg_import_init();
+  dbg_save_init();
 }
 
 void dbg_free(repl_session *s) {
@@ -1304,6 +1342,7 @@ void dbg_free(repl_session *s) {
   if (!d) return;
   dbg_tutorial_free();
   dbg_import_free(d);
+  dbg_save_free(d);
   release_program(d);
   sdb_events_remove_sink(d->ev, d->sink);
   sdb_timeline_free(d->tl);

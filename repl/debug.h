@@ -127,6 +127,12 @@ typedef struct dbg {
   /* `replay LOG`: the imported TORCH_TRACE log, or NULL (debug_import.c) */
   struct sdb_tti *import;
 
+  /* a replay (debug_save.c): what `info program` says it is (owned), or
+  ** NULL on a live session; the program its events name (owned) */
+  char *replay;
+  char *replay_program;
+  bool replay_at_end;     /* a motion has reached the replay's last event */
+
   /* `list`: where the next plain `list` continues */
   const char *list_file;
   int list_next;
@@ -181,6 +187,49 @@ void dbg_import_free(dbg *d);
 int dbg_import_open(dbg *d, const char *path, long rank);
 int dbg_import_graph(dbg *d, const repl_args *a);
 int dbg_import_explain(dbg *d, const char *what, bool quiet);
+
+/* debug_save.c: saved traces, and the debugger on events with no program.
+**
+** Opening the debugger on an event stream that has no program behind it
+** (a saved trace, an imported TORCH_TRACE log, a retraced graph) is three
+** calls:
+**   size_t first = dbg_replay_begin(d);
+**     -- ends a live program; the replay's events are those appended to
+**        d->ev from position `first` on (sdb_emit_raw keeps their stamps)
+**   dbg_replay_stack(d, seq, stack);        -- optional, per event: the Lua
+**        stack `where` shows (interned text, "#0  model at model.lua:7")
+**   sdb_srcfile_set_text(file, text);       -- optional: the sources that
+**        `list` and the stop lines read, for files the events name
+**   dbg_replay_open(d, first, &info);       -- the cursor stopped before the
+**        first event; `info program` shows info.label; `run` and `kill`
+**        say a replay has no program.
+** A later `load` or `run LUA` leaves the replay. */
+typedef struct dbg_replay_info {
+  const char *label;     /* "saved trace run.jsonl (format 1, written ... by shapedb 0.1.0)" */
+  const char *program;   /* the program the events came from, or NULL: the
+                            default file of `list` and `break LINE` */
+  const char *end;       /* how the run ended: "finished", "failed", or NULL
+                            (paused or unknown): what the end of the replay says */
+  size_t run_from;       /* the run starts this many events after first */
+} dbg_replay_info;
+size_t dbg_replay_begin(dbg *d);
+void dbg_replay_stack(dbg *d, size_t seq, const char *stack);
+int dbg_replay_open(dbg *d, size_t first, const dbg_replay_info *info);
+/* `replay FILE` on a saved trace; 0 or -1 (error printed; the events before
+** a bad line stay loaded). */
+int dbg_replay_trace(dbg *d, const char *path);
+/* Save the session's events to path (`save`, --record); 0 or -1. */
+int dbg_save(dbg *d, const char *path, bool quiet);
+/* --record FILE outside the debugger: the events of a script run. */
+int dbg_save_stream(sdb_events *ev, const char *program, char **argv, int argc,
+                    bool failed, const char *path);
+void dbg_save_init(void);
+void dbg_save_free(dbg *d);
+/* End the live program, if any (debug.c). */
+void dbg_kill(dbg *d);
+bool dbg_alive(const dbg *d);
+/* The program's path: the loaded one, or the one a replay's events name. */
+const char *dbg_program(const dbg *d);
 
 /* debug_ask.c: questions about expressions at the cursor */
 void dbg_ask_init(void);

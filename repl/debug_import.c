@@ -11,6 +11,7 @@
 */
 #include "debug.h"
 #include "torch_trace_import.h"
+#include "trace_io.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -81,6 +82,8 @@ int dbg_import_open(dbg *d, const char *path, long rank) {
     repl_error(d->s, "replay: %s: no such file or directory", path);
     return -1;
   }
+  /* a trace shapedb saved (`save FILE`) rather than PyTorch's log */
+  if (!S_ISDIR(st.st_mode) && sdb_trace_sniff(path)) return dbg_replay_trace(d, path);
   char *file = S_ISDIR(st.st_mode) ? pick_rank(d, path, rank) : strdup(path);
   if (!file) return -1;
   if (!sdb_tt_sniff(file)) {

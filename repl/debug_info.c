@@ -375,7 +375,12 @@ static int info_events(repl_session *s, const repl_cmd *c, const repl_args *a) {
 static int info_program(repl_session *s, const repl_cmd *c, const repl_args *a) {
   (void)c; (void)a;
   dbg *d = dbg_of(s);
-  if (s->program) {
+  if (d->replay) {
+    printf("replay: %s\n", d->replay);
+    printf("program: %s (not loaded: a replay has no program)\n",
+           d->replay_program ? d->replay_program : "unknown");
+  } else if (s->program) {
+    printf("live run\n");
     printf("program: %s\n", s->program);
     if (s->prog_argc > 0) {
       printf("arguments:");
@@ -511,7 +516,7 @@ static int cmd_list(repl_session *s, const repl_cmd *c, const repl_args *a) {
   dbg *d = dbg_of(s);
   const sdb_event *e = sdb_view_event(dbg_view(d));
   int mark = e && e->file ? e->line : -1;
-  const char *file = d->list_file ? d->list_file : s->program;
+  const char *file = d->list_file ? d->list_file : dbg_program(d);
   int from = d->list_next > 0 ? d->list_next : 1;
   if (a->argc) {
     const char *w = a->argv[0];
@@ -523,7 +528,7 @@ static int cmd_list(repl_session *s, const repl_cmd *c, const repl_args *a) {
       return -1;
     }
     if (colon) file = sdb_intern_n(w, (size_t)(colon - w));
-    else if (!file) file = s->program;
+    else if (!file) file = dbg_program(d);
     int count = file ? sdb_srcfile_count(file) : -1;
     if (count >= 0 && line > count) {
       repl_error(s, "%s: line %ld is past the end of %s (%d lines)", c->name, line,

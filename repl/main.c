@@ -9,6 +9,8 @@
 **   shapedb -x CMD... [FILE.lua]   run the commands, then the REPL
 **   shapedb -e CHUNK [-e ...]      Lua chunks (before anything; alone, exit)
 **   shapedb --replay LOG [--rank N]  the debugger on a TORCH_TRACE log
+**                                    or a trace saved by shapedb
+**   --record FILE                    save the run's events to FILE at the end
 **
 ** Whether stdin is a terminal decides only how the REPL reads (readline
 ** or getline), never what runs.
@@ -24,6 +26,7 @@
 #include "render_html.h"
 #include "repl.h"
 #include "lsdb.h"
+#include "trace_io.h"
 
 #include <lauxlib.h>
 #include <stdio.h>
@@ -53,6 +56,8 @@ static void usage(FILE *f) {
     "  --replay LOG     open a PyTorch TORCH_TRACE log (plain, .gz, or a\n"
     "                   directory of per-rank logs) in the debugger\n"
     "  --rank N         with --replay DIR: rank N's log (default 0)\n"
+    "  --record FILE    at the end, save the run's events as a trace to FILE\n"
+    "                   (`shapedb --replay FILE` steps through it later)\n"
     "  --max-steps N    stop any run of Lua code after N instructions with an\n"
     "                   error (as `set step-limit N`)\n"
     "  --version        print the version and exit\n"
@@ -89,7 +94,7 @@ static void print_report(lua_State *L, int report) {
 /* --dot FILE: the graphs of every compile of the run, drawn from the
 ** events (the same picture as `dump dot FILE all` at the last event). */
 /* --html DIR: the HTML report of the whole run (`report html DIR`). */
-static const char *dot_path, *html_dir;
+static const char *dot_path, *html_dir, *record_path;
 
 static int write_pictures(lua_State *L, const char *title) {
   if (!dot_path && !html_dir) return 0;
@@ -125,6 +130,9 @@ static int run_script(lua_State *L, char **argv, int argc, int report) {
   }
   print_report(L, report);
   repl_host_report(L, status);
+  if (record_path && dbg_save_stream(lsdb_events(L), argv[0], argv + 1, argc - 1,
+                                     status != LUA_OK, record_path) != 0)
+    return 1;
   if (write_pictures(L, argv[0]) != 0) return 1;
   return status == LUA_OK ? 0 : 1;
 }
@@ -166,6 +174,7 @@ static int run_session(lua_State *L, bool batch, char **xs, int nx, char **argv,
   int status = s->status_set ? s->status
              : (batch && s->failures > 0) || s->input_failed ? 1 : 0;
   if (write_pictures(s->L, s->program) != 0 && status == 0) status = 1;
+  if (record_path && dbg_save(dbg_of(s), record_path, true) != 0) status = 1;
   dbg_free(s);
   repl_session_free(s);
   repl_cmd_unregister_all();
@@ -225,6 +234,14 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--batch")) { batch = true; continue; }
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) { report = REPORT_QUIET; continue; }
     if (!strcmp(a, "--no-report")) { report = REPORT_NONE; continue; }
+    if (!strcmp(a, "--record")) {
+      if (i + 1 >= argc) {
+        status = bad_usage("'%s' needs an argument", a);
+        goto done;
+      }
+      record_path = argv[++i];
+      continue;
+    }
     if (!strcmp(a, "--dot") || !strcmp(a, "--html")) {
       if (i + 1 >= argc) {
         status = bad_usage("'%s' needs an argument", a);
@@ -267,6 +284,11 @@ int main(int argc, char **argv) {
     memmove(xs + 1, xs, (size_t)nx * sizeof *xs);
     xs[0] = replay_cmd;
     nx++;
+  }
+  {
+    /* tests: make saves fail after N bytes (a full disk, on any disk) */
+    const char *fail = getenv("SHAPEDB_TEST_WRITE_FAIL_AFTER");
+    if (fail) sdb_trace_fail_after(atol(fail));
   }
   bool repl = debug || batch || nx > 0 || (!script && nchunks == 0);
   lua_State *L = repl_host_new();

@@ -38,6 +38,7 @@ Running
   reverse-next [N]         go back over a nested tracer or phase
   reverse-step [N]         go back one event (N events)
   run [LUA]                run the program from its start, or the Lua code LUA
+  save FILE                save the run's events as a trace to replay later
   step [N]                 advance to the next event (N events)
 
 Breakpoints
@@ -283,6 +284,7 @@ check "run without a program, load of a missing or broken file"
 
 want <<'OUT'
 loaded prog.lua
+live run
 program: prog.lua
 state: loaded, not started (prog.lua)
 events: 0 recorded, this run from event 0; cursor before the first event
@@ -296,6 +298,7 @@ run --batch -x 'load prog.lua' -x 'i pro' -x run -x answer
 check "load, then run: the program's globals stay for the prompt"
 
 want <<'OUT'
+live run
 program: prog.lua
 arguments: a b
 state: loaded, not started (prog.lua)
@@ -342,6 +345,7 @@ check "source runs a command file and stops at the first failure"
 
 # --- command line --------------------------------------------------------------
 want <<'OUT'
+live run
 program: prog.lua
 state: loaded, not started (prog.lua)
 events: 0 recorded, this run from event 0; cursor before the first event
@@ -434,6 +438,8 @@ usage: shapedb [options] [FILE.lua [args...]]
   --replay LOG     open a PyTorch TORCH_TRACE log (plain, .gz, or a
                    directory of per-rank logs) in the debugger
   --rank N         with --replay DIR: rank N's log (default 0)
+  --record FILE    at the end, save the run's events as a trace to FILE
+                   (`shapedb --replay FILE` steps through it later)
   --max-steps N    stop any run of Lua code after N instructions with an
                    error (as `set step-limit N`)
   --version        print the version and exit

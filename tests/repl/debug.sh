@@ -534,6 +534,7 @@ event 5, phase trace, tracer trace
   tracer: - -> trace
   new symbol: u0 [0, 3]
 [program killed after 43 more events: the timeline is kept; `run` starts it again]
+live run
 program: nz.lua
 state: not running
 events: 53 recorded, this run from event 0; cursor after event 5

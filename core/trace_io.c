@@ -1,0 +1,604 @@
+/*
+** trace_io.c — saved traces (see trace_io.h and docs/trace-format.md).
+*/
+#define _GNU_SOURCE   /* mkstemp, fsync, strdup */
+#include "trace_io.h"
+#include "intern.h"
+#include "srcfile.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* --- values ---------------------------------------------------------------- */
+
+/* A JSON string; bytes that are not UTF-8 (Lua strings may hold any) are
+** written as '?', since JSON text must be UTF-8. */
+static json_t *jstr(const char *s) {
+  if (!s) return json_null();
+  json_t *j = json_string(s);
+  if (j) return j;
+  char *copy = strdup(s);
+  if (!copy) return NULL;
+  for (char *p = copy; *p; p++)
+    if ((unsigned char)*p >= 0x80) *p = '?';
+  j = json_string(copy);
+  free(copy);
+  return j;
+}
+
+static json_t *expr_json(const sdb_expr *e) {
+  switch (e->kind) {
+    case SDB_INT: return json_integer(e->ival);
+    case SDB_SYM: return jstr(e->name);
+    case SDB_TRUE: return json_true();
+    case SDB_FALSE: return json_false();
+    default: break;
+  }
+  json_t *a = json_array();
+  if (!a) return NULL;
+  json_array_append_new(a, json_string(sdb_kind_name((sdb_kind)e->kind)));
+  json_array_append_new(a, json_integer(e->ival));
+  for (uint32_t i = 0; i < e->nargs; i++) json_array_append_new(a, expr_json(e->args[i]));
+  return a;
+}
+
+static int kind_from_name(const char *name) {
+  for (int k = 0; k < SDB_KIND_COUNT; k++)
+    if (!strcmp(sdb_kind_name((sdb_kind)k), name)) return k;
+  return -1;
+}
+
+/* An expression from its tree; NULL with *why set. */
+static const sdb_expr *json_expr(json_t *j, int depth, const char **why) {
+  if (depth > SDB_MAX_DEPTH) { *why = "expression nested too deeply"; return NULL; }
+  if (json_is_integer(j)) return sdb_int(json_integer_value(j));
+  if (json_is_true(j)) return sdb_true();
+  if (json_is_false(j)) return sdb_false();
+  if (json_is_string(j)) return sdb_sym(json_string_value(j));
+  size_t n = json_array_size(j);
+  if (!json_is_array(j) || n < 2 || !json_is_string(json_array_get(j, 0)) ||
+      !json_is_integer(json_array_get(j, 1))) {
+    *why = "an expression is an integer, a symbol name, true, false or [kind, ival, args...]";
+    return NULL;
+  }
+  int kind = kind_from_name(json_string_value(json_array_get(j, 0)));
+  if (kind < 0 || kind == SDB_INT || kind == SDB_SYM) {
+    *why = "unknown expression kind";
+    return NULL;
+  }
+  size_t nargs = n - 2;
+  const sdb_expr *small[8], **args = nargs <= 8 ? small : malloc(nargs * sizeof *args);
+  if (!args) { *why = "out of memory"; return NULL; }
+  const sdb_expr *r = NULL;
+  size_t i = 0;
+  for (; i < nargs; i++)
+    if (!(args[i] = json_expr(json_array_get(j, i + 2), depth + 1, why))) break;
+  if (i == nargs) {
+    static const unsigned arity[SDB_KIND_COUNT] = {
+      [SDB_POW] = 1, [SDB_FLOORDIV] = 2, [SDB_MOD] = 2, [SDB_EQ] = 2, [SDB_NE] = 2,
+      [SDB_LT] = 2, [SDB_LE] = 2, [SDB_NOT] = 1,
+    };
+    if (arity[kind] && nargs != arity[kind]) *why = "wrong number of arguments in an expression";
+    else if (!(r = sdb_rebuild((sdb_kind)kind, json_integer_value(json_array_get(j, 1)), args, nargs)))
+      *why = sdb_expr_error();
+  }
+  if (args != small) free(args);
+  return r;
+}
+
+static json_t *bound_json(int64_t v, bool is_bool) {
+  if (is_bool) return json_boolean(v);
+  if (v == SDB_NINF) return json_string("-int_oo");
+  if (v == SDB_PINF) return json_string("int_oo");
+  return json_integer(v);
+}
+
+static bool json_bound(json_t *j, int64_t *v, bool *is_bool) {
+  if (json_is_boolean(j)) { *v = json_is_true(j); *is_bool = true; return true; }
+  if (json_is_integer(j)) { *v = json_integer_value(j); return true; }
+  const char *s = json_string_value(j);
+  if (s && !strcmp(s, "-int_oo")) { *v = SDB_NINF; return true; }
+  if (s && !strcmp(s, "int_oo")) { *v = SDB_PINF; return true; }
+  return false;
+}
+
+/* --- writing ----------------------------------------------------------------- */
+
+static long fail_after = -1;
+void sdb_trace_fail_after(long bytes) { fail_after = bytes; }
+
+typedef struct {
+  FILE *f;
+  long written;
+  int err;          /* errno of the first failure, or 0 */
+} out_t;
+
+static void put(out_t *o, const char *s, size_t n) {
+  if (o->err) return;
+  if (fail_after >= 0 && o->written + (long)n > fail_after) {
+    o->err = EIO;
+    return;
+  }
+  if (fwrite(s, 1, n, o->f) != n) o->err = errno ? errno : EIO;
+  o->written += (long)n;
+}
+
+static void put_json(out_t *o, json_t *j) {
+  if (!j) { if (!o->err) o->err = ENOMEM; return; }
+  char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(j);
+  if (!s) { if (!o->err) o->err = ENOMEM; return; }
+  put(o, s, strlen(s));
+  put(o, "\n", 1);
+  free(s);
+}
+
+static void set(json_t *o, const char *k, json_t *v) { if (v) json_object_set_new(o, k, v); }
+
+static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
+  json_t *o = json_object();
+  if (!o) return NULL;
+  set(o, "seq", json_integer((json_int_t)pos));
+  set(o, "event", json_string(sdb_event_name((sdb_event_kind)e->kind)));
+  set(o, "phase", json_string(sdb_phase_name((sdb_phase)e->phase)));
+  if (e->flags) set(o, "flags", json_integer(e->flags));
+  if (e->tracer) set(o, "tracer", jstr(e->tracer));
+  if (e->depth) set(o, "depth", json_integer(e->depth));
+  if (e->file) set(o, "file", jstr(e->file));
+  if (e->line) set(o, "line", json_integer(e->line));
+  if (e->func) set(o, "func", jstr(e->func));
+  if (e->op) set(o, "op", jstr(e->op));
+  if (e->sym) set(o, "sym", expr_json(e->sym));
+  if (e->sym2) set(o, "sym2", expr_json(e->sym2));
+  if (e->expr) set(o, "expr", expr_json(e->expr));
+  if (e->has_range) {
+    json_t *r = json_array();
+    json_array_append_new(r, bound_json(e->range.lo, e->range.is_bool));
+    json_array_append_new(r, bound_json(e->range.hi, e->range.is_bool));
+    set(o, "range", r);
+  }
+  if (e->value) set(o, "value", json_integer(e->value));
+  if (e->text) set(o, "text", jstr(e->text));
+  if (e->detail) set(o, "detail", jstr(e->detail));
+  if (e->text2) set(o, "text2", jstr(e->text2));
+  if (e->nsyms) {
+    json_t *a = json_array(), *t = e->texts ? json_array() : NULL;
+    for (uint32_t i = 0; i < e->nsyms; i++) {
+      json_array_append_new(a, e->syms[i] ? expr_json(e->syms[i]) : json_null());
+      if (t) json_array_append_new(t, jstr(e->texts[i]));
+    }
+    set(o, "syms", a);
+    if (t) set(o, "texts", t);
+  }
+  if (stack) set(o, "stack", jstr(stack));
+  return o;
+}
+
+/* The whole text of a file through srcfile's cache, or NULL. */
+static char *file_text(const char *file) {
+  int n = sdb_srcfile_count(file);
+  if (n < 0) return NULL;
+  size_t len = 1;
+  for (int i = 1; i <= n; i++) len += strlen(sdb_srcfile_line_raw(file, i)) + 1;
+  char *t = malloc(len), *p = t;
+  if (!t) return NULL;
+  for (int i = 1; i <= n; i++) {
+    const char *l = sdb_srcfile_line_raw(file, i);
+    size_t k = strlen(l);
+    memcpy(p, l, k);
+    p += k;
+    *p++ = '\n';
+  }
+  *p = 0;
+  return t;
+}
+
+static json_t *header_json(const sdb_trace_meta *m, const sdb_events *s, size_t from,
+                           size_t to) {
+  json_t *h = json_object();
+  set(h, "format", json_string(SDB_TRACE_FORMAT));
+  set(h, "version", json_integer(SDB_TRACE_VERSION));
+  set(h, "shapedb", jstr(m->shapedb ? m->shapedb : "?"));
+  char when[32];
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  set(h, "written", json_string(m->written ? m->written : when));
+  set(h, "program", jstr(m->program));
+  json_t *args = json_array();
+  for (size_t i = 0; i < m->nargs; i++) json_array_append_new(args, jstr(m->args[i]));
+  set(h, "args", args);
+  set(h, "end", jstr(m->end ? m->end : "finished"));
+  set(h, "events", json_integer((json_int_t)(to - from)));
+  if (m->options) {
+    json_t *opt = json_loads(m->options, 0, NULL);
+    if (opt) set(h, "options", opt);
+  }
+  /* the sources: the caller's, then every file named, in order first named */
+  json_t *src = json_array(), *seen = json_object();
+  for (size_t i = 0; i < m->nsources; i++) {
+    json_t *f = json_object();
+    set(f, "file", jstr(m->sources[i].file));
+    set(f, "text", jstr(m->sources[i].text));
+    json_array_append_new(src, f);
+    json_object_set_new(seen, m->sources[i].file, json_true());
+  }
+  for (size_t i = from; i <= to; i++) {
+    const char *file = i < to ? sdb_events_at(s, i)->file : m->program;
+    if (!file || json_object_get(seen, file)) continue;
+    json_object_set_new(seen, file, json_true());
+    char *text = file_text(file);
+    if (!text) continue;
+    json_t *f = json_object();
+    set(f, "file", jstr(file));
+    set(f, "text", jstr(text));
+    free(text);
+    json_array_append_new(src, f);
+  }
+  json_decref(seen);
+  set(h, "sources", src);
+  return h;
+}
+
+int sdb_trace_write(const char *path, const sdb_trace_meta *m, const sdb_events *s,
+                    size_t from, size_t to, const char *const *stacks, size_t nstacks,
+                    sdb_err *err) {
+  /* the temporary file goes beside the target, so the rename is atomic */
+  size_t n = strlen(path);
+  char *tmp = malloc(n + 16);
+  if (!tmp) return sdb_err_set(err, SDB_E_OOM, "OSError", "out of memory"), -1;
+  snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    int e = errno;
+    char *dir = strdup(path);
+    sdb_err_set(err, SDB_E_INVALID, "OSError", "cannot write %s: %s (creating a file in %s)%s",
+                path, strerror(e), dir ? dirname(dir) : "its folder",
+                access(path, F_OK) == 0 ? "; the old file is unchanged" : "");
+    free(dir);
+    free(tmp);
+    return -1;
+  }
+  out_t o = { fdopen(fd, "w"), 0, 0 };
+  if (!o.f) { o.err = errno; close(fd); }
+  if (o.f) {
+    put_json(&o, header_json(m, s, from, to));
+    for (size_t i = from; i < to && !o.err; i++) {
+      const sdb_event *e = sdb_events_at(s, i);
+      put_json(&o, event_json(e, i - from, i < nstacks && stacks ? stacks[i] : NULL));
+    }
+    if (!o.err && fflush(o.f) != 0) o.err = errno;
+    if (!o.err && fsync(fileno(o.f)) != 0) o.err = errno;
+    if (fclose(o.f) != 0 && !o.err) o.err = errno;
+  }
+  if (!o.err && rename(tmp, path) != 0) o.err = errno;
+  if (o.err) {
+    unlink(tmp);
+    sdb_err_set(err, SDB_E_INVALID, "OSError", "cannot write %s: %s%s", path, strerror(o.err),
+                access(path, F_OK) == 0 ? "; the old file is unchanged" : "");
+    free(tmp);
+    return -1;
+  }
+  free(tmp);
+  return 0;
+}
+
+/* --- reading ----------------------------------------------------------------- */
+
+void sdb_trace_meta_clear(sdb_trace_meta *m) {
+  free(m->shapedb);
+  free(m->written);
+  free(m->program);
+  for (size_t i = 0; i < m->nargs; i++) free(m->args[i]);
+  free(m->args);
+  free(m->end);
+  for (size_t i = 0; i < m->nsources; i++) {
+    free(m->sources[i].file);
+    free(m->sources[i].text);
+  }
+  free(m->sources);
+  free(m->options);
+  memset(m, 0, sizeof *m);
+}
+
+void sdb_trace_report_clear(sdb_trace_report *r) {
+  free(r->unknown_kinds);
+  free(r->warning);
+  memset(r, 0, sizeof *r);
+}
+
+bool sdb_trace_sniff(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return false;
+  char buf[256];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  return buf[0] == '{' && strstr(buf, "\"format\":\"" SDB_TRACE_FORMAT "\"");
+}
+
+static char *dup_str(json_t *j) {
+  const char *s = json_string_value(j);
+  return s ? strdup(s) : NULL;
+}
+
+static int read_header(json_t *h, sdb_trace_meta *m, const char **why, char *buf,
+                       size_t cap) {
+  const char *fmt = json_string_value(json_object_get(h, "format"));
+  if (!json_is_object(h) || !fmt || strcmp(fmt, SDB_TRACE_FORMAT)) {
+    *why = "not a shapedb trace (its first line has no \"format\": \"" SDB_TRACE_FORMAT "\")";
+    return -1;
+  }
+  json_t *v = json_object_get(h, "version");
+  if (!json_is_integer(v)) { *why = "missing field \"version\""; return -1; }
+  m->version = (int)json_integer_value(v);
+  m->shapedb = dup_str(json_object_get(h, "shapedb"));
+  if (m->version > SDB_TRACE_VERSION || m->version < 1) {
+    snprintf(buf, cap, "format version %d is %s than this shapedb reads (%d)%s%s", m->version,
+             m->version < 1 ? "older" : "newer", SDB_TRACE_VERSION,
+             m->shapedb ? "; it was written by shapedb " : "", m->shapedb ? m->shapedb : "");
+    *why = buf;
+    return -1;
+  }
+  m->written = dup_str(json_object_get(h, "written"));
+  m->program = dup_str(json_object_get(h, "program"));
+  m->end = dup_str(json_object_get(h, "end"));
+  json_t *ev = json_object_get(h, "events");
+  m->events = json_is_integer(ev) ? (size_t)json_integer_value(ev) : 0;
+  json_t *args = json_object_get(h, "args");
+  size_t na = json_array_size(args);
+  if (na && (m->args = calloc(na, sizeof *m->args)))
+    for (size_t i = 0; i < na; i++) {
+      char *a = dup_str(json_array_get(args, i));
+      if (a) m->args[m->nargs++] = a;
+    }
+  json_t *opt = json_object_get(h, "options");
+  if (opt) m->options = json_dumps(opt, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_t *src = json_object_get(h, "sources");
+  size_t ns = json_array_size(src);
+  if (ns && (m->sources = calloc(ns, sizeof *m->sources)))
+    for (size_t i = 0; i < ns; i++) {
+      json_t *f = json_array_get(src, i);
+      const char *file = json_string_value(json_object_get(f, "file"));
+      const char *text = json_string_value(json_object_get(f, "text"));
+      if (!file || !text) {
+        *why = !file ? "a source without its field \"file\"" : "a source without its field \"text\"";
+        return -1;
+      }
+      m->sources[m->nsources].file = strdup(file);
+      m->sources[m->nsources].text = strdup(text);
+      m->nsources++;
+    }
+  return 0;
+}
+
+/* Fields each kind cannot do without (the view reads them unchecked). */
+static const char *required(sdb_event_kind k, sdb_event *e) {
+  switch (k) {
+    case SDB_EV_CREATE_SYMBOL: case SDB_EV_CREATE_UNBACKED: case SDB_EV_RANGE_REFINED:
+    case SDB_EV_SIZE_LIKE: case SDB_EV_MEMO_HIT: case SDB_EV_SYMBOL_BOUND:
+    case SDB_EV_COND_OUTPUT_SYMBOL:
+      return e->sym ? NULL : "sym";
+    case SDB_EV_RENAMED:
+      return !e->sym ? "sym" : !e->sym2 ? "sym2" : NULL;
+    case SDB_EV_REPLACEMENT_ADDED:
+      return !e->sym ? "sym" : !e->expr ? "expr" : NULL;
+    case SDB_EV_GUARD_ADDED: case SDB_EV_RUNTIME_ASSERT:
+      return e->expr ? NULL : "expr";
+    case SDB_EV_NODE_PLACED: case SDB_EV_NODE_ERASED: case SDB_EV_UNBACKED_BINDINGS:
+    case SDB_EV_TRACER_PUSH: case SDB_EV_TRACER_POP: case SDB_EV_BUFFER_LOWERED:
+      return e->text ? NULL : "text";
+    default:
+      return NULL;
+  }
+}
+
+typedef struct {
+  const char **texts;
+  const sdb_expr **syms;
+  json_t *stack;
+} parsed;
+
+/* One event line into *e. 0; 1 for an unknown kind (name in *why); -1 with
+** *why. The syms/texts arrays are malloc'ed into p. */
+static int parse_event(json_t *o, sdb_event *e, parsed *p, const char **why, char *buf,
+                       size_t cap) {
+  memset(e, 0, sizeof *e);
+  if (!json_is_object(o)) { *why = "an event line must be a JSON object"; return -1; }
+  const char *name = json_string_value(json_object_get(o, "event"));
+  if (!name) { *why = "missing field \"event\""; return -1; }
+  int kind = sdb_event_from_name(name);
+  if (kind < 0) { *why = name; return 1; }
+  e->kind = (uint16_t)kind;
+  const char *ph = json_string_value(json_object_get(o, "phase"));
+  if (!ph) { snprintf(buf, cap, "%s: missing field \"phase\"", name); *why = buf; return -1; }
+  int phase = sdb_phase_from_name(ph);
+  if (phase < 0) { snprintf(buf, cap, "%s: unknown phase \"%.40s\"", name, ph); *why = buf; return -1; }
+  e->phase = (uint8_t)phase;
+  e->flags = (uint8_t)json_integer_value(json_object_get(o, "flags"));
+  e->depth = (int32_t)json_integer_value(json_object_get(o, "depth"));
+  e->tracer = sdb_intern(json_string_value(json_object_get(o, "tracer")));
+  e->file = sdb_intern(json_string_value(json_object_get(o, "file")));
+  e->line = (int32_t)json_integer_value(json_object_get(o, "line"));
+  e->func = sdb_intern(json_string_value(json_object_get(o, "func")));
+  e->op = sdb_intern(json_string_value(json_object_get(o, "op")));
+  static const char *const efields[] = { "sym", "sym2", "expr" };
+  const sdb_expr **eslots[] = { &e->sym, &e->sym2, &e->expr };
+  for (int i = 0; i < 3; i++) {
+    json_t *j = json_object_get(o, efields[i]);
+    if (!j || json_is_null(j)) continue;
+    const char *w = NULL;
+    if (!(*eslots[i] = json_expr(j, 1, &w))) {
+      snprintf(buf, cap, "%s: bad \"%s\": %s", name, efields[i], w ? w : "?");
+      *why = buf;
+      return -1;
+    }
+  }
+  json_t *r = json_object_get(o, "range");
+  if (r) {
+    bool b1 = false, b2 = false;
+    if (json_array_size(r) != 2 || !json_bound(json_array_get(r, 0), &e->range.lo, &b1) ||
+        !json_bound(json_array_get(r, 1), &e->range.hi, &b2) || b1 != b2) {
+      snprintf(buf, cap, "%s: bad \"range\": expected [lo, hi] (integers, \"-int_oo\", "
+               "\"int_oo\", or two booleans)", name);
+      *why = buf;
+      return -1;
+    }
+    e->range.is_bool = b1;
+    e->has_range = true;
+  }
+  e->value = json_integer_value(json_object_get(o, "value"));
+  e->text = json_string_value(json_object_get(o, "text"));
+  e->detail = json_string_value(json_object_get(o, "detail"));
+  e->text2 = json_string_value(json_object_get(o, "text2"));
+  json_t *syms = json_object_get(o, "syms"), *texts = json_object_get(o, "texts");
+  size_t ns = json_array_size(syms);
+  if (texts && json_array_size(texts) != ns) {
+    snprintf(buf, cap, "%s: \"texts\" must have as many entries as \"syms\"", name);
+    *why = buf;
+    return -1;
+  }
+  if (ns) {
+    p->syms = calloc(ns, sizeof *p->syms);
+    p->texts = texts ? calloc(ns, sizeof *p->texts) : NULL;
+    if (!p->syms || (texts && !p->texts)) { *why = "out of memory"; return -1; }
+    for (size_t i = 0; i < ns; i++) {
+      json_t *j = json_array_get(syms, i);
+      const char *w = NULL;
+      if (!json_is_null(j) && !(p->syms[i] = json_expr(j, 1, &w))) {
+        snprintf(buf, cap, "%s: bad \"syms\" entry %zu: %s", name, i, w ? w : "?");
+        *why = buf;
+        return -1;
+      }
+      if (p->texts) p->texts[i] = json_string_value(json_array_get(texts, i));
+    }
+    e->syms = p->syms;
+    e->texts = p->texts;
+    e->nsyms = (uint32_t)ns;
+  }
+  const char *missing = required((sdb_event_kind)kind, e);
+  if (missing) {
+    snprintf(buf, cap, "%s: missing field \"%s\"", name, missing);
+    *why = buf;
+    return -1;
+  }
+  p->stack = json_object_get(o, "stack");
+  return 0;
+}
+
+static void note_unknown(sdb_trace_report *rep, const char *name) {
+  rep->unknown++;
+  if (rep->unknown_kinds) {
+    /* each name once */
+    size_t n = strlen(name);
+    for (const char *p = rep->unknown_kinds; (p = strstr(p, name)); p += n)
+      if ((p == rep->unknown_kinds || p[-1] == ' ') && (p[n] == ',' || !p[n])) return;
+  }
+  size_t old = rep->unknown_kinds ? strlen(rep->unknown_kinds) : 0;
+  char *k = realloc(rep->unknown_kinds, old + strlen(name) + 3);
+  if (!k) return;
+  sprintf(k + old, "%s%s", old ? ", " : "", name);
+  rep->unknown_kinds = k;
+}
+
+/* jansson's wording, shortened: its "near '...'" tail repeats the line */
+static const char *json_reason(const json_error_t *je, bool last, char *buf, size_t cap) {
+  if (last && (strstr(je->text, "premature end of input") || strstr(je->text, "end of file")))
+    return "unexpected end of input";
+  snprintf(buf, cap, "%s", je->text);
+  char *near = strstr(buf, " near ");
+  if (near) *near = 0;
+  return buf;
+}
+
+int sdb_trace_read(const char *path, sdb_events *out, sdb_trace_meta *meta,
+                   sdb_trace_stack_fn on_stack, void *ud, sdb_trace_report *rep,
+                   sdb_err *err) {
+  memset(meta, 0, sizeof *meta);
+  memset(rep, 0, sizeof *rep);
+  FILE *f = fopen(path, "r");
+  if (!f) return sdb_err_set(err, SDB_E_INVALID, "OSError", "%s: %s", path, strerror(errno)), -1;
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  long lineno = 0;
+  int rc = 0;
+  char buf[256], jbuf[200];
+  while ((len = getline(&line, &cap, f)) >= 0) {
+    lineno++;
+    bool complete = len > 0 && line[len - 1] == '\n';
+    int c = fgetc(f);
+    bool last = c == EOF;
+    if (!last) ungetc(c, f);
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
+    if (len == 0 && last && lineno > 1) break;   /* a trailing empty line */
+    json_error_t je;
+    json_t *o = json_loadb(line, (size_t)len, 0, &je);
+    const char *why = NULL;
+    if (!o) {
+      const char *reason = json_reason(&je, last, jbuf, sizeof jbuf);
+      if (last && !complete && lineno > 1) {
+        char *w = malloc(strlen(path) + strlen(reason) + 160);
+        if (w) sprintf(w, "%s:%ld: invalid JSON: %s (a truncated last line: skipped; the %zu "
+                          "events before it are loaded)", path, lineno, reason, rep->loaded);
+        rep->warning = w;
+        break;
+      }
+      sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s:%ld: invalid JSON: %s", path, lineno,
+                  len == 0 ? "empty line" : reason);
+      rc = -1;
+      break;
+    }
+    if (lineno == 1) {
+      if (read_header(o, meta, &why, buf, sizeof buf) < 0) {
+        sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s:1: %s", path, why);
+        rc = -1;
+      }
+      json_decref(o);
+      if (rc) break;
+      continue;
+    }
+    sdb_event e;
+    parsed p = { NULL, NULL, NULL };
+    int k = parse_event(o, &e, &p, &why, buf, sizeof buf);
+    if (k == 1) {
+      note_unknown(rep, why);
+    } else if (k < 0) {
+      sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s:%ld: %s", path, lineno, why);
+      rc = -1;
+    } else {
+      long seq = sdb_emit_raw(out, &e);
+      if (seq < 0) {
+        sdb_err_set(err, SDB_E_OOM, "MemoryError", "%s:%ld: out of memory", path, lineno);
+        rc = -1;
+      } else {
+        rep->loaded++;
+        const char *st = json_string_value(p.stack);
+        if (st && on_stack) on_stack(ud, (size_t)seq, sdb_intern(st));
+      }
+    }
+    free(p.syms);
+    free(p.texts);
+    json_decref(o);
+    if (rc) break;
+  }
+  if (rc == 0 && lineno == 0) {
+    sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s:1: not a shapedb trace (the file is empty)",
+                path);
+    rc = -1;
+  }
+  if (rc == 0 && ferror(f)) {
+    sdb_err_set(err, SDB_E_INVALID, "OSError", "%s:%ld: %s", path, lineno + 1, strerror(errno));
+    rc = -1;
+  }
+  free(line);
+  fclose(f);
+  return rc;
+}
