@@ -964,6 +964,62 @@ out:
 }
 
 /* ------------------------------------------------------------------------
+** Expansion (PyTorch's safe_expand / _fast_expand)
+** ---------------------------------------------------------------------- */
+
+/* Past this many terms a product of sums is left unexpanded. */
+#define EXPAND_MAX_TERMS 4096
+
+static size_t nterms(const sdb_expr *e) {
+  return e->kind == SDB_ADD ? e->nargs + (e->ival != 0) : 1;
+}
+static const sdb_expr *term_at(const sdb_expr *e, size_t i) {
+  if (e->kind != SDB_ADD) return e;
+  return i < e->nargs ? e->args[i] : sdb_int(e->ival);
+}
+
+/* a*b with sums multiplied out; NULL on error, a*b itself when too big. */
+static const sdb_expr *distribute(const sdb_expr *a, const sdb_expr *b) {
+  if (a->kind != SDB_ADD && b->kind != SDB_ADD) return sdb_mul(a, b);
+  size_t na = nterms(a), nb = nterms(b);
+  if (na * nb > EXPAND_MAX_TERMS) return sdb_mul(a, b);
+  const sdb_expr **v = malloc(na * nb * sizeof *v);
+  if (!v) return fail("out of memory");
+  size_t n = 0;
+  for (size_t i = 0; i < na; i++)
+    for (size_t j = 0; j < nb; j++)
+      if (!(v[n++] = sdb_mul(term_at(a, i), term_at(b, j)))) { free(v); return NULL; }
+  const sdb_expr *r = sdb_add_n(v, n);
+  free(v);
+  return r;
+}
+
+const sdb_expr *sdb_expand(const sdb_expr *e) {
+  if (!e) return NULL;
+  if (e->nargs == 0) return e;
+  const sdb_expr *small[8], **args = e->nargs <= 8 ? small : malloc(e->nargs * sizeof *args);
+  if (!args) return fail("out of memory");
+  bool changed = false;
+  const sdb_expr *r = NULL;
+  for (size_t i = 0; i < e->nargs; i++) {
+    if (!(args[i] = sdb_expand(e->args[i]))) goto out;
+    changed |= args[i] != e->args[i];
+  }
+  if (e->kind == SDB_MUL) {
+    r = sdb_int(e->ival);
+    for (size_t i = 0; r && i < e->nargs; i++) r = distribute(r, args[i]);
+  } else if (e->kind == SDB_POW && args[0]->kind == SDB_ADD) {
+    r = args[0];
+    for (int64_t k = 1; r && k < e->ival; k++) r = distribute(r, args[0]);
+  } else {
+    r = changed ? sdb_rebuild((sdb_kind)e->kind, e->ival, args, e->nargs) : e;
+  }
+out:
+  if (args != small) free(args);
+  return r;
+}
+
+/* ------------------------------------------------------------------------
 ** Max and Min
 ** ---------------------------------------------------------------------- */
 

@@ -125,6 +125,12 @@ const sdb_expr *sdb_rel_canon(const sdb_expr *e);
 const sdb_expr *sdb_rebuild(sdb_kind kind, int64_t ival,
                             const sdb_expr *const *args, size_t n);
 
+/* Products of sums multiplied out, everywhere in e (also inside FloorDiv,
+** Max, relations...), as PyTorch's safe_expand: u2*(u0 + u1) becomes
+** u0*u2 + u1*u2, (s0 + 1)**2 becomes s0**2 + 2*s0 + 1. A product that would
+** have more than 4096 terms stays as it is. NULL on error. */
+const sdb_expr *sdb_expand(const sdb_expr *e);
+
 /* --- queries ------------------------------------------------------------ */
 static inline bool sdb_is_int(const sdb_expr *e) { return e->kind == SDB_INT; }
 static inline bool sdb_is_sym(const sdb_expr *e) { return e->kind == SDB_SYM; }

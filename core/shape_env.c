@@ -721,6 +721,64 @@ static bool add_fact(sdb_shape_env *env, const sdb_expr *g) {
   return true;
 }
 
+/* _maybe_evaluate_static's last step: each symbol with a finite lower bound
+** lo becomes x + (lo - 1) for a fresh x in [1, ...], the relation is
+** expanded (safe_expand) and bounded again. So s2*s3 > s3 with sizes >= 2
+** is (x2*x3 + x2 > 0): True, and Eq(u2*(u0 + u1), u0*u2 + u1*u2) expands to
+** True. -1 unknown, 0 false, 1 true. */
+typedef struct {
+  sdb_shape_env *env;
+  const sdb_expr **fresh;
+  sdb_range *ranges;
+  size_t n;
+} shift_ctx;
+
+static bool shift_range_fn(void *ud, const sdb_expr *sym, sdb_range *out) {
+  shift_ctx *c = ud;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->fresh[i] == sym) { *out = c->ranges[i]; return true; }
+  return range_fn(c->env, sym, out);
+}
+
+static int shifted_bool(sdb_shape_env *env, const sdb_expr *e) {
+  const sdb_expr **syms = NULL;
+  long n = sdb_free_symbols(e, &syms);
+  if (n < 0) return -1;
+  size_t cap = n > 0 ? (size_t)n : 1;
+  const sdb_expr **from = malloc(cap * sizeof *from), **to = malloc(cap * sizeof *to);
+  const sdb_expr **fresh = malloc(cap * sizeof *fresh);
+  sdb_range *ranges = malloc(cap * sizeof *ranges);
+  int v = -1;
+  if (!from || !to || !fresh || !ranges) goto out;
+  size_t k = 0;
+  for (long i = 0; i < n; i++) {
+    sdb_range r;
+    if (!range_fn(env, syms[i], &r) || r.is_bool || r.lo == SDB_NINF || r.lo < -(INT64_C(1) << 62))
+      continue;
+    int64_t off = r.lo - 1, hi;
+    if (r.hi == SDB_PINF || __builtin_sub_overflow(r.hi, off, &hi)) hi = SDB_PINF;
+    fresh[k] = sdb_sym(sdb_internf("evaluate_static_shape_%ld", i));
+    ranges[k] = sdb_range_make(1, hi);
+    from[k] = syms[i];
+    to[k] = sdb_add(fresh[k], sdb_int(off));
+    if (!fresh[k] || !to[k]) goto out;
+    k++;
+  }
+  const sdb_expr *x = sdb_expand(k ? sdb_subs(e, from, to, k) : e);
+  if (!x) goto out;
+  if (x->kind == SDB_TRUE || x->kind == SDB_FALSE) { v = x->kind == SDB_TRUE; goto out; }
+  shift_ctx c = {env, fresh, ranges, k};
+  sdb_range r = sdb_bound(x, shift_range_fn, &c);
+  v = r.lo == 1 ? 1 : r.hi == 0 ? 0 : -1;
+out:
+  free(syms);
+  free(from);
+  free(to);
+  free(fresh);
+  free(ranges);
+  return v;
+}
+
 /* -1 unknown, 0 false, 1 true */
 static int static_bool(sdb_shape_env *env, const sdb_expr *e, bool use_axioms) {
   switch (e->kind) {
@@ -751,6 +809,8 @@ static int static_bool(sdb_shape_env *env, const sdb_expr *e, bool use_axioms) {
   sdb_range r = bound_raw(env, e);
   if (r.lo == 1) return 1;
   if (r.hi == 0) return 0;
+  if (e->kind == SDB_EQ || e->kind == SDB_NE || e->kind == SDB_LT || e->kind == SDB_LE)
+    return shifted_bool(env, e);
   return -1;
 }
 

@@ -341,6 +341,12 @@ static int l_bound(lua_State *L) {
   return 1;
 }
 
+/* shapedb.expand(e): products of sums multiplied out (safe_expand) */
+static int l_expand(lua_State *L) {
+  lsdb_push_expr(L, lsdb_checked(L, sdb_expand(lsdb_check_expr(L, 1))));
+  return 1;
+}
+
 static const luaL_Reg expr_meta[] = {
   {"__add", m_add}, {"__sub", m_sub}, {"__mul", m_mul}, {"__idiv", m_idiv},
   {"__mod", m_mod}, {"__unm", m_unm}, {"__pow", m_pow}, {"__eq", m_eq},
@@ -359,7 +365,7 @@ static const luaL_Reg expr_methods[] = {
 };
 
 static const luaL_Reg module_fns[] = {
-  {"expr", l_expr}, {"sym", l_sym}, {"bound", l_bound},
+  {"expr", l_expr}, {"sym", l_sym}, {"bound", l_bound}, {"expand", l_expand},
   {NULL, NULL}
 };
 

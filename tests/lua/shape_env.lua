@@ -320,4 +320,24 @@ do
   }, "\n"), "every state change is an event, in order")
 end
 
+-- statically_known_true with lower bounds and expansion, as _maybe_evaluate_static:
+-- symbols with a finite lower bound are shifted to fresh positive ones and the
+-- relation is expanded before it is bounded
+do
+  local env = shapedb.shape_env()
+  local s2 = env:create_symbol(3, "L['x'].size()[0]")
+  local s3 = env:create_symbol(4, "L['x'].size()[1]")
+  t.ok(env:statically_known_true((s2 * s3):gt(s3)), "s0*s1 > s1 with sizes >= 2")
+  t.ok(env:statically_known_true((s2 * s3):ge(s2 + s3)), "s0*s1 >= s0 + s1 too")
+  t.ok(not env:statically_known_true((s2 * s3):gt(s3 + 4)), "s0*s1 > s1 + 4 is not known")
+  t.ok(env:statically_known_true(((s2 + 1) * (s3 + 1)):gt(s2 * s3)), "(s0 + 1)*(s1 + 1) > s0*s1")
+  local u0, u1, u2 = env:create_unbacked_symint(), env:create_unbacked_symint(), env:create_unbacked_symint()
+  t.ok(env:statically_known_true((u2 * (u0 + u1)):eq(u0 * u2 + u1 * u2)),
+       "Eq(u2*(u0 + u1), u0*u2 + u1*u2) is decided by expansion")
+  t.is(#env:guards(), 0, "and none of it took a guard")
+  t.is(tostring(shapedb.expand(shapedb.expr("u2*(u0 + u1)"))), "u0*u2 + u1*u2", "shapedb.expand")
+  t.is(tostring(shapedb.expand(shapedb.expr("(s0 + 1)**2 + Max(s1, 2*(s0 + 1))"))),
+       "s0**2 + 2*s0 + Max(s1, 2*s0 + 2) + 1", "into powers and function arguments")
+end
+
 t.done()
