@@ -48,6 +48,7 @@ struct sdb_tti {
   /* Python object ids, resolved as read */
   sdb_map nodes;           /* id -> json_t* meta of expression_created (owned ref) */
   sdb_map idsym;           /* id -> interned symbol name (create_unbacked_symbol) */
+  sdb_map byexpr;          /* result expression -> its latest result_id (as a key) */
   sdb_map symsrc;          /* symbol expr -> interned source (any compile) */
   tguard *guards;
   size_t nguards, capguards;
@@ -114,22 +115,38 @@ typedef struct where {
   long line;
 } where;
 
-/* The innermost frame of user_stack, else of the metadata's stack, else
-** of the envelope's stack. */
+/* PyTorch's own frames (and the interpreter's) are not where the user
+** is: a full `stack` runs from the test harness down to trace_structured. */
+static bool internal_file(const char *f) {
+  return strstr(f, "/torch/") || !strncmp(f, "torch/", 6) || strstr(f, "/site-packages/") ||
+         strstr(f, "/lib/python") || !strcmp(f, "<unknown>");
+}
+
+/* The innermost frame of STACK outside PyTorch, else its innermost. */
+static bool user_frame(const sdb_tti *t, const json_t *stack, sdb_tt_frame *out) {
+  size_t n = json_array_size(stack);
+  for (size_t i = n; i-- > 0;)
+    if (sdb_tt_frame_get(t->r, json_array_get(stack, i), out) && !internal_file(out->file))
+      return true;
+  return n && sdb_tt_frame_get(t->r, json_array_get(stack, n - 1), out);
+}
+
+/* The user's line: the innermost frame of user_stack, else the innermost
+** frame outside PyTorch of the metadata's stack, else of the envelope's
+** stack (older logs leave user_stack empty). */
 static where locate(const sdb_tti *t, const sdb_tt_record *rec) {
   where w = {NULL, NULL, 0};
   const json_t *stacks[3] = {json_object_get(rec->meta, "user_stack"),
                              json_object_get(rec->meta, "stack"),
                              json_object_get(rec->root, "stack")};
-  for (int i = 0; i < 3; i++) {
-    size_t n = json_array_size(stacks[i]);
-    sdb_tt_frame f;
-    if (n && sdb_tt_frame_get(t->r, json_array_get(stacks[i], n - 1), &f)) {
-      w.file = f.file;
-      w.line = f.line;
-      w.func = f.name;
-      return w;
-    }
+  sdb_tt_frame f;
+  size_t n = json_array_size(stacks[0]);
+  bool ok = n && sdb_tt_frame_get(t->r, json_array_get(stacks[0], n - 1), &f);
+  for (int i = 1; i < 3 && !ok; i++) ok = user_frame(t, stacks[i], &f);
+  if (ok) {
+    w.file = f.file;
+    w.line = f.line;
+    w.func = f.name;
   }
   return w;
 }
@@ -215,6 +232,8 @@ static void mention(sdb_tti *t, cstate *c, const sdb_expr *e, const where *w, co
     if (fs[i]->name[0] == 'u' || !strncmp(fs[i]->name, "zuf", 3)) {
       ev.kind = SDB_EV_CREATE_UNBACKED;
       ev.text = sdb_intern(fs[i]->name[0] == 'u' ? "int" : "float");
+      ev.range = sdb_range_unknown();
+      ev.has_range = true;
       c->pub.unbacked++;
       t->totals.unbacked++;
     } else {
@@ -320,6 +339,7 @@ static void tree_node(sdb_tti *t, sdb_buf *b, json_t *id, int depth, const char 
   if (n) {
     const char *method = jstr(n, "method"), *result = jstr(n, "result");
     json_t *args = json_object_get(n, "arguments"), *ids = json_object_get(n, "argument_ids");
+    if (!ids) ids = json_object_get(n, "arguments_id");   /* older logs */
     sdb_buf_printf(b, "%s(", method ? method : "?");
     for (size_t i = 0; i < json_array_size(args); i++) {
       json_t *a = json_array_get(args, i);
@@ -373,7 +393,22 @@ static void keep_guard(sdb_tti *t, const sdb_tt_record *rec, const char *expr, c
   if (w->func) sdb_buf_printf(&b, " in %s", w->func);
   sdb_buf_printf(&b, " (%s, line %ld)\n", rec->kind, rec->line);
   json_t *id = json_object_get(rec->meta, "expr_node_id");
-  if (json_is_integer(id)) tree_node(t, &b, id, 1, NULL);
+  if (json_is_integer(id)) {
+    tree_node(t, &b, id, 1, NULL);
+  } else {
+    /* older logs give no expr_node_id: the latest expression_created whose
+    ** result is this expression, or its negation (a guard Ne(a, b) is
+    ** the answer to the question Eq(a, b)) */
+    const sdb_expr *e = sdb_parse(expr, (char[64]){0}, 64);
+    intptr_t k = e ? (intptr_t)sdb_map_get(&t->byexpr, e) : 0;
+    if (!k && e && sdb_is_bool(e)) k = (intptr_t)sdb_map_get(&t->byexpr, sdb_not(e));
+    if (k) {
+      json_t *kid = json_integer((json_int_t)k);
+      sdb_buf_puts(&b, "  (no expr_node_id in the log: matched by the expression)\n");
+      tree_node(t, &b, kid, 1, NULL);
+      json_decref(kid);
+    }
+  }
   g->tree = sdb_buf_take(&b);
 }
 
@@ -398,8 +433,8 @@ static void on_guard(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
     learn_source(t, c, s, &w, rec->kind);
   }
   char what[64];
-  snprintf(what, sizeof what, "%s%s%s", is_assert ? "runtime assert" : "guard",
-           prefix ? " " : "", prefix && !is_assert ? prefix : "");
+  if (is_assert || !prefix) snprintf(what, sizeof what, "%s", is_assert ? "runtime assert" : "guard");
+  else snprintf(what, sizeof what, "guard %s", prefix);
   keep_guard(t, rec, text, what, &w);
   /* guard_added (debug) repeats the guard_added_fast just logged for it */
   if (!fast && c->last_fast == sdb_intern(text)) { c->last_fast = NULL; return; }
@@ -709,10 +744,8 @@ static void on_artifact(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
 }
 
 static void on_dynamo_start(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
-  json_t *st = json_object_get(rec->meta, "stack");
-  size_t n = json_array_size(st);
   sdb_tt_frame f;
-  if (n && sdb_tt_frame_get(t->r, json_array_get(st, n - 1), &f) && !c->pub.func) {
+  if (user_frame(t, json_object_get(rec->meta, "stack"), &f) && !c->pub.func) {
     c->pub.func = f.name;
     c->pub.file = f.file;
     c->pub.lineno = f.line;
@@ -747,6 +780,8 @@ static void on_record(sdb_tti *t, const sdb_tt_record *rec) {
     const sdb_expr *e = parse_expr(t, jstr(rec->meta, "result"));
     where w = locate(t, rec);
     if (e) mention(t, c, e, &w, k);
+    if (e && json_is_integer(id))
+      sdb_map_put(&t->byexpr, e, (void *)(intptr_t)json_integer_value(id));
   } else if (!strcmp(k, "create_symbol")) on_create_symbol(t, c, rec, false);
   else if (!strcmp(k, "create_unbacked_symbol")) on_create_symbol(t, c, rec, true);
   else if (!strncmp(k, "guard_added", 11)) on_guard(t, c, rec);
@@ -786,6 +821,20 @@ int sdb_tti_import(const char *path, sdb_events *ev, sdb_tti **out, sdb_err *err
   if (rc) { free(t); return rc; }
   const sdb_tt_record *rec;
   while ((rc = sdb_tt_next(t->r, &rec, err)) == 1) on_record(t, rec);
+  /* an attempt followed by a later one of the same id was restarted */
+  for (size_t i = 0; i < t->ncomps; i++)
+    for (size_t j = 0; j < t->ncomps; j++) {
+      sdb_tt_cid a = t->comps[i]->pub.cid, b = t->comps[j]->pub.cid;
+      if (a.frame >= 0 && a.ca == b.ca && a.frame == b.frame && a.fcid == b.fcid &&
+          a.attempt < b.attempt && !strcmp(t->comps[i]->pub.status, "running")) {
+        t->comps[i]->pub.status = sdb_intern("restarted");
+        if (t->comps[j]->pub.func) {   /* the code object compiled, not its caller */
+          t->comps[i]->pub.func = t->comps[j]->pub.func;
+          t->comps[i]->pub.file = t->comps[j]->pub.file;
+          t->comps[i]->pub.lineno = t->comps[j]->pub.lineno;
+        }
+      }
+    }
   cstate *c = compile_now(t);
   if (c) {
     sdb_event e = {0};
@@ -816,6 +865,7 @@ void sdb_tti_free(sdb_tti *t) {
   sdb_map_free(&t->byid);
   sdb_map_free(&t->nodes);
   sdb_map_free(&t->idsym);
+  sdb_map_free(&t->byexpr);
   sdb_map_free(&t->symsrc);
   for (size_t i = 0; i < t->nguards; i++) free(t->guards[i].tree);
   free(t->guards);

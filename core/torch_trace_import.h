@@ -58,7 +58,9 @@ typedef struct sdb_tti_compile {
   const char *func;        /* co_name, or the innermost dynamo_start frame, or NULL */
   const char *file;        /* co_filename or that frame's file, or NULL */
   long lineno;
-  const char *status;      /* "ok", "failed", "running" (no compilation_metrics) */
+  const char *status;      /* "ok", "failed", "restarted" (a later attempt of
+                              the same id followed), "running" (no
+                              compilation_metrics) */
   const char *fail_type;   /* interned, or NULL */
   const char *fail_reason;
   const char *recompile_reason; /* interned, or NULL */

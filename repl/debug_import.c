@@ -43,7 +43,7 @@ static char *pick_rank(dbg *d, const char *dir, long rank) {
     return NULL;
   }
   char want[48];
-  snprintf(want, sizeof want, "rank_%ld_", rank);
+  snprintf(want, sizeof want, "rank_%ld", rank);
   char *found = NULL, *only = NULL;
   int nlogs = 0, nmatch = 0;
   struct dirent *de;
@@ -54,7 +54,9 @@ static char *pick_rank(dbg *d, const char *dir, long rank) {
     char *path = malloc(n);
     if (!path) break;
     snprintf(path, n, "%s/%s", dir, de->d_name);
-    if (strstr(de->d_name, want)) {
+    /* rank_1 but not rank_10: "..._rank_1.log", "..._rank_1_abc.log" */
+    const char *at = strstr(de->d_name, want);
+    if (at && (at[strlen(want)] == '_' || at[strlen(want)] == '.')) {
       /* several attempts of one rank: the names sort by creation order */
       if (!found || strcmp(path, found) < 0) { free(found); found = path; path = NULL; }
       nmatch++;

@@ -155,7 +155,8 @@ us() { echo "[{\"line\": $1, \"name\": \"f\", \"filename\": 0, \"loc\": \"$2\"}]
   rec create_unbacked_symbol "{\"symbol\": \"u0\", \"node_id\": 1001, \"vr\": \"[-int_oo, int_oo]\", \"user_stack\": $(us 5 'k = n.item()')}" 0/0
   rec expression_created "{\"method\": \"add\", \"result\": \"u0 + 1\", \"result_id\": 1003, \"arguments\": [\"u0\", \"1\"], \"argument_ids\": [1001], \"user_stack\": $(us 7 'm = k + 1')}" 0/0
   rec expression_created "{\"method\": \"eq\", \"result\": \"Eq(u0 + 1, 4)\", \"result_id\": 1004, \"arguments\": [\"u0 + 1\", \"4\"], \"argument_ids\": [1003], \"user_stack\": $(us 8 'if m == 4:')}" 0/0
-  rec guard_added "{\"expr\": \"Ne(u0 + 1, 4)\", \"prefix\": \"runtime_assert\", \"expr_node_id\": 1004, \"user_stack\": $(us 8 'torch._check(m != 4)')}" 0/0
+  # no expr_node_id (older logs): its tree is found by the expression Eq(u0 + 1, 4)
+  rec guard_added "{\"expr\": \"Ne(u0 + 1, 4)\", \"prefix\": \"runtime_assert\", \"user_stack\": $(us 8 'torch._check(m != 4)')}" 0/0
   rec guard_added_fast "{\"expr\": \"Eq(s0, 5)\", \"user_stack\": $(us 9 'if x.shape[0] == 5:')}" 0/0
   rec dynamo_cpp_guards_str '{}' 0/0 "TREE_GUARD_MANAGER:
 +- RootGuardManager
@@ -201,7 +202,8 @@ Eq(u0 + 1, 4) is statically known False at this step: Ne(u0 + 1, 4) holds (runti
 u0: unbacked int, created at model.py:5 in f (trace phase, event 3), range [-int_oo, int_oo]
   in runtime assert Ne(u0 + 1, 4) (trace phase, model.py:8, event 4)
 expression tree from the log:
-Ne(u0 + 1, 4)   runtime assert  at model.py:8 in f (guard_added, line 7)
+Ne(u0 + 1, 4)   runtime assert at model.py:8 in f (guard_added, line 7)
+  (no expr_node_id in the log: matched by the expression)
 └─ eq(u0 + 1, 4) -> Eq(u0 + 1, 4)   (expression_created, id 1004)
    └─ add(u0, 1) -> u0 + 1   (expression_created, id 1003)
       └─ u0   (create_unbacked_symbol, id 1001)

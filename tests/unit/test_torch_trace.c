@@ -357,7 +357,7 @@ static void test_import_export_log(void **state) {
     "trace  test_draft_export.py:297 create_symbol s0 (no hint) for L['args'][0][0].size()[0] "
     "(source from guard_added)\n"
     "trace  test_draft_export.py:297 guard_added Eq(s0, 3)\n"
-    "trace  _internal.py:1305 note exported_program: 9 lines "
+    "trace  test_draft_export.py:302 note exported_program: 9 lines "
     "(`info graph -/- exported_program`)\n"
     "trace  -                tracer_pop [-/-]\n"
     "trace  -                phase_end trace\n");
