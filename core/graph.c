@@ -80,6 +80,8 @@ void sdb_graph_free(sdb_graph *g) {
   free(g->subs);
   sdb_map_free(&g->base_count);
   sdb_map_free(&g->used);
+  sdb_map_free(&g->sub_used);
+  sdb_map_free(&g->sub_next);
   free(g);
 }
 
@@ -143,17 +145,23 @@ sdb_graph *sdb_graph_new_sub(sdb_graph *parent, const char *base) {
   if (!v) return NULL;
   parent->subs = v;
   /* submodule names count from 0 per base (cond_true_0, wrap_body_0), in
-  ** their own namespace, apart from node names */
+  ** their own namespace, apart from node names. Names are never freed, so
+  ** the first free index per base only grows: start where the last one
+  ** was found (a scan from 0 over every subgraph made n conds cubic). */
   char cand[128];
-  for (int i = 0;; i++) {
-    snprintf(cand, sizeof cand, "%s_%d", base, i);
-    const char *c = sdb_intern(cand);
-    bool taken = false;
-    for (size_t k = 0; k < parent->nsubs && !taken; k++) taken = parent->subs[k]->name == c;
-    if (!taken) break;
+  const char *ibase = sdb_intern(base);
+  uintptr_t i = (uintptr_t)sdb_map_get(&parent->sub_next, ibase);
+  for (;; i++) {
+    snprintf(cand, sizeof cand, "%s_%lu", base, (unsigned long)i);
+    if (!sdb_map_has(&parent->sub_used, sdb_intern(cand))) break;
   }
   sdb_graph *g = sdb_graph_new(cand);
   if (!g) return NULL;
+  if (!sdb_map_put(&parent->sub_used, g->name, g) ||
+      !sdb_map_put(&parent->sub_next, ibase, (void *)(i + 1))) {
+    sdb_graph_free(g);
+    return NULL;
+  }
   parent->subs[parent->nsubs++] = g;
   return g;
 }

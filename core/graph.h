@@ -77,6 +77,8 @@ struct sdb_graph {
   size_t insert_at;        /* where the next node goes; n means the end */
   sdb_map base_count;      /* interned base name -> last number used (as uintptr) */
   sdb_map used;            /* interned name -> node */
+  sdb_map sub_used;        /* interned submodule name -> its graph */
+  sdb_map sub_next;        /* interned submodule base -> first index maybe free */
   sdb_graph **subs;        /* owned subgraphs, in creation order */
   size_t nsubs;
   sdb_erase_fn on_erase;   /* or NULL */
