@@ -41,7 +41,17 @@ typedef struct fact {
   const sdb_expr *expr;          /* as recorded */
   const sdb_expr *simp;          /* sdb_simplify(expr) then; NULL on OOM */
   bool rewrites;                 /* simp went through facts_rewrite */
+  bool listed_rw;                /* in env->rw_facts */
+  /* the implications of simp as put in `axioms` (key, value), in order */
+  const sdb_expr **impl; bool *implv; size_t nimpl, capimpl;
 } fact;
+
+/* Which facts put an axiom: (fact index, value) in put order. The axiom's
+** value is that of the last put by the highest-numbered fact, as if the
+** facts were put in order; NULL in `axioms` when no fact puts it. */
+typedef struct ax_put { size_t fact; bool v; } ax_put;
+typedef struct ax_entry { ax_put *p; size_t n, cap; } ax_entry;
+typedef struct idx_vec { size_t *v; size_t n, cap; } idx_vec;
 
 struct sdb_shape_env {
   sdb_events *ev;
@@ -76,6 +86,12 @@ struct sdb_shape_env {
   unsigned axioms_repl_gen, axioms_rewrite_gen;   /* as of the last refresh */
   size_t axioms_nfacts;          /* facts[0..axioms_nfacts) are in `axioms` */
   size_t first_rewrite;          /* no fact below this index has `rewrites` */
+  sdb_map ax_puts;               /* axiom key -> ax_entry* */
+  sdb_map sym_facts;             /* symbol -> idx_vec* of facts whose expr or simp
+                                 ** mention it (may repeat; ascending) */
+  sdb_map repl_dirty;            /* symbols whose replacement changed since the
+                                 ** last refresh */
+  size_t *rw_facts; size_t nrw_facts, caprw_facts;   /* facts ever `rewrites` */
   int ignore_fresh;
   int next_s, next_u, next_zuf;
 };
@@ -113,6 +129,24 @@ void sdb_shape_env_free(sdb_shape_env *env) {
   sdb_map_free(&env->divisible);
   sdb_map_free(&env->renamed);
   sdb_map_free(&env->axioms);
+  for (size_t i = 0; i < env->ax_puts.len; i++) {
+    ax_entry *a = env->ax_puts.vals[i];
+    free(a->p);
+    free(a);
+  }
+  sdb_map_free(&env->ax_puts);
+  for (size_t i = 0; i < env->sym_facts.len; i++) {
+    idx_vec *v = env->sym_facts.vals[i];
+    free(v->v);
+    free(v);
+  }
+  sdb_map_free(&env->sym_facts);
+  sdb_map_free(&env->repl_dirty);
+  free(env->rw_facts);
+  for (size_t i = 0; i < env->nfacts; i++) {
+    free(env->facts[i].impl);
+    free(env->facts[i].implv);
+  }
   free(env->guards);
   free(env->asserts);
   free(env->specs);
@@ -567,12 +601,33 @@ sdb_range sdb_bound_in(sdb_shape_env *env, const sdb_expr *e) {
 ** Facts (axioms): guards and runtime asserts, with their implications
 ** ---------------------------------------------------------------------- */
 
-static void axiom(sdb_map *m, const sdb_expr *k, bool v) {
+/* Implications go either straight into a map (build_axioms) or into a
+** fact's list (refresh_axioms). */
+typedef struct impl_sink {
+  sdb_map *m;
+  fact *f;
+} impl_sink;
+
+static void axiom(impl_sink *m, const sdb_expr *k, bool v) {
   k = sdb_rel_canon(k);   /* `a > b` and `b < a` are one fact */
-  if (k && !sdb_is_const(k)) sdb_map_put(m, k, (void *)sdb_bool(v));
+  if (!k || sdb_is_const(k)) return;
+  if (m->m) { sdb_map_put(m->m, k, (void *)sdb_bool(v)); return; }
+  fact *f = m->f;
+  if (f->nimpl == f->capimpl) {
+    size_t cap = f->capimpl ? f->capimpl * 2 : 8;
+    const sdb_expr **nk = realloc(f->impl, cap * sizeof *nk);
+    if (!nk) return;
+    f->impl = nk;
+    bool *nv = realloc(f->implv, cap * sizeof *nv);
+    if (!nv) return;
+    f->implv = nv;
+    f->capimpl = cap;
+  }
+  f->impl[f->nimpl] = k;
+  f->implv[f->nimpl++] = v;
 }
 
-static void add_implications(sdb_map *m, const sdb_expr *g) {
+static void add_implications(impl_sink *m, const sdb_expr *g) {
   if (g->kind == SDB_AND) {
     for (size_t i = 0; i < g->nargs; i++) add_implications(m, g->args[i]);
     return;
@@ -598,9 +653,10 @@ static void add_implications(sdb_map *m, const sdb_expr *g) {
 ** the definition; refresh_axioms must always end equal to it, and
 ** sdb_shape_env_check_axioms (or -DSDB_CHECK_AXIOMS) compares the two. */
 static void build_axioms(sdb_shape_env *env, sdb_map *m) {
+  impl_sink sink = {m, NULL};
   for (size_t i = 0; i < env->nfacts; i++) {
     const sdb_expr *g = sdb_simplify(env, env->facts[i].expr);
-    if (g) add_implications(m, g);
+    if (g) add_implications(&sink, g);
   }
 }
 
@@ -610,7 +666,90 @@ static const sdb_expr *simplify_fact(sdb_shape_env *env, fact *f, size_t i) {
   f->rewrites = r && needs_facts(r);
   if (!f->rewrites) return r;
   if (i < env->first_rewrite) env->first_rewrite = i;
+  if (!f->listed_rw && GROW(env->rw_facts, env->nrw_facts, env->caprw_facts)) {
+    env->rw_facts[env->nrw_facts++] = i;
+    f->listed_rw = true;
+  }
   return facts_rewrite(env, r, true);
+}
+
+/* The axiom's value: the last put of the highest-numbered fact. */
+static void ax_settle(sdb_shape_env *env, const sdb_expr *k, const ax_entry *a) {
+  const ax_put *best = NULL;
+  for (size_t j = 0; j < a->n; j++)
+    if (!best || a->p[j].fact >= best->fact) best = &a->p[j];
+  void *v = best ? (void *)sdb_bool(best->v) : NULL;
+  if (v || sdb_map_has(&env->axioms, k)) sdb_map_put(&env->axioms, k, v);
+}
+
+/* Put fact i's implications (f->impl) into the axioms. */
+static void ax_assert(sdb_shape_env *env, size_t i) {
+  fact *f = &env->facts[i];
+  for (size_t j = 0; j < f->nimpl; j++) {
+    const sdb_expr *k = f->impl[j];
+    ax_entry *a = sdb_map_get(&env->ax_puts, k);
+    if (!a) {
+      a = calloc(1, sizeof *a);
+      if (!a || !sdb_map_put(&env->ax_puts, k, a)) { free(a); continue; }
+    }
+    if (!GROW(a->p, a->n, a->cap)) continue;
+    a->p[a->n].fact = i;
+    a->p[a->n++].v = f->implv[j];
+    ax_settle(env, k, a);
+  }
+}
+
+/* Take fact i's implications back out of the axioms. */
+static void ax_retract(sdb_shape_env *env, size_t i) {
+  fact *f = &env->facts[i];
+  for (size_t j = 0; j < f->nimpl; j++) {
+    const sdb_expr *k = f->impl[j];
+    ax_entry *a = sdb_map_get(&env->ax_puts, k);
+    if (!a) continue;
+    size_t w = 0;
+    for (size_t r = 0; r < a->n; r++)
+      if (a->p[r].fact != i) a->p[w++] = a->p[r];
+    if (w == a->n) continue;
+    a->n = w;
+    ax_settle(env, k, a);
+  }
+  f->nimpl = 0;
+}
+
+/* Index fact i under every symbol of e. */
+static void index_fact(sdb_shape_env *env, const sdb_expr *e, size_t i) {
+  const sdb_expr **fs;
+  long n = e ? sdb_free_symbols(e, &fs) : 0;
+  if (n <= 0) return;
+  for (long j = 0; j < n; j++) {
+    idx_vec *v = sdb_map_get(&env->sym_facts, fs[j]);
+    if (!v) {
+      v = calloc(1, sizeof *v);
+      if (!v || !sdb_map_put(&env->sym_facts, fs[j], v)) { free(v); continue; }
+    }
+    if (v->n && v->v[v->n - 1] == i) continue;
+    if (GROW(v->v, v->n, v->cap)) v->v[v->n++] = i;
+  }
+  free(fs);
+}
+
+/* fact i's simp is now g: its implications replace the old ones. */
+static void set_simp(sdb_shape_env *env, size_t i, const sdb_expr *g, bool fresh) {
+  fact *f = &env->facts[i];
+  if (fresh) index_fact(env, f->expr, i);
+  else if (g == f->simp) return;
+  ax_retract(env, i);
+  f->simp = g;
+  if (!g) return;
+  index_fact(env, g, i);
+  impl_sink sink = {NULL, f};
+  add_implications(&sink, g);
+  ax_assert(env, i);
+}
+
+static int cmp_size(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return x < y ? -1 : x > y;
 }
 
 static int compare_axioms(sdb_shape_env *env);
@@ -619,61 +758,60 @@ static int compare_axioms(sdb_shape_env *env);
 ** made each guard cost O(guards so far), as PyTorch's get_axioms avoids by
 ** caching and re-simplifying only on _resimplify_floor_div_axioms).
 **
-** The result must be exactly build_axioms' — same keys, same order, same
-** values — and made at the same moments (the first static evaluation after
+** The result must equal build_axioms' as a dict — same keys, same values —
+** and be made at the same moments (the first static evaluation after
 ** `version` moved), so that axioms left stale by a change that never
-** bumped `version` stay stale exactly as before.
+** bumped `version` stay stale exactly as before. (The order of keys is not
+** kept: `axioms` is only looked up; a key no fact puts any more stays with
+** a NULL value, which a lookup reads as absent.)
 **
 ** Invariant after a refresh: for i < axioms_nfacts, facts[i].simp is
-** sdb_simplify(facts[i].expr) in the current state, and `axioms` is the
-** implications of facts[0].simp, ..., facts[axioms_nfacts - 1].simp put in
-** that order. It holds because sdb_simplify is replace() — which reads only
-** env->repl — then, when the result has Mod/FloorDiv/Max/Min (`rewrites`),
-** facts_rewrite — which reads ranges, the symbol table and divisibility.
-** So an old fact's simp can only move if repl_gen moved (any fact) or
-** rewrite_gen moved (facts with `rewrites`; replace() is unchanged, so the
-** flag is too); those are re-simplified, every other one kept. If none
-** moved, putting the new facts' implications after the old ones gives the
-** full build (a put of an existing key keeps its place and takes the later
-** value, as in the full build). If one moved, at index k, the map is
-** rebuilt: facts before k from their cached simp, the rest as they come.
+** sdb_simplify(facts[i].expr) in the current state, and every axiom's value
+** is that of the last put by the highest-numbered fact implying it (ax_puts
+** says which facts put it). It holds because sdb_simplify is replace() —
+** which reads only env->repl — then, when the result has Mod/FloorDiv/Max/
+** Min (`rewrites`), facts_rewrite — which reads ranges, the symbol table
+** and divisibility. So an old fact's simp can only move if the replacement
+** of a symbol in its expr or its simp changed (sym_facts indexes both;
+** repl_dirty lists those symbols), or rewrite_gen moved and it `rewrites`
+** (rw_facts). Only those are re-simplified, in fact order, and a fact whose
+** simp moved swaps its implications: after a rename the cost is the facts
+** that mention the renamed symbol, not every guard and assert.
 **
 ** Side effects match too. Re-simplifying an unchanged fact in an unchanged
 ** state only finds nodes interned when it was last simplified, so new
 ** nodes are interned in the same order as by the full build (fact by fact,
 ** simplify then implications) and get the same ids, which break ties in
 ** the canonical order. find()'s path compression rewrites a replacement
-** target only after the replacements changed — and then every fact is
-** re-simplified, as in the full build. */
+** target only when a symbol on its chain got a new replacement; every fact
+** that reaches that symbol mentions it in its simp, so is re-simplified. */
 static void refresh_axioms(sdb_shape_env *env) {
   if (env->axioms_version == env->version) return;
-  bool all = env->axioms_repl_gen != env->repl_gen;
-  bool rw = all || env->axioms_rewrite_gen != env->rewrite_gen;
-  size_t old = env->axioms_nfacts, from = old;
-  if (all) {
-    from = 0;
-    env->first_rewrite = SIZE_MAX;   /* the flags are all recomputed */
-  } else if (rw && env->first_rewrite < from) {
-    from = env->first_rewrite;
+  bool rw = env->axioms_rewrite_gen != env->rewrite_gen;
+  size_t old = env->axioms_nfacts;
+  /* the old facts to re-simplify: those mentioning a symbol whose
+  ** replacement changed, and (rw) those that went through facts_rewrite */
+  size_t *todo = NULL, ntodo = 0, captodo = 0;
+  for (size_t d = 0; d < env->repl_dirty.len; d++) {
+    const idx_vec *v = sdb_map_get(&env->sym_facts, env->repl_dirty.keys[d]);
+    for (size_t j = 0; v && j < v->n; j++)
+      if (v->v[j] < old && GROW(todo, ntodo, captodo)) todo[ntodo++] = v->v[j];
   }
-  bool rebuilding = false;
-  for (size_t i = from; i < env->nfacts; i++) {
-    fact *f = &env->facts[i];
-    bool fresh = i >= old;
-    if (fresh || all || (rw && f->rewrites)) {
-      const sdb_expr *g = simplify_fact(env, f, i);
-      if (!fresh && g != f->simp && !rebuilding) {
-        sdb_map_clear(&env->axioms);
-        for (size_t j = 0; j < i; j++)
-          if (env->facts[j].simp) add_implications(&env->axioms, env->facts[j].simp);
-        rebuilding = true;
-      }
-      f->simp = g;
-      if ((fresh || rebuilding) && g) add_implications(&env->axioms, g);
-    } else if (rebuilding && f->simp) {
-      add_implications(&env->axioms, f->simp);
-    }
+  if (rw)
+    for (size_t j = 0; j < env->nrw_facts; j++)
+      if (env->rw_facts[j] < old && env->facts[env->rw_facts[j]].rewrites &&
+          GROW(todo, ntodo, captodo))
+        todo[ntodo++] = env->rw_facts[j];
+  if (ntodo > 1) qsort(todo, ntodo, sizeof *todo, cmp_size);
+  for (size_t j = 0; j < ntodo; j++) {
+    if (j && todo[j] == todo[j - 1]) continue;
+    fact *f = &env->facts[todo[j]];
+    set_simp(env, todo[j], simplify_fact(env, f, todo[j]), false);
   }
+  free(todo);
+  for (size_t i = old; i < env->nfacts; i++)
+    set_simp(env, i, simplify_fact(env, &env->facts[i], i), true);
+  sdb_map_clear(&env->repl_dirty);
   env->axioms_nfacts = env->nfacts;
   env->axioms_repl_gen = env->repl_gen;
   env->axioms_rewrite_gen = env->rewrite_gen;
@@ -696,9 +834,12 @@ static int compare_axioms(sdb_shape_env *env) {
   size_t nodes = sdb_expr_count();
   sdb_map m = SDB_MAP_INIT;
   build_axioms(env, &m);
-  int rc = sdb_expr_count() != nodes || m.len != env->axioms.len || env->repl.len != nrepl;
+  int rc = sdb_expr_count() != nodes || env->repl.len != nrepl;
+  size_t live = 0;
+  for (size_t i = 0; i < env->axioms.len; i++) live += env->axioms.vals[i] != NULL;
+  rc |= live != m.len;
   for (size_t i = 0; !rc && i < m.len; i++)
-    rc = m.keys[i] != env->axioms.keys[i] || m.vals[i] != env->axioms.vals[i];
+    rc = m.vals[i] != sdb_map_get(&env->axioms, m.keys[i]);
   for (size_t i = 0; !rc && i < nrepl; i++)
     rc = targets[i] != ((const sdb_replacement *)env->repl.vals[i])->target;
   sdb_map_free(&m);
@@ -714,9 +855,8 @@ int sdb_shape_env_check_axioms(sdb_shape_env *env) {
 static bool add_fact(sdb_shape_env *env, const sdb_expr *g) {
   if (!GROW(env->facts, env->nfacts, env->capfacts)) return false;
   fact *f = &env->facts[env->nfacts++];
+  memset(f, 0, sizeof *f);
   f->expr = g;
-  f->simp = NULL;
-  f->rewrites = false;
   env->version++;
   return true;
 }
@@ -939,6 +1079,7 @@ static int set_replacement(sdb_shape_env *env, const sdb_expr *a,
   cur->prov = p;
   env->version++;
   env->repl_gen++;
+  sdb_map_put(&env->repl_dirty, a, (void *)a);
   sdb_event e = {0};
   e.kind = SDB_EV_REPLACEMENT_ADDED;
   e.sym = a;
@@ -1470,6 +1611,7 @@ int sdb_restore_replacement(sdb_shape_env *env, const sdb_expr *sym,
   cur->prov = prov_now(env);
   env->version++;
   env->repl_gen++;
+  sdb_map_put(&env->repl_dirty, sym, (void *)sym);
   return SDB_OK;
 }
 
