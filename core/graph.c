@@ -175,13 +175,57 @@ static sdb_node *insert_pos(sdb_graph *g, sdb_node *n, size_t at) {
     g->nodes = v;
     g->cap = cap;
   }
+  n->graph = g;
+  if (g->deferred) {
+    /* linked after the cursor, which then moves past it, as insert_at does */
+    g->nodes[g->n++] = n;
+    sdb_node *prev = g->dfront ? NULL : g->dcursor ? g->dcursor : g->dtail;
+    n->lnext = prev ? prev->lnext : g->dhead;
+    if (prev) prev->lnext = n;
+    else g->dhead = n;
+    if (!n->lnext) g->dtail = n;
+    n->placed_after = n->lnext ? prev : NULL;
+    n->placed_first = n->lnext && !prev;
+    if (g->dcursor || g->dfront) g->dcursor = n;
+    g->dfront = false;
+    return n;
+  }
   if (at > g->n) at = g->n;
+  n->placed_after = at < g->n && at > 0 ? g->nodes[at - 1] : NULL;
+  n->placed_first = at < g->n && at == 0;
   memmove(&g->nodes[at + 1], &g->nodes[at], (g->n - at) * sizeof *g->nodes);
   g->nodes[at] = n;
   g->n++;
   if (g->insert_at >= at) g->insert_at++;
-  n->graph = g;
   return n;
+}
+
+void sdb_graph_defer(sdb_graph *g) {
+  if (g->deferred) return;
+  g->dhead = g->dtail = g->dcursor = NULL;
+  g->dfront = false;
+  for (size_t i = g->n; i-- > 0;) {
+    g->nodes[i]->lnext = g->dhead;
+    g->dhead = g->nodes[i];
+    if (!g->dtail) g->dtail = g->nodes[i];
+  }
+  if (g->insert_at == 0 && g->n) g->dfront = true;
+  else if (g->insert_at < g->n) g->dcursor = g->nodes[g->insert_at - 1];
+  g->deferred = true;
+}
+
+void sdb_graph_undefer(sdb_graph *g) {
+  if (!g->deferred) return;
+  size_t i = 0, at = g->n;
+  for (sdb_node *n = g->dhead; n && i < g->n; n = n->lnext) {
+    if (g->dfront && at == g->n) at = i;
+    g->nodes[i++] = n;
+    if (n == g->dcursor) at = i;
+  }
+  g->insert_at = at;
+  g->deferred = false;
+  g->dhead = g->dtail = g->dcursor = NULL;
+  g->dfront = false;
 }
 
 static sdb_node *new_node(sdb_node_op op, const char *name, const char *target) {
@@ -197,6 +241,7 @@ static sdb_node *new_node(sdb_node_op op, const char *name, const char *target) 
 sdb_node *sdb_graph_placeholder_at(sdb_graph *g, size_t pos, const char *name,
                                    const char *target, const sdb_value *example,
                                    const sdb_source *src) {
+  sdb_graph_undefer(g);   /* a position in `nodes` needs them in order */
   sdb_node *n = new_node(SDB_N_PLACEHOLDER, sdb_graph_unique_name(g, name), target ? target : name);
   if (!n) return NULL;
   if (example) n->example = sdb_value_copy(example);
@@ -241,6 +286,17 @@ sdb_node *sdb_graph_call(sdb_graph *g, sdb_node_op op, const char *target,
 sdb_node *sdb_graph_call_after(sdb_graph *g, const sdb_node *after, sdb_node_op op,
                                const char *target, const char *name_hint,
                                sdb_arg *args, size_t nargs, const sdb_value *example) {
+  if (g->deferred) {
+    sdb_node *cur = g->dcursor;
+    bool front = g->dfront;
+    g->dcursor = (sdb_node *)after;
+    g->dfront = false;
+    sdb_node *n = call_at(g, g->n, op, target, name_hint, args, nargs, example);
+    /* the cursor stays after the same node, or after n if it was `after` */
+    g->dcursor = cur == after && n ? n : cur;
+    g->dfront = front;
+    return n;
+  }
   size_t at = g->n;
   for (size_t i = 0; i < g->n; i++)
     if (g->nodes[i] == after) { at = i + 1; break; }
@@ -259,15 +315,25 @@ sdb_node *sdb_graph_output_node(const sdb_graph *g) {
 }
 
 void sdb_graph_insert_after(sdb_graph *g, const sdb_node *after) {
+  if (g->deferred) {
+    g->dfront = !after;
+    g->dcursor = (sdb_node *)after;
+    return;
+  }
   if (!after) { g->insert_at = 0; return; }
   for (size_t i = 0; i < g->n; i++)
     if (g->nodes[i] == after) { g->insert_at = i + 1; return; }
   g->insert_at = g->n;
 }
 
-void sdb_graph_insert_at_end(sdb_graph *g) { g->insert_at = g->n; }
+void sdb_graph_insert_at_end(sdb_graph *g) {
+  g->insert_at = g->n;
+  g->dcursor = NULL;
+  g->dfront = false;
+}
 
 int sdb_graph_set_placeholders(sdb_graph *g, sdb_node *const *order, size_t n) {
+  sdb_graph_undefer(g);
   size_t np = sdb_graph_num_placeholders(g);
   if (n != np) return -1;
   for (size_t i = 0; i < n; i++) {
@@ -286,21 +352,31 @@ size_t sdb_graph_num_placeholders(const sdb_graph *g) {
 }
 
 size_t sdb_graph_dce(sdb_graph *g) {
+  sdb_graph_undefer(g);
   size_t removed = 0;
   for (bool changed = true; changed;) {
     changed = false;
+    /* from the end, so a node whose last user goes is seen in the same
+    ** pass; the survivors are compacted once per pass (a memmove per
+    ** removed node made this quadratic) */
+    size_t below = 0;   /* removed nodes before insert_at */
     for (size_t i = g->n; i-- > 0;) {
       sdb_node *n = g->nodes[i];
       if (n->nusers || n->impure || n->op == SDB_N_PLACEHOLDER || n->op == SDB_N_OUTPUT) continue;
       if (g->on_erase) g->on_erase(g->erase_ud, n, "dead code");
       for (size_t k = 0; k < n->nargs; k++) count_users(&n->args[k], -1);
-      memmove(&g->nodes[i], &g->nodes[i + 1], (g->n - i - 1) * sizeof *g->nodes);
-      g->n--;
-      if (g->insert_at > i) g->insert_at--;
+      if (g->insert_at > i) below++;
       free_node(n);
+      g->nodes[i] = NULL;
       removed++;
       changed = true;
     }
+    if (!changed) break;
+    size_t w = 0;
+    for (size_t i = 0; i < g->n; i++)
+      if (g->nodes[i]) g->nodes[w++] = g->nodes[i];
+    g->n = w;
+    g->insert_at -= below;
   }
   return removed;
 }
@@ -311,16 +387,10 @@ void sdb_graph_on_erase(sdb_graph *g, sdb_erase_fn fn, void *ud) {
 }
 
 const sdb_node *sdb_node_anchor(const sdb_node *n, bool *at_start) {
-  const sdb_graph *g = n->graph;
-  *at_start = false;
-  if (!g) return NULL;
-  for (size_t i = g->n; i-- > 0;) {   /* from the end: most nodes are appended */
-    if (g->nodes[i] != n) continue;
-    if (i + 1 == g->n) return NULL;
-    if (i == 0) { *at_start = true; return NULL; }
-    return g->nodes[i - 1];
-  }
-  return NULL;
+  /* recorded by insert_pos: a scan for n made mid-graph insertions
+  ** quadratic */
+  *at_start = n->graph && n->placed_first;
+  return n->graph ? n->placed_after : NULL;
 }
 
 /* --- printing ---------------------------------------------------------------- */

@@ -64,6 +64,11 @@ struct sdb_node {
   int nusers;
   bool impure;             /* has side effects: never removed by DCE */
   sdb_graph *graph;
+  /* where it went when inserted (sdb_node_anchor): the node before it, or
+  ** NULL when appended (placed_first: inserted at the very start) */
+  const sdb_node *placed_after;
+  bool placed_first;
+  sdb_node *lnext;         /* the next node in order while deferred */
 };
 
 /* Told of each node removed from a graph, before it is freed (the tracer
@@ -75,6 +80,11 @@ struct sdb_graph {
   sdb_node **nodes;
   size_t n, cap;
   size_t insert_at;        /* where the next node goes; n means the end */
+  /* Deferred order (sdb_graph_defer): nodes are appended to `nodes` and
+  ** linked in their real order from dhead; dcursor is where the next node
+  ** goes (after it; NULL: the end, dfront: the start). */
+  bool deferred, dfront;
+  sdb_node *dhead, *dtail, *dcursor;
   sdb_map base_count;      /* interned base name -> last number used (as uintptr) */
   sdb_map used;            /* interned name -> node */
   sdb_map sub_used;        /* interned submodule name -> its graph */
@@ -122,6 +132,13 @@ sdb_node *sdb_graph_output_node(const sdb_graph *g);
 ** sdb_graph_insert_at_end. */
 void sdb_graph_insert_after(sdb_graph *g, const sdb_node *after);
 void sdb_graph_insert_at_end(sdb_graph *g);
+/* Many insertions in the middle (the runtime-assert pass): between
+** sdb_graph_defer and sdb_graph_undefer, insertions cost O(1) and `nodes`
+** keeps the insertion order, not the graph's; undefer puts `nodes` in
+** graph order in one pass. Only node placement (sdb_graph_call,
+** sdb_graph_call_after, sdb_graph_insert_after/at_end) is allowed then. */
+void sdb_graph_defer(sdb_graph *g);
+void sdb_graph_undefer(sdb_graph *g);
 /* Make `order` (every placeholder of g, each once) the placeholder order. */
 int sdb_graph_set_placeholders(sdb_graph *g, sdb_node *const *order, size_t n);
 /* Number of placeholders at the front. */

@@ -750,12 +750,28 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
   }
   sdb_map done = SDB_MAP_INIT;
   size_t nasserts = sdb_assert_count(tr->env);
+  /* the runtime asserts keyed by each symbol, in order: chains through
+  ** next_by_key (index + 1, 0 ends), heads in by_key (a scan of every
+  ** assert per binding made this pass quadratic) */
+  size_t *next_by_key = calloc(nasserts + 1, sizeof *next_by_key);
+  sdb_map by_key = SDB_MAP_INIT, tail = SDB_MAP_INIT;
+  if (!next_by_key) return oom(err);
+  for (size_t k = 0; k < nasserts; k++) {
+    const sdb_runtime_assert *ra = sdb_assert_at(tr->env, k);
+    if (!ra->key) continue;
+    uintptr_t last = (uintptr_t)sdb_map_get(&tail, ra->key);
+    if (last) next_by_key[last - 1] = k + 1;
+    else sdb_map_put(&by_key, ra->key, (void *)(uintptr_t)(k + 1));
+    sdb_map_put(&tail, ra->key, (void *)(uintptr_t)(k + 1));
+  }
+  sdb_map_free(&tail);
   /* walk a snapshot: nodes we add are not revisited */
   size_t n = tr->graph->n;
   sdb_node **snap = malloc((n + 1) * sizeof *snap);
-  if (!snap) return oom(err);
+  if (!snap) { free(next_by_key); sdb_map_free(&by_key); return oom(err); }
   memcpy(snap, tr->graph->nodes, n * sizeof *snap);
   int rc = SDB_OK;
+  sdb_graph_defer(tr->graph);   /* O(1) insertions after each binding node */
   for (size_t i = 0; i < n && rc == SDB_OK; i++) {
     sdb_node *node = snap[i];
     if (!node->bindings.n) continue;
@@ -784,14 +800,16 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
       for (int c = 0; c < 2 && rc == SDB_OK; c++)
         if (checks[c] && !sdb_is_const(checks[c]) && !assert_node(tr, &after, checks[c], &done, err))
           rc = err ? err->code : SDB_E_INVALID;
-      for (size_t k = 0; k < nasserts && rc == SDB_OK; k++) {
-        const sdb_runtime_assert *ra = sdb_assert_at(tr->env, k);
-        if (ra->key != u) continue;
+      for (uintptr_t k = (uintptr_t)sdb_map_get(&by_key, u); k && rc == SDB_OK; k = next_by_key[k - 1]) {
+        const sdb_runtime_assert *ra = sdb_assert_at(tr->env, k - 1);
         if (!assert_node(tr, &after, ra->expr, &done, err)) rc = err ? err->code : SDB_E_INVALID;
       }
     }
   }
+  sdb_graph_undefer(tr->graph);
   free(snap);
+  free(next_by_key);
+  sdb_map_free(&by_key);
   sdb_map_free(&done);
   sdb_map_free(&tr->sym_proxy);
   tr->sym_proxy = user_proxies;
