@@ -55,6 +55,11 @@ struct sdb_tti {
   json_t **held;           /* metas kept alive for the node table */
   size_t nheld, capheld;
   long unparsed;           /* expressions the model could not read */
+  sdb_tti_stack_fn stack_fn;
+  void *stack_ud;
+  const sdb_tt_record *rec;   /* the record being imported */
+  const char *rec_stack;   /* its stack text, once computed (interned) */
+  bool rec_stack_done;
   sdb_tti_counts totals;
 };
 
@@ -157,6 +162,31 @@ static cstate *compile_now(const sdb_tti *t) {
   return t->cur >= 0 ? t->comps[t->cur] : NULL;
 }
 
+/* The record's user stack as `where` prints one, innermost first. */
+static const char *stack_text(sdb_tti *t) {
+  if (t->rec_stack_done) return t->rec_stack;
+  t->rec_stack_done = true;
+  const sdb_tt_record *rec = t->rec;
+  if (!rec) return NULL;
+  const json_t *us = json_object_get(rec->meta, "user_stack");
+  bool user = json_array_size(us) > 0;
+  if (!user) us = json_object_get(rec->meta, "stack");
+  if (!json_array_size(us)) us = json_object_get(rec->root, "stack");
+  sdb_buf b = SDB_BUF_INIT;
+  int k = 0;
+  for (size_t i = json_array_size(us); i-- > 0 && k < 64;) {
+    sdb_tt_frame f;
+    if (!sdb_tt_frame_get(t->r, json_array_get(us, i), &f)) continue;
+    if (!user && internal_file(f.file)) continue;
+    sdb_buf_printf(&b, "%s#%d  %s at %s:%ld", k ? "\n" : "", k, f.name, basename_of(f.file),
+                   f.line);
+    k++;
+  }
+  t->rec_stack = b.len ? sdb_intern(sdb_buf_cstr(&b)) : NULL;
+  sdb_buf_free(&b);
+  return t->rec_stack;
+}
+
 static long emit(sdb_tti *t, sdb_event *e, const where *w) {
   cstate *c = compile_now(t);
   e->tracer = c ? c->pub.id : NULL;
@@ -165,7 +195,12 @@ static long emit(sdb_tti *t, sdb_event *e, const where *w) {
     e->line = (int32_t)w->line;
     e->func = w->func;
   }
-  return sdb_emit_raw(t->ev, e);
+  long seq = sdb_emit_raw(t->ev, e);
+  if (seq >= 0 && w && t->stack_fn) {
+    const char *st = stack_text(t);
+    if (st) t->stack_fn(t->stack_ud, (size_t)seq, st);
+  }
+  return seq;
 }
 
 /* Switch to the compile with id CID (creating it, with its phase_start),
@@ -812,15 +847,27 @@ static void on_record(sdb_tti *t, const sdb_tt_record *rec) {
 }
 
 int sdb_tti_import(const char *path, sdb_events *ev, sdb_tti **out, sdb_err *err) {
+  return sdb_tti_import_ex(path, ev, NULL, NULL, out, err);
+}
+
+int sdb_tti_import_ex(const char *path, sdb_events *ev, sdb_tti_stack_fn stack_fn, void *ud,
+                      sdb_tti **out, sdb_err *err) {
   *out = NULL;
   sdb_tti *t = calloc(1, sizeof *t);
   if (!t) return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
   t->ev = ev;
+  t->stack_fn = stack_fn;
+  t->stack_ud = ud;
   t->cur = -1;
   int rc = sdb_tt_open(path, &t->r, err);
   if (rc) { free(t); return rc; }
   const sdb_tt_record *rec;
-  while ((rc = sdb_tt_next(t->r, &rec, err)) == 1) on_record(t, rec);
+  while ((rc = sdb_tt_next(t->r, &rec, err)) == 1) {
+    t->rec = rec;
+    t->rec_stack_done = false;
+    on_record(t, rec);
+  }
+  t->rec = NULL;
   /* an attempt followed by a later one of the same id was restarted */
   for (size_t i = 0; i < t->ncomps; i++)
     for (size_t j = 0; j < t->ncomps; j++) {

@@ -78,6 +78,11 @@ static char *pick_rank(dbg *d, const char *dir, long rank) {
   return found;
 }
 
+/* The user's Python stack of each imported event, for `where`. */
+static void on_stack(void *ud, size_t seq, const char *stack) {
+  dbg_replay_stack(ud, seq, stack);
+}
+
 int dbg_import_open(dbg *d, const char *path, long rank) {
   struct stat st;
   if (stat(path, &st) != 0) {
@@ -94,10 +99,10 @@ int dbg_import_open(dbg *d, const char *path, long rank) {
     free(file);
     return -1;
   }
-  size_t before = dbg_length(d);
+  size_t before = dbg_replay_begin(d);
   sdb_tti *t;
   sdb_err err = SDB_ERR_INIT;
-  int rc = sdb_tti_import(file, d->ev, &t, &err);
+  int rc = sdb_tti_import_ex(file, d->ev, on_stack, d, &t, &err);
   if (rc && !t) {
     repl_error(d->s, "replay: %s", err.msg ? err.msg : "cannot read the log");
     sdb_err_clear(&err);
@@ -107,12 +112,14 @@ int dbg_import_open(dbg *d, const char *path, long rank) {
   sdb_err_clear(&err);
   sdb_tti_free(d->import);
   d->import = t;
-  /* the imported run starts here: the cursor at its first event */
-  d->base = d->cur = before;
-  sdb_view_free(d->shown);
-  d->shown = sdb_view_clone(dbg_view(d));
   const sdb_tt_reader *r = sdb_tti_reader(t);
   size_t nc = sdb_tti_ncompiles(t), np = sdb_tt_nproblems(r);
+  /* the imported run starts here: the cursor before its first event */
+  char label[1200];
+  snprintf(label, sizeof label, "TORCH_TRACE log %s (%ld records, %zu compile%s)", file,
+           sdb_tt_nrecords(r), nc, nc == 1 ? "" : "s");
+  dbg_replay_info info = { label, NULL, NULL, 0 };
+  dbg_replay_open(d, before, &info);
   printf("Replaying %s (TORCH_TRACE): %ld records, %zu compile%s, %zu events",
          file, sdb_tt_nrecords(r), nc, nc == 1 ? "" : "s", dbg_length(d) - before);
   if (np) printf("; %zu problem%s (`info records`)", np, np == 1 ? "" : "s");

@@ -99,11 +99,15 @@ event 4, phase trace, tracer [-/-], test_draft_export.py:297 in forward
   guard_added Eq(s0, 3)
   guard: Eq(s0, 3)
 Eq(s0, 3) is statically known True at this step: s0 is replaced by 3 (range_refined_to_singleton).
+event 4, trace phase:
+#0  forward at test_draft_export.py:297
+#1  _call_impl at module.py:1762
+#2  _wrapped_call_impl at module.py:1751
 [exit 0]
 OUT
 run --replay "$LOGS/tlparse_export_guard_added.log" --batch -x 'goto 3' -x 'why Eq(s0, 3)' \
-  -x 'explain Eq(s0, 3)' -x step -x 'why Eq(s0, 3)'
-check "draft export: why before and after the guard, and its expression tree down to s0"
+  -x 'explain Eq(s0, 3)' -x step -x 'why Eq(s0, 3)' -x where
+check "draft export: why before and after the guard, its expression tree down to s0, the Python stack"
 
 want <<OUT
 39 records in 48 lines of $LOGS/tlparse_export_guard_added.log
