@@ -196,6 +196,12 @@ typedef struct store {
   size_t nsyms, capsyms;
   compile *compiles;
   size_t ncompiles, capcompiles;
+  /* node_walk's cursor: the last node found (graph, step, events folded,
+  ** its index among the live nodes and its record), and that walk's node
+  ** count, so listing a graph node by node is one walk, not one per node */
+  const void *walk_g;
+  uint32_t walk_at, walk_j;
+  size_t walk_n, walk_i, walk_count;
 } store;
 
 struct sdb_view {
@@ -954,26 +960,40 @@ static const graphrec *vgraph(const sdb_view *v, const char *graph) {
 
 /* The i-th node of g in graph order at step `at` (SIZE_MAX: none, and
 ** *count says how many there are). One walk of the list: O(nodes). */
-static const noderec *node_walk(const graphrec *g, uint32_t at, size_t i, size_t *count) {
+static const noderec *node_walk(store *st, const graphrec *g, uint32_t at, size_t i,
+                                size_t *count) {
+  bool same = g && st->walk_g == g && st->walk_at == at && st->walk_n == st->n;
+  if (!same) {
+    st->walk_g = g;
+    st->walk_at = at;
+    st->walk_n = st->n;
+    st->walk_j = NONE;
+    st->walk_count = SIZE_MAX;
+  }
+  if (i == SIZE_MAX && st->walk_count != SIZE_MAX) { *count = st->walk_count; return NULL; }
   size_t k = 0;
-  for (uint32_t j = g ? g->head : NONE; j != NONE; j = g->nodes[j].next) {
+  uint32_t j = g ? g->head : NONE;
+  if (st->walk_j != NONE && i >= st->walk_i) { k = st->walk_i; j = st->walk_j; }
+  for (; j != NONE; j = g->nodes[j].next) {
     const noderec *r = &g->nodes[j];
     if (r->pos >= at || r->erased < at) continue;   /* not yet placed, or gone */
-    if (k++ == i) return r;
+    if (k == i) { st->walk_i = k; st->walk_j = j; return r; }
+    k++;
   }
   *count = k;
+  if (g) st->walk_count = k;
   return NULL;
 }
 
 size_t sdb_view_node_count(const sdb_view *v, const char *graph) {
   size_t n = 0;
-  node_walk(vgraph(v, graph), vstep(v), SIZE_MAX, &n);
+  node_walk(v->st, vgraph(v, graph), vstep(v), SIZE_MAX, &n);
   return n;
 }
 
 bool sdb_view_node_at(const sdb_view *v, const char *graph, size_t i, sdb_view_node *out) {
   size_t n;
-  const noderec *r = node_walk(vgraph(v, graph), vstep(v), i, &n);
+  const noderec *r = node_walk(v->st, vgraph(v, graph), vstep(v), i, &n);
   if (!r) return false;
   const sdb_event *e = ev_at(v->st, r->pos);
   out->name = e->text;
