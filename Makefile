@@ -188,8 +188,8 @@ $(BENCH_BIN): tests/bench/bench_core.c $(BUILD)/libcore.a | $(STAMP)
 	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -o $@ $< $(BUILD)/libcore.a $(CORE_LIBS) -lm
 
 bench: $(SHAPEDB) $(BENCH_BIN) $(BENCH_TT)
-	@sh tests/bench/run.sh $(BENCH_BIN) $(SHAPEDB) $(BUILD)/bench "$(CC) $(strip $(OPT))" $(BENCH_ARGS)
-	@SHAPEDB_SHARED=$${SHAPEDB_SHARED:-$(abspath ..)/shared} $(BENCH_TT) $(if $(filter --quick,$(BENCH_ARGS)),5,100)
+	@SHAPEDB_SHARED=$${SHAPEDB_SHARED:-$(abspath ..)/shared} $(BENCH_TT) $(if $(filter --quick,$(BENCH_ARGS)),5,100) > $(BUILD)/bench/torch_trace.txt
+	@BENCH_TT_TXT=$(BUILD)/bench/torch_trace.txt sh tests/bench/run.sh $(BENCH_BIN) $(SHAPEDB) $(BUILD)/bench "$(CC) $(strip $(OPT))" $(BENCH_ARGS)
 
 # --- fuzzing -------------------------------------------------------------------
 # libFuzzer targets, tests/fuzz/fuzz_NAME.c, with seed corpora in

@@ -32,6 +32,27 @@ for size in $sizes; do
   done
 done
 
+# Debugger commands on the generated model (inductor, cond every 100
+# ops): CPU time of each command after `run`, listings written to a file.
+dbg_ops=100000
+[ -n "$quick" ] && dbg_ops=1000
+echo "bench: debugger commands on a $dbg_ops-op run ..." >&2
+{
+  echo run
+  printf '%s\n' 'io.stderr:write(string.format("T0\t%.6f\n", os.clock()))'
+  for c in "info pending" "info bindings" "info guards" "info replacements" "info asserts" \
+           "info symbols" "info tracers" "info graph" "explain u100" "goto 50000" \
+           "info bindings" "reverse-step" "step" "next" "goto 1000" "info graph"; do
+    printf '%s\n' "$c"
+    printf 'io.stderr:write(string.format("T\\t%s\\t%%.6f\\n", os.clock()))\n' "$c"
+  done
+} > "$out/debug.cmds"
+GEN_OPS=$dbg_ops "$shapedb" -i "$here/gen_debug.lua" < "$out/debug.cmds" > "$out/debug.out" 2> "$out/debug.err" || true
+awk -F '\t' -v n="$dbg_ops" '
+  $1 == "T0" { prev = $2; next }
+  $1 == "T" { k++; printf "dbg.%d\t8 debugger commands (generated model, inductor, cond)\t%s\t%d ops\t%.6g\n", k, $2, n, ($3 - prev) * 1e6; prev = $3 }
+' "$out/debug.err" >> "$out/trace.tsv"
+
 # Start-up: the binary running an empty chunk (wall clock, median of 5).
 startup_ms=$(for i in 1 2 3 4 5; do
   t0=$(date +%s%N); "$shapedb" -e '' >/dev/null; t1=$(date +%s%N)
@@ -54,5 +75,5 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -
 runs=5
 [ -n "$quick" ] && runs=1
 awk -F '\t' -v flags="$flags" -v cores="$cores" -v cpu="$cpu" -v runs="$runs" \
-    -v sympy_note="$sympy_note" -v startup_ms="$startup_ms" -f "$here/table.awk" \
+    -v sympy_note="$sympy_note" -v startup_ms="$startup_ms" -v tt_txt="${BENCH_TT_TXT:-}" -f "$here/table.awk" \
     "$out/sympy.tsv" "$out/core.tsv" "$out/trace.tsv"

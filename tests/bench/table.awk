@@ -107,9 +107,20 @@ function gen_summary(   i, j, c, s, prev, g, big, line, maxg, rssmax, opsps) {
     if (rssmax == "" || gen_rss[c, big] + 0 > rssmax) rssmax = gen_rss[c, big] + 0
     print line
   }
+  # the TORCH_TRACE import benchmark's text (Makefile), printed as is;
+  # its import pass's MiB/s (cpu) goes into the last line
+  imp = "na"
+  if (tt_txt != "") {
+    print ""
+    while ((getline tl < tt_txt) > 0) {
+      print tl
+      if (tl ~ /^  import:/) { nf = split(tl, tf, / +/); imp = tf[nf - 2] }
+    }
+    close(tt_txt)
+  }
   opsps = (("eager.cond", 100000) in gen_us) ? sprintf("%.0f", 1e6 / gen_us["eager.cond", 100000]) : "na"
-  printf "bench: expr_vs_sympy=%s trace_ops_per_s=%s trace_rss_bytes_per_op=%s growth_1m_over_100k=%s replay_load_s=na goto_ms=na startup_ms=%s import_mib_per_s=na\n", \
+  printf "bench: expr_vs_sympy=%s trace_ops_per_s=%s trace_rss_bytes_per_op=%s growth_1m_over_100k=%s replay_load_s=na goto_ms=na startup_ms=%s import_mib_per_s=%s\n", \
     (min_ratio == "" ? "na" : sprintf("%.0fx", min_ratio)), opsps, \
     (rssmax == "" ? "na" : sprintf("%.0f", rssmax)), (maxg == "" ? "na" : sprintf("%.1f", maxg)), \
-    (startup_ms == "" ? "na" : startup_ms)
+    (startup_ms == "" ? "na" : startup_ms), imp
 }
