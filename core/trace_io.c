@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* --- values ---------------------------------------------------------------- */
@@ -216,6 +217,7 @@ static json_t *header_json(const sdb_trace_meta *m, const sdb_events *s, size_t 
   for (size_t i = 0; i < m->nargs; i++) json_array_append_new(args, jstr(m->args[i]));
   set(h, "args", args);
   set(h, "end", jstr(m->end ? m->end : "finished"));
+  if (m->error) set(h, "error", jstr(m->error));
   set(h, "events", json_integer((json_int_t)(to - from)));
   if (m->options) {
     json_t *opt = json_loads(m->options, 0, NULL);
@@ -266,6 +268,17 @@ int sdb_trace_write(const char *path, const sdb_trace_meta *m, const sdb_events 
     free(tmp);
     return -1;
   }
+  /* mkstemp makes it 0600: give it the old file's mode, else the umask's */
+  struct stat st;
+  mode_t mode;
+  if (stat(path, &st) == 0) {
+    mode = st.st_mode & 07777;
+  } else {
+    mode_t mask = umask(0);
+    umask(mask);
+    mode = 0666 & ~mask;
+  }
+  fchmod(fd, mode);
   out_t o = { fdopen(fd, "w"), 0, 0 };
   if (!o.f) { o.err = errno; close(fd); }
   if (o.f) {
@@ -299,6 +312,7 @@ void sdb_trace_meta_clear(sdb_trace_meta *m) {
   for (size_t i = 0; i < m->nargs; i++) free(m->args[i]);
   free(m->args);
   free(m->end);
+  free(m->error);
   for (size_t i = 0; i < m->nsources; i++) {
     free(m->sources[i].file);
     free(m->sources[i].text);
@@ -321,7 +335,9 @@ bool sdb_trace_sniff(const char *path) {
   size_t n = fread(buf, 1, sizeof buf - 1, f);
   fclose(f);
   buf[n] = 0;
-  return buf[0] == '{' && strstr(buf, "\"format\":\"" SDB_TRACE_FORMAT "\"");
+  /* a JSON object: ours, or an error of ours (TORCH_TRACE lines start
+  ** with a glog prefix) */
+  return buf[0] == '{';
 }
 
 static char *dup_str(json_t *j) {
@@ -350,6 +366,7 @@ static int read_header(json_t *h, sdb_trace_meta *m, const char **why, char *buf
   m->written = dup_str(json_object_get(h, "written"));
   m->program = dup_str(json_object_get(h, "program"));
   m->end = dup_str(json_object_get(h, "end"));
+  m->error = dup_str(json_object_get(h, "error"));
   json_t *ev = json_object_get(h, "events");
   m->events = json_is_integer(ev) ? (size_t)json_integer_value(ev) : 0;
   json_t *args = json_object_get(h, "args");
@@ -509,8 +526,10 @@ static void note_unknown(sdb_trace_report *rep, const char *name) {
 }
 
 /* jansson's wording, shortened: its "near '...'" tail repeats the line */
-static const char *json_reason(const json_error_t *je, bool last, char *buf, size_t cap) {
-  if (last && (strstr(je->text, "premature end of input") || strstr(je->text, "end of file")))
+static const char *json_reason(const json_error_t *je, size_t len, char *buf, size_t cap) {
+  /* a line cut short, wherever it is */
+  if ((size_t)je->position >= len || strstr(je->text, "premature end of input") ||
+      strstr(je->text, "near end of file"))
     return "unexpected end of input";
   snprintf(buf, cap, "%s", je->text);
   char *near = strstr(buf, " near ");
@@ -543,7 +562,7 @@ int sdb_trace_read(const char *path, sdb_events *out, sdb_trace_meta *meta,
     json_t *o = json_loadb(line, (size_t)len, 0, &je);
     const char *why = NULL;
     if (!o) {
-      const char *reason = json_reason(&je, last, jbuf, sizeof jbuf);
+      const char *reason = json_reason(&je, (size_t)len, jbuf, sizeof jbuf);
       if (last && !complete && lineno > 1) {
         char *w = malloc(strlen(path) + strlen(reason) + 160);
         if (w) sprintf(w, "%s:%ld: invalid JSON: %s (a truncated last line: skipped; the %zu "
@@ -589,9 +608,11 @@ int sdb_trace_read(const char *path, sdb_events *out, sdb_trace_meta *meta,
     json_decref(o);
     if (rc) break;
   }
+  if (rc) rep->bad_line = lineno;
   if (rc == 0 && lineno == 0) {
     sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s:1: not a shapedb trace (the file is empty)",
                 path);
+    rep->bad_line = 1;
     rc = -1;
   }
   if (rc == 0 && ferror(f)) {

@@ -48,6 +48,7 @@ typedef struct sdb_trace_meta {
   size_t nargs;
   char *end;                 /* how the run stood: "finished", "failed",
                                 "paused" (saved while paused) or "running" */
+  char *error;               /* the error a failed run ended with, or NULL */
   size_t events;             /* events the writer wrote */
   sdb_trace_source *sources; /* read: the files; write: extra files to embed */
   size_t nsources;
@@ -71,7 +72,7 @@ int sdb_trace_write(const char *path, const sdb_trace_meta *m, const sdb_events 
 ** (-1: never), to check that a failed save keeps the old file. */
 void sdb_trace_fail_after(long bytes);
 
-/* Is path a saved trace (its first bytes are a shapedb-trace header)? */
+/* Does path look like a saved trace (it starts with a JSON object)? */
 bool sdb_trace_sniff(const char *path);
 
 /* What a read met besides errors. */
@@ -80,6 +81,8 @@ typedef struct sdb_trace_report {
   size_t unknown;          /* events of kinds this version does not know, skipped */
   char *unknown_kinds;     /* their names, ", "-separated (owned), or NULL */
   char *warning;           /* a truncated last line (owned), or NULL */
+  long bad_line;           /* the line of the error read returned, or 0;
+                              1: the header, the trace is refused */
 } sdb_trace_report;
 void sdb_trace_report_clear(sdb_trace_report *r);
 

@@ -328,6 +328,8 @@ static void report_failure(dbg *d) {
     lua_remove(L, -2);
   }
   repl_error(d->s, "%s", lua_tostring(L, -1));
+  free(d->failure);   /* a saved trace keeps it for its replay */
+  d->failure = strdup(lua_tostring(L, -1));
   lua_pop(L, 1);
 }
 
@@ -421,6 +423,8 @@ static void start_program(dbg *d, int nargs, const char *label) {
   d->co = co;
   d->prog = PROG_READY;
   leave_replay(d);
+  free(d->failure);
+  d->failure = NULL;
   d->print_results = false;
   free(d->label);
   d->label = xstrdup(label);
@@ -602,6 +606,13 @@ static bool replay_ending(const dbg *d) {
   return d->replay && !d->replay_at_end && (d->prog == PROG_DONE || d->prog == PROG_FAILED);
 }
 
+/* The replay reaches the end of its run: a failed run's error, as the live
+** run printed it when its program failed. */
+static void replay_end(dbg *d) {
+  d->replay_at_end = true;
+  if (d->prog == PROG_FAILED && d->failure) repl_error(d->s, "%s", d->failure);
+}
+
 static void say_end(dbg *d) {
   size_t len = dbg_length(d);
   size_t n = len - d->base;
@@ -618,17 +629,21 @@ static void say_end(dbg *d) {
 static int forward(dbg *d, int motion, size_t count, const char *cmd) {
   if (replay_ending(d) && d->cur >= dbg_length(d)) {
     /* a live program paused at its last event ends on the next motion */
-    d->replay_at_end = true;
+    replay_end(d);
     say_end(d);
-    return 0;
+    return d->prog == PROG_FAILED ? -1 : 0;
   }
   if (!alive(d) && d->cur >= dbg_length(d)) {
-    if (d->replay)
+    if (d->replay && dbg_length(d) == d->base)
+      repl_error(d->s, "%s: the replay has no events; a replay has no program to run", cmd);
+    else if (d->replay)
       repl_error(d->s, "%s: the end of the replay (event %zu is the last); `reverse-step` or "
                        "`goto` move back; a replay has no program to run further", cmd,
                  dbg_length(d) - 1);
     else if (d->prog == PROG_NONE)
       repl_error(d->s, "%s: the program is not being run; `run` starts it", cmd);
+    else if (dbg_length(d) == d->base)
+      repl_error(d->s, "%s: the program has finished without events; `run` starts it again", cmd);
     else
       repl_error(d->s, "%s: the program has finished (event %zu is the last); `reverse-step` "
                        "or `goto` move back, `run` starts it again", cmd, dbg_length(d) - 1);
@@ -652,6 +667,13 @@ static int forward(dbg *d, int motion, size_t count, const char *cmd) {
       break;
     }
   }
+  /* a replay's program "ends" where the live one did: when a motion runs
+  ** past its last event */
+  bool replay_ends = replay_ending(d) && !d->stop_at;
+  if (replay_ends) {
+    replay_end(d);
+    ended = d->prog == PROG_FAILED ? R_FAILED : R_DONE;
+  }
   size_t before = d->cur;
   d->cur = d->stop_at ? d->stop_at : dbg_length(d);
   d->motion = M_NONE;
@@ -660,8 +682,7 @@ static int forward(dbg *d, int motion, size_t count, const char *cmd) {
     announce_breakpoint(d);
     dbg_show_stop(d);
   }
-  if (ended >= 0 || (!alive(d) && d->cur == dbg_length(d))) say_end(d);
-  if (d->cur == dbg_length(d)) d->replay_at_end = true;
+  if (ended >= 0 || (!alive(d) && !replay_ending(d) && d->cur == dbg_length(d))) say_end(d);
   /* an interrupted --batch run fails, so scripts can tell */
   return ended == R_FAILED || (interrupted && d->s->batch) ? -1 : 0;
 }
@@ -1343,6 +1364,7 @@ void dbg_free(repl_session *s) {
   dbg_tutorial_free();
   dbg_import_free(d);
   dbg_save_free(d);
+  free(d->failure);
   release_program(d);
   sdb_events_remove_sink(d->ev, d->sink);
   sdb_timeline_free(d->tl);

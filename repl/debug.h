@@ -131,6 +131,7 @@ typedef struct dbg {
   ** NULL on a live session; the program its events name (owned) */
   char *replay;
   char *replay_program;
+  char *failure;           /* the error the last run failed with (owned), or NULL */
   bool replay_at_end;     /* a motion has reached the replay's last event */
 
   /* `list`: where the next plain `list` continues */
@@ -211,6 +212,8 @@ typedef struct dbg_replay_info {
   const char *end;       /* how the run ended: "finished", "failed", or NULL
                             (paused or unknown): what the end of the replay says */
   size_t run_from;       /* the run starts this many events after first */
+  const char *failure;   /* a failed run's error message, printed where the
+                            live run printed it, or NULL */
 } dbg_replay_info;
 size_t dbg_replay_begin(dbg *d);
 void dbg_replay_stack(dbg *d, size_t seq, const char *stack);

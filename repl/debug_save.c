@@ -56,6 +56,8 @@ int dbg_replay_open(dbg *d, size_t first, const dbg_replay_info *info) {
   size_t len = dbg_length(d);
   d->base = d->cur = first + info->run_from <= len ? first + info->run_from : first;
   d->replay_at_end = false;
+  free(d->failure);
+  d->failure = xstrdup0(info->failure);
   d->list_file = NULL;
   d->list_next = 0;
   sdb_view_free(d->shown);
@@ -76,9 +78,10 @@ int dbg_replay_trace(dbg *d, const char *path) {
   sdb_err err = SDB_ERR_INIT;
   int rc = sdb_trace_read(path, d->ev, &m, on_stack, d, &rep, &err);
   size_t loaded = dbg_length(d) - first;
-  if (rc < 0) repl_error(d->s, "replay: %s", err.msg ? err.msg : "cannot read the trace");
-  sdb_err_clear(&err);
-  if (rc < 0 && m.version == 0) {   /* refused at the header: nothing loaded */
+  if (rc < 0 && rep.bad_line <= 1) {   /* refused at the header: nothing loaded */
+    repl_error(d->s, "replay: %s", err.msg ? err.msg : "cannot read the trace");
+    sdb_err_clear(&err);
+    sdb_trace_report_clear(&rep);
     sdb_trace_meta_clear(&m);
     return -1;
   }
@@ -95,20 +98,26 @@ int dbg_replay_trace(dbg *d, const char *path) {
     const char *p = strstr(m.options, "\"run_from\":");
     if (p) run_from = strtol(p + 11, NULL, 10);
   }
-  dbg_replay_info info = { label, m.program, end, run_from > 0 ? (size_t)run_from : 0 };
+  dbg_replay_info info = { label, m.program, end, run_from > 0 ? (size_t)run_from : 0,
+                           m.error };
   dbg_replay_open(d, first, &info);
   printf("Replaying %s: %zu event%s of %s", path, loaded, loaded == 1 ? "" : "s",
          m.program ? m.program : "a program");
   if (m.end && strcmp(m.end, "finished")) printf(" (the run was %s when saved)", m.end);
   printf(".\n");
+  fflush(stdout);
   if (rep.warning) fprintf(stderr, "warning: %s\n", rep.warning);
   if (rep.unknown)
     fprintf(stderr, "warning: %s: skipped %zu event%s of unknown kind%s (%s)\n", path,
             rep.unknown, rep.unknown == 1 ? "" : "s", rep.unknown == 1 ? "" : "s",
             rep.unknown_kinds ? rep.unknown_kinds : "?");
-  if (rc < 0 && loaded)
-    fprintf(stderr, "(the %zu event%s before the bad line are loaded)\n", loaded,
-            loaded == 1 ? "" : "s");
+  if (rc < 0) {
+    fflush(stdout);
+    repl_error(d->s, "replay: %s", err.msg ? err.msg : "cannot read the trace");
+    fprintf(stderr, "(the %zu event%s before line %ld %s loaded)\n", loaded,
+            loaded == 1 ? "" : "s", rep.bad_line, loaded == 1 ? "is" : "are");
+  }
+  sdb_err_clear(&err);
   sdb_trace_report_clear(&rep);
   sdb_trace_meta_clear(&m);
   return rc;
@@ -118,6 +127,7 @@ int dbg_replay_trace(dbg *d, const char *path) {
 
 static int save_events(sdb_events *ev, size_t from, size_t to, size_t run_from,
                        const char *program, char **argv, int argc, const char *end,
+                       const char *error,
                        const char *const *stacks, size_t nstacks, const char *path,
                        const char **why_out, char **msg) {
   char options[64];
@@ -129,6 +139,7 @@ static int save_events(sdb_events *ev, size_t from, size_t to, size_t run_from,
   m.args = argv;
   m.nargs = argc > 0 ? (size_t)argc : 0;
   m.end = (char *)end;
+  m.error = (char *)error;
   m.options = options;
   sdb_err err = SDB_ERR_INIT;
   int rc = sdb_trace_write(path, &m, ev, from, to, stacks, nstacks, &err);
@@ -145,7 +156,8 @@ int dbg_save(dbg *d, const char *path, bool quiet) {
                   : d->prog == PROG_DONE ? "finished" : "finished";
   char *msg = NULL;
   if (save_events(d->ev, 0, len, d->base, dbg_program(d), d->replay ? NULL : d->s->prog_argv,
-                  d->replay ? 0 : d->s->prog_argc, end, d->stacks, d->nstacks, path, NULL,
+                  d->replay ? 0 : d->s->prog_argc, end,
+                  d->prog == PROG_FAILED ? d->failure : NULL, d->stacks, d->nstacks, path, NULL,
                   &msg) < 0) {
     repl_error(d->s, "save: %s", msg);
     free(msg);
@@ -164,7 +176,7 @@ int dbg_save_stream(sdb_events *ev, const char *program, char **argv, int argc, 
                     const char *path) {
   char *msg = NULL;
   if (save_events(ev, 0, sdb_events_count(ev), 0, program, argv, argc,
-                  failed ? "failed" : "finished", NULL, 0, path, NULL, &msg) < 0) {
+                  failed ? "failed" : "finished", NULL, NULL, 0, path, NULL, &msg) < 0) {
     fprintf(stderr, "shapedb: --record %s\n", msg);
     free(msg);
     return -1;
