@@ -118,7 +118,7 @@ int dbg_import_open(dbg *d, const char *path, long rank) {
   char label[1200];
   snprintf(label, sizeof label, "TORCH_TRACE log %s (%ld records, %zu compile%s)", file,
            sdb_tt_nrecords(r), nc, nc == 1 ? "" : "s");
-  dbg_replay_info info = { label, NULL, NULL, 0 };
+  dbg_replay_info info = { label, NULL, NULL, 0, NULL };
   dbg_replay_open(d, before, &info);
   printf("Replaying %s (TORCH_TRACE): %ld records, %zu compile%s, %zu events",
          file, sdb_tt_nrecords(r), nc, nc == 1 ? "" : "s", dbg_length(d) - before);
