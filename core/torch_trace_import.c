@@ -31,6 +31,12 @@ typedef struct tguard {
   char *tree;              /* owned */
 } tguard;
 
+/* Lines of one file that the log quotes (interned text by line number). */
+typedef struct srclines {
+  const char **line;
+  size_t n;
+} srclines;
+
 typedef struct cstate {
   sdb_tti_compile pub;
   sdb_map syms;            /* symbols seen in this compile (expr -> 1) */
@@ -55,6 +61,7 @@ struct sdb_tti {
   json_t **held;           /* metas kept alive for the node table */
   size_t nheld, capheld;
   long unparsed;           /* expressions the model could not read */
+  sdb_map srcs;            /* interned file -> srclines* */
   sdb_tti_stack_fn stack_fn;
   void *stack_ud;
   const sdb_tt_record *rec;   /* the record being imported */
@@ -136,6 +143,49 @@ static bool user_frame(const sdb_tti *t, const json_t *stack, sdb_tt_frame *out)
   return n && sdb_tt_frame_get(t->r, json_array_get(stack, n - 1), out);
 }
 
+static void quote_line(sdb_tti *t, const char *file, long line, const char *text) {
+  if (!file || !text || !*text || line <= 0 || line > 1000000) return;
+  srclines *s = sdb_map_get(&t->srcs, file);
+  if (!s) {
+    if (!(s = calloc(1, sizeof *s))) return;
+    if (!sdb_map_put(&t->srcs, file, s)) { free(s); return; }
+  }
+  if ((size_t)line >= s->n) {
+    size_t n = (size_t)line + 1 > s->n * 2 ? (size_t)line + 1 : s->n * 2;
+    const char **v = realloc(s->line, n * sizeof *v);
+    if (!v) return;
+    memset(v + s->n, 0, (n - s->n) * sizeof *v);
+    s->line = v;
+    s->n = n;
+  }
+  s->line[line] = text;
+}
+
+static void quote_frames(sdb_tti *t, const json_t *stack) {
+  size_t i;
+  json_t *fr;
+  json_array_foreach(stack, i, fr) {
+    sdb_tt_frame f;
+    if (sdb_tt_frame_get(t->r, fr, &f)) quote_line(t, f.file, f.line, f.loc);
+  }
+}
+
+/* "# File: /path/x.py:298 in forward, code: return a * a" in graph text */
+static void quote_graph(sdb_tti *t, const char *text) {
+  for (const char *p = strstr(text, "# File: "); p; p = strstr(p + 1, "# File: ")) {
+    const char *path = p + 8, *eol = strchr(path, '\n');
+    const char *code = strstr(path, ", code: ");
+    if (!code || (eol && code > eol)) continue;
+    const char *colon = NULL;
+    for (const char *q = path; q < code; q++)
+      if (*q == ':' && q[1] >= '0' && q[1] <= '9') colon = q;
+    if (!colon) continue;
+    long line = strtol(colon + 1, NULL, 10);
+    size_t n = eol ? (size_t)(eol - (code + 8)) : strlen(code + 8);
+    quote_line(t, sdb_intern_n(path, (size_t)(colon - path)), line, sdb_intern_n(code + 8, n));
+  }
+}
+
 /* The user's line: the innermost frame of user_stack, else the innermost
 ** frame outside PyTorch of the metadata's stack, else of the envelope's
 ** stack (older logs leave user_stack empty). */
@@ -152,6 +202,7 @@ static where locate(const sdb_tti *t, const sdb_tt_record *rec) {
     w.file = f.file;
     w.line = f.line;
     w.func = f.name;
+    quote_line((sdb_tti *)t, f.file, f.line, f.loc);
   }
   return w;
 }
@@ -645,6 +696,7 @@ static void keep_graph(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const ch
   char *text = strndup(rec->payload, rec->payload_len);
   if (!text) return;
   c->pub.graphs[c->pub.ngraphs++] = (sdb_tti_graph){sdb_intern(kind), text, rec->line};
+  quote_graph(t, text);
   if (is_graph_kind(rec->kind) && !strstr(rec->kind, "guards")) {
     c->pub.graph_count++;
     t->totals.graphs++;
@@ -865,6 +917,7 @@ int sdb_tti_import_ex(const char *path, sdb_events *ev, sdb_tti_stack_fn stack_f
   while ((rc = sdb_tt_next(t->r, &rec, err)) == 1) {
     t->rec = rec;
     t->rec_stack_done = false;
+    quote_frames(t, json_object_get(rec->meta, "user_stack"));
     on_record(t, rec);
   }
   t->rec = NULL;
@@ -913,6 +966,12 @@ void sdb_tti_free(sdb_tti *t) {
   sdb_map_free(&t->nodes);
   sdb_map_free(&t->idsym);
   sdb_map_free(&t->byexpr);
+  for (size_t i = 0; i < t->srcs.len; i++) {
+    srclines *sl = t->srcs.vals[i];
+    free(sl->line);
+    free(sl);
+  }
+  sdb_map_free(&t->srcs);
   sdb_map_free(&t->symsrc);
   for (size_t i = 0; i < t->nguards; i++) free(t->guards[i].tree);
   free(t->guards);
@@ -956,6 +1015,18 @@ const sdb_tti_graph *sdb_tti_graph_find(const sdb_tti_compile *c, const char *ki
 }
 
 sdb_tti_counts sdb_tti_totals(const sdb_tti *t) { return t->totals; }
+
+size_t sdb_tti_nsources(const sdb_tti *t) { return t->srcs.len; }
+
+char *sdb_tti_source_at(const sdb_tti *t, size_t i, const char **file) {
+  if (i >= t->srcs.len) return NULL;
+  const srclines *sl = t->srcs.vals[i];
+  *file = t->srcs.keys[i];
+  sdb_buf b = SDB_BUF_INIT;
+  for (size_t k = 1; k < sl->n; k++) sdb_buf_printf(&b, "%s\n", sl->line[k] ? sl->line[k] : "");
+  if (!b.len) sdb_buf_putc(&b, '\n');
+  return sdb_buf_take(&b);
+}
 
 char *sdb_tti_tree(const sdb_tti *t, const char *what, const char **why) {
   *why = NULL;

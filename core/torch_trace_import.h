@@ -98,6 +98,13 @@ const sdb_tti_compile *sdb_tti_compile_at(const sdb_tti *t, size_t i);
 const sdb_tti_compile *sdb_tti_find(const sdb_tti *t, const char *id);
 /* The compile whose phase contains event position pos (NULL before any). */
 const sdb_tti_compile *sdb_tti_compile_of_event(const sdb_tti *t, size_t pos);
+/* Source lines the log quotes: the `loc` of user stack frames and the
+** `# File: PATH:LINE in FN, code: TEXT` comments of graphs, per file. The
+** i-th file's name, and its text with the quoted lines in place and the
+** others empty (malloc'ed; the caller frees it), for `list` when the file
+** is not on this machine. NULL when i is out of range. */
+size_t sdb_tti_nsources(const sdb_tti *t);
+char *sdb_tti_source_at(const sdb_tti *t, size_t i, const char **file);
 /* The first graph of compile C whose kind is KIND, or NULL. */
 const sdb_tti_graph *sdb_tti_graph_find(const sdb_tti_compile *c, const char *kind);
 /* Is a record kind one the importer understands (maps or keeps)? */

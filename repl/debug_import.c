@@ -10,6 +10,7 @@
 ** so motions stop at the last imported event.
 */
 #include "debug.h"
+#include "srcfile.h"
 #include "torch_trace_import.h"
 #include "trace_io.h"
 
@@ -120,6 +121,14 @@ int dbg_import_open(dbg *d, const char *path, long rank) {
            sdb_tt_nrecords(r), nc, nc == 1 ? "" : "s");
   dbg_replay_info info = { label, NULL, NULL, 0, NULL };
   dbg_replay_open(d, before, &info);
+  /* files not on this machine: `list` and the stop lines show the lines
+  ** the log quotes (stack frames' loc, graphs' `code:` comments) */
+  for (size_t i = 0; i < sdb_tti_nsources(t); i++) {
+    const char *src;
+    char *text = sdb_tti_source_at(t, i, &src);
+    if (text && sdb_srcfile_count(src) < 0) sdb_srcfile_set_text(src, text);
+    free(text);
+  }
   printf("Replaying %s (TORCH_TRACE): %ld records, %zu compile%s, %zu events",
          file, sdb_tt_nrecords(r), nc, nc == 1 ? "" : "s", dbg_length(d) - before);
   if (np) printf("; %zu problem%s (`info records`)", np, np == 1 ? "" : "s");

@@ -81,6 +81,7 @@ Replaying $LOGS/tlparse_export_guard_added.log (TORCH_TRACE): 39 records, 1 comp
 \`info compiles\` lists them; \`step\`, \`continue\` and \`break\` move through the log.
 event 3, phase trace, tracer [-/-], test_draft_export.py:297 in forward
   create_symbol s0 (no hint) for L['args'][0][0].size()[0] (source from guard_added)
+297${TAB}assert a.shape[0] == 3
   compile 1 ([-/-]) began at event 0
   tracer: - -> [-/-]
   source: ? for s0 (mentioned in expression_created)
@@ -97,6 +98,7 @@ Eq(s0, 3)   guard eval at test_draft_export.py:297 in forward (guard_added, line
    └─ s0: L['args'][0][0].size()[0]   (id 140311800650992)
 event 4, phase trace, tracer [-/-], test_draft_export.py:297 in forward
   guard_added Eq(s0, 3)
+297${TAB}assert a.shape[0] == 3
   guard: Eq(s0, 3)
 Eq(s0, 3) is statically known True at this step: s0 is replaced by 3 (range_refined_to_singleton).
 event 4, trace phase:
@@ -197,6 +199,7 @@ Breakpoint 1: event runtime_assert_added
 Breakpoint 1, event runtime_assert_added
 event 4, phase trace, tracer [0/0], model.py:8 in f
   runtime_assert_added Ne(u0 + 1, 4)
+8	torch._check(m != 4)
   compile 1 ([0/0]) began at event 0
   tracer: - -> [0/0]
   new symbol: s0 = 5 for L['x'].size()[0] [2, int_oo]
