@@ -62,11 +62,15 @@ LUA_OBJ  = $(LUA_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/prelude.o
 REPL_OBJ = $(REPL_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # libFuzzer targets (see "fuzzing" below)
-FUZZ_NAMES  = expr cmdline torch_trace
+FUZZ_NAMES  = expr cmdline torch_trace torch_trace_import
 FUZZ_TIME  ?= 60
 FUZZ_SMOKE  = $(FUZZ_NAMES:%=$(BUILD)/fuzz/smoke_%)
 FUZZ_EXTRA_cmdline = repl/cmd.c
 FUZZ_SHARED_torch_trace = examples/torch_trace
+FUZZ_SHARED_torch_trace_import = examples/torch_trace
+# the log readers go through a file per input: fewer mutations in make test
+FUZZ_RUNS_torch_trace = 400
+FUZZ_RUNS_torch_trace_import = 400
 SHARED_DIR ?= $(abspath ../shared)
 
 SHAPEDB  = $(BIN)/shapedb
@@ -200,11 +204,14 @@ bench: $(SHAPEDB) $(BENCH_BIN) $(BENCH_TT)
 # UBSan (tree build/fuzz) and runs each for FUZZ_TIME seconds; new inputs
 # go to build/fuzz/corpus/NAME, crashes to build/fuzz/crash-NAME-*.
 
+$(BUILD)/fuzz/smoke_cmdline $(BUILD)/fuzz/fuzz_cmdline: repl/cmd.c
+
 $(BUILD)/fuzz/smoke_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(FUZZ_EXTRA_$*) $(BUILD)/libcore.a | $(STAMP)
 	@mkdir -p $(@D)
 	$(say) FUZZ $<
 	$(Q)$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) $(JSON_CFLAGS) -DFUZZ_NAME='"$*"' \
 	  $(if $(FUZZ_SHARED_$*),-DFUZZ_SHARED='"$(FUZZ_SHARED_$*)"') \
+	  $(if $(FUZZ_RUNS_$*),-DFUZZ_RUNS=$(FUZZ_RUNS_$*)) \
 	  -o $@ $< tests/fuzz/driver.c $(FUZZ_EXTRA_$*) $(BUILD)/libcore.a $(CORE_LIBS) -lm
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_EXTRA_$*) $(BUILD)/libcore.a
@@ -221,8 +228,8 @@ fuzz: fuzz-deps
 fuzz-run: $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 	@status=0; for n in $(FUZZ_NAMES); do \
 	  mkdir -p $(BUILD)/corpus/$$n; \
-	  extra=""; [ "$$n" = torch_trace ] && [ -d "$(SHARED_DIR)/examples/torch_trace" ] \
-	    && extra="$(SHARED_DIR)/examples/torch_trace"; \
+	  extra=""; case $$n in torch_trace*) [ -d "$(SHARED_DIR)/examples/torch_trace" ] \
+	    && extra="$(SHARED_DIR)/examples/torch_trace";; esac; \
 	  $(BUILD)/fuzz/fuzz_$$n -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
 	    -max_len=65536 -print_final_stats=1 -artifact_prefix=$(BUILD)/crash-$$n- \
 	    $(BUILD)/corpus/$$n tests/fuzz/$$n $$extra > $(BUILD)/fuzz-$$n.log 2>&1 \

@@ -353,6 +353,14 @@ static bool assemble(sdb_tt_reader *r) {
     rec->cid.fcid = jint(r->root, "frame_compile_id", -1, &present);
     rec->cid.ca = jint(r->root, "compiled_autograd_id", -1, &present);
     rec->cid.attempt = jint(r->root, "attempt", 0, NULL);
+    /* PyTorch writes frame_id and frame_compile_id together. A damaged
+    ** record with only one reads as if the other were 0, which is how its
+    ** id prints, so `info graph ID` finds it again (found by fuzzing). */
+    if ((rec->cid.frame < 0) != (rec->cid.fcid < 0)) {
+      if (rec->cid.frame < 0) rec->cid.frame = 0;
+      if (rec->cid.fcid < 0) rec->cid.fcid = 0;
+    }
+    if (rec->cid.attempt < 0) rec->cid.attempt = 0;
     rec->has_cid = present;
     rec->rank = jint(r->root, "rank", -1, NULL);
   }

@@ -10,7 +10,8 @@
 **   smoke_NAME [DIR...]        SHAPEDB_TESTS locates tests/fuzz/NAME;
 **                              FUZZ_SHARED (compile time) adds a directory
 **                              of $SHAPEDB_SHARED
-**   FUZZ_SMOKE_RUNS=N          mutations (default 2000)
+**   FUZZ_SMOKE_RUNS=N          mutations (default FUZZ_RUNS, 2000 unless
+**                              the Makefile says fewer for a slow target)
 */
 #include <dirent.h>
 #include <stdint.h>
@@ -195,7 +196,10 @@ int main(int argc, char **argv) {
   printf("ok 1 - %s: %zu seed inputs from %s\n", FUZZ_NAME, nseeds, dir);
   fflush(stdout);
   const char *env = getenv("FUZZ_SMOKE_RUNS");
-  long runs = env ? atol(env) : 2000;
+#ifndef FUZZ_RUNS
+#define FUZZ_RUNS 2000
+#endif
+  long runs = env ? atol(env) : FUZZ_RUNS;
   uint8_t *buf = malloc(FUZZ_MAX_INPUT);
   if (!buf || !nseeds) {
     printf("not ok 2 - no seeds\n");
