@@ -32,7 +32,7 @@ static const char *const event_names[SDB_EV_COUNT] = {
   "memo_hit", "tracer_push", "tracer_pop", "graph_input_created",
   "symbol_bound", "cond_output_symbol", "hop_check", "autograd",
   "refakified", "buffer_lowered", "binding_check", "guards_installed",
-  "guard_check", "recompile", "error", "note", "node_erased",
+  "guard_check", "recompile", "error", "note", "node_erased", "oblivious",
 };
 
 const char *sdb_event_name(sdb_event_kind k) {
@@ -330,6 +330,17 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
     case SDB_EV_NODE_ERASED:
       if (ev->text) sdb_buf_printf(b, " %s", ev->text);
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      break;
+    case SDB_EV_OBLIVIOUS:
+      /* guard_size_oblivious(Eq(u0, 1)) -> False: why */
+      sdb_buf_printf(b, " %s", ev->text ? ev->text : "?");
+      if (ev->expr) {   /* else text is the whole call: sym_max(u0, 3) */
+        sdb_buf_putc(b, '(');
+        put_expr(b, ev->expr);
+        sdb_buf_putc(b, ')');
+      }
+      sdb_buf_printf(b, " -> %s", ev->text2 ? ev->text2 : "?");
+      if (ev->detail) sdb_buf_printf(b, ": %s", ev->detail);
       break;
     case SDB_EV_ERROR: {
       /* the message usually starts with its kind already: say it once */

@@ -76,6 +76,12 @@ typedef enum sdb_event_kind {
   SDB_EV_NOTE,               /* detail = free text (graph listings, logs) */
   SDB_EV_NODE_ERASED,        /* text = node name, value = node id, detail = why
                                 ("dead code"); same graph as its node_placed */
+  SDB_EV_OBLIVIOUS,          /* a guard-free decision (core/decide.h): text = the
+                                function (guard_size_oblivious, guard_or_false,
+                                statically_known_true, sym_max, ...), expr = its
+                                condition or operand, text2 = the result,
+                                detail = what was assumed and why; flags =
+                                SDB_EVF_GUARDED if a guard was taken */
   SDB_EV_COUNT
 } sdb_event_kind;
 
@@ -91,6 +97,8 @@ typedef enum sdb_event_kind {
 /* node_placed's flag: inserted at the front of a graph that had nodes
 ** (a lifted symbol placeholder going before the tensor ones). */
 #define SDB_EVF_AT_START 1
+/* oblivious's flag: the decision took a guard (on hints) */
+#define SDB_EVF_GUARDED 1
 
 const char *sdb_event_name(sdb_event_kind k);     /* stable snake_case name */
 int sdb_event_from_name(const char *name);        /* -1 if unknown */

@@ -56,6 +56,7 @@ typedef struct idx_vec { size_t *v; size_t n, cap; } idx_vec;
 struct sdb_shape_env {
   sdb_events *ev;
   sdb_shape_env_opts opts;
+  bool size_oblivious;           /* static evaluation takes size-like unbacked >= 2 */
 
   sdb_map syms;                  /* sym -> sdb_symbol_info* (creation order) */
   sdb_map val_to_var;            /* sdb_int(hint) -> sym, for duck sizing */
@@ -505,9 +506,13 @@ const sdb_expr *sdb_replacement_of(const sdb_shape_env *env, const sdb_expr *sym
 }
 
 static bool range_fn(void *ud, const sdb_expr *sym, sdb_range *out) {
-  const sdb_symbol_info *s = info_of(ud, sym);
+  const sdb_shape_env *env = ud;
+  const sdb_symbol_info *s = info_of(env, sym);
   if (!s) return false;
   *out = s->range;
+  /* size-oblivious reasoning: a size-like unbacked symbol is taken to be
+  ** >= 2 (PyTorch's _maybe_evaluate_static(size_oblivious=True)) */
+  if (env->size_oblivious && s->unbacked && s->size_like && out->lo < 2 && out->hi >= 2) out->lo = 2;
   return true;
 }
 
@@ -972,6 +977,16 @@ static const sdb_expr *evaluate_static(sdb_shape_env *env, const sdb_expr *e,
 
 const sdb_expr *sdb_maybe_evaluate_static(sdb_shape_env *env, const sdb_expr *e) {
   return evaluate_static(env, e, true);
+}
+
+const sdb_expr *sdb_maybe_evaluate_static_oblivious(sdb_shape_env *env, const sdb_expr *e) {
+  /* the axioms are brought up to date first, with the true ranges: what
+  ** they cache must not depend on the size-oblivious view */
+  refresh_axioms(env);
+  env->size_oblivious = true;
+  const sdb_expr *r = evaluate_static(env, e, true);
+  env->size_oblivious = false;
+  return r;
 }
 
 bool sdb_statically_known_true(sdb_shape_env *env, const sdb_expr *e) {

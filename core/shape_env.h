@@ -149,6 +149,9 @@ const sdb_expr *sdb_simplify(sdb_shape_env *env, const sdb_expr *e);
 /* Decide e without guarding: a constant, or NULL when not known. */
 const sdb_expr *sdb_maybe_evaluate_static(sdb_shape_env *env, const sdb_expr *e);
 bool sdb_statically_known_true(sdb_shape_env *env, const sdb_expr *e);
+/* The same, size-obliviously: a size-like unbacked symbol counts as >= 2
+** (so Eq(u0, 1) is False). Records nothing; core/decide builds on it. */
+const sdb_expr *sdb_maybe_evaluate_static_oblivious(sdb_shape_env *env, const sdb_expr *e);
 /* The range of e under the current ranges and replacements. */
 sdb_range sdb_bound_in(sdb_shape_env *env, const sdb_expr *e);
 /* For tests: bring the axioms (what guards and asserts imply) up to date,

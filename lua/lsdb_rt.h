@@ -94,6 +94,15 @@ bool lsdb_to_value(lua_State *L, int idx, sdb_value *out);
 void lsdb_adopt_proxy(lua_State *L, int idx, sdb_tracer *tr);
 /* a new empty argbox on the stack (freed by __gc) */
 argbox *lsdb_new_argbox(lua_State *L);
+/* the ShapeEnv of the active trace (or the eager one) */
+sdb_shape_env *lsdb_current_env(lua_State *L);
+/* a SymBool (marked read), Lua boolean or boolean Expr; raises otherwise */
+const sdb_expr *lsdb_bool_operand(lua_State *L, int idx);
+/* a SymInt, integer or integer Expr; raises naming op otherwise */
+const sdb_expr *lsdb_sym_operand(lua_State *L, int idx, const char *op);
+/* lsdb_apis.c: torch.fx.experimental.symbolic_shapes' guard-free
+** helpers, torch.sym_max/sym_min/sym_ite, into the `torch` table at -1 */
+void lsdb_open_apis(lua_State *L);
 /* set the program's phase and emit phase_start/phase_end */
 void lsdb_phase_event(lruntime *rt, sdb_event_kind k, sdb_phase p, const char *text);
 

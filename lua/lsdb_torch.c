@@ -910,6 +910,11 @@ static int bool_combine(lua_State *L, bool and_) {
   return 1;
 }
 
+/* for lsdb_apis.c */
+sdb_shape_env *lsdb_current_env(lua_State *L) { return current_env(L); }
+const sdb_expr *lsdb_bool_operand(lua_State *L, int idx) { return bool_operand(L, idx); }
+const sdb_expr *lsdb_sym_operand(lua_State *L, int idx, const char *op) { return sym_operand(L, idx, op); }
+
 static int l_sym_and(lua_State *L) { return bool_combine(L, true); }
 static int l_sym_or(lua_State *L) { return bool_combine(L, false); }
 
@@ -1833,6 +1838,7 @@ void lsdb_open_torch(lua_State *L) {
   lua_pushcfunction(L, t_mark_unbacked);
   lua_setfield(L, -2, "mark_unbacked");
   lua_setfield(L, -2, "_dynamo");
+  lsdb_open_apis(L);
   lua_setglobal(L, "torch");
   lua_setfield(L, LUA_REGISTRYINDEX, "shapedb.TensorMethods");
 

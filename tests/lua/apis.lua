@@ -75,4 +75,77 @@ do
     "mark_unbacked: min 4 is greater than max 3", "an empty range")
 end
 
+-- 3. the guard-free helpers: PyTorch's answers, no guard where PyTorch
+-- takes none, and an `oblivious` event for each decision
+do
+  local ss = torch.fx.experimental.symbolic_shapes
+  local got = {}
+  local mark = shapedb.event_count()
+  local function model(x, y)
+    local n = x:nonzero():size(0)                        -- u0, size-like [0, 10]
+    local s = y:size(0)                                  -- s0, hint 4
+    got[#got + 1] = ss.guard_size_oblivious(n:eq(1))     -- False, no guard
+    got[#got + 1] = ss.guard_size_oblivious(n:eq(0))     -- False, no guard
+    got[#got + 1] = ss.guard_or_false(n:eq(1))
+    got[#got + 1] = ss.guard_or_true(n:ne(5))
+    got[#got + 1] = ss.statically_known_true(n:ge(0))
+    got[#got + 1] = ss.statically_known_true(n:gt(3))
+    got[#got + 1] = ss.statically_known_false(n:gt(10))
+    got[#got + 1] = ss.statically_known_false(n:eq(1))
+    got[#got + 1] = ss.guard_or_false(s:gt(2))           -- backed: a guard
+    got[#got + 1] = ss.guard_or_true(true)
+    got[#got + 1] = tostring(torch.sym_max(n, 1))
+    got[#got + 1] = tostring(torch.sym_min(n, 0))
+    got[#got + 1] = tostring(torch.sym_ite(n:ge(0), n, 7))
+    got[#got + 1] = torch.sym_max(3, 4)
+    return x:sum()
+  end
+  local c = torch.compile(model, { backend = "eager" })
+  c(T{5, 2}, T{4, dynamic = {0}})
+  t.is(table.concat((function() local o = {} for i, v in ipairs(got) do o[i] = tostring(v) end return o end)(), " "),
+    "false false false true true false true false true true Max(1, u0) 0 u0 4",
+    "PyTorch's answers")
+  local ob = {}
+  for _, e in ipairs(shapedb.events(false, mark)) do
+    if e:find("^oblivious ") then ob[#ob + 1] = e end
+  end
+  t.is(lines(ob), lines{
+    "oblivious guard_size_oblivious(Eq(u0, 1)) -> False: size-oblivious: size-like u0 taken as >= 2, no guard",
+    "oblivious guard_size_oblivious(Eq(u0, 0)) -> False: size-oblivious: size-like u0 taken as >= 2, no guard",
+    "oblivious guard_or_false(Eq(u0, 1)) -> False: could not evaluate Eq(u0, 1) due to data dependency, it was assumed to be False with no runtime assertions",
+    "oblivious guard_or_true(Ne(u0, 5)) -> True: could not evaluate Ne(u0, 5) due to data dependency, it was assumed to be True with no runtime assertions",
+    "oblivious statically_known_true(u0 >= 0) -> True: simplifies to True, no guard",
+    "oblivious statically_known_true(u0 > 3) -> False: not known statically, no guard",
+    "oblivious statically_known_false(u0 > 10) -> True: simplifies to False, no guard",
+    "oblivious statically_known_false(Eq(u0, 1)) -> False: not known statically, no guard",
+    "oblivious guard_or_false(s0 > 2) -> True: guarded on the hints",
+    "oblivious sym_max(u0, 1) -> Max(1, u0): built symbolically, no guard",
+    "oblivious sym_min(u0, 0) -> 0: one operand is known to be the smaller, no guard",
+    "oblivious sym_ite(u0 >= 0, u0, 7) -> u0: the condition is known to be True, no guard",
+  }, "each decision is an event saying what was assumed")
+  local g = {}
+  for _, rec in ipairs(c.traces[1].trace:guard_records()) do g[#g + 1] = rec.text end
+  t.is(lines(g), "3 <= L['y'].size()[0]", "only the backed guard_or_false took a guard")
+end
+
+-- 4. guard_size_oblivious that cannot decide: a guard on hints, or the DDE
+do
+  local ss = torch.fx.experimental.symbolic_shapes
+  local function model(x)
+    local n = x:nonzero():size(0)
+    return ss.guard_size_oblivious(n:gt(3))
+  end
+  local err = tostring(select(2, pcall(torch.compile(model, { backend = "eager" }), T{5, 2})))
+  t.like(err, "^GuardOnDataDependentSymNode: Could not guard on data%-dependent expression u0 > 3 ",
+    "an undecidable guard_size_oblivious is the data-dependent error")
+  t.has(err, "# apis.lua:", "at the user's line")
+  local ok, e2 = pcall(torch.compile(function(x)
+    local n = x:nonzero():size(0)
+    return torch.sym_ite(n:gt(3), n, 7)
+  end, { backend = "eager" }), T{5, 2})
+  t.like(tostring(e2), "^[^\n]*apis%.lua:%d+: NotImplementedError: torch.sym_ite%(u0 > 3, %.%.%.%): the condition is not known statically",
+    "sym_ite on an undecided condition is refused (no Piecewise)")
+  t.ok(not ok, "and fails")
+end
+
 t.done()
