@@ -199,7 +199,17 @@ static int info_recompiles(repl_session *s, const repl_cmd *c, const repl_args *
 }
 
 int dbg_import_graph(dbg *d, const repl_args *a) {
-  if (!d->import || a->argc < 1) return 1;
+  if (!d->import) return 1;
+  if (a->argc < 1) {
+    /* the graphs of the compile at the cursor, when the log has any */
+    const sdb_tti_compile *c = d->cur ? sdb_tti_compile_of_event(d->import, d->cur - 1) : NULL;
+    if (!c || !c->ngraphs) return 1;
+    printf("%s has %zu graph%s in the log (`info graph %.*s KIND` shows one):\n", c->id,
+           c->ngraphs, c->ngraphs == 1 ? "" : "s", (int)strlen(c->id) - 2, c->id + 1);
+    for (size_t i = 0; i < c->ngraphs; i++)
+      printf("  %-28s line %ld\n", c->graphs[i].kind, c->graphs[i].line);
+    return 0;
+  }
   const sdb_tti_compile *c = sdb_tti_find(d->import, a->argv[0]);
   if (!c) {
     sdb_tt_cid cid;

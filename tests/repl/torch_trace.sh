@@ -137,6 +137,21 @@ run --replay "$LOGS/tlparse_export_guard_added.log" --batch -x 'info records' -x
 sed -i '1,2d' "$tmp/got"
 check "info records: kinds and the real log's own problems; info graph ID KIND"
 
+want <<'OUT'
+[0/0] has 6 graphs in the log (`info graph 0/0 KIND` shows one):
+  dynamo_output_graph          line 5
+  aot_forward_graph            line 21
+  inductor_post_grad_graph     line 32
+  inductor_output_code         line 43
+  dynamo_guards                line 128
+  dynamo_cpp_guards_str        line 132
+[0/0] aot_forward_graph (line 21 of the log):
+class <lambda>(torch.nn.Module):
+OUT
+run --replay "$LOGS/tlparse_links.log" --batch -x 'goto 5' -x 'info graph' -x 'info graph 0/0 aot_forward'
+sed -n '/has 6 graphs/,/^class/p' "$tmp/got" > "$tmp/got2" && mv "$tmp/got2" "$tmp/got"
+check "info graph lists the graphs of the compile at the cursor; info graph 0/0 aot_forward shows one"
+
 # --- a synthetic log: unbacked symbols, a recompile ------------------------------
 # rec KIND META CID [PAYLOAD]: one record, its MD5 computed here.
 stamp=0
