@@ -31,6 +31,7 @@ FILENAME == ARGV[1] {
 {
   n++
   key[n] = $1; group[n] = $2; desc[n] = $3; size[n] = $4; val[n] = $5
+  if ($1 ~ /^dbg\./ && (dbg_max == "" || $5 + 0 > dbg_max)) dbg_max = $5 + 0
   if ($1 ~ /^gen\./) {                 # gen.BACKEND.COND.N: rss/op, events
     split($1, kp, "."); cfg = kp[2] "." kp[3]; sz = kp[4] + 0
     gen_us[cfg, sz] = $5; gen_rss[cfg, sz] = $6; gen_ev[cfg, sz] = $7
@@ -80,6 +81,22 @@ END {
 # each size, the growth from each size to the next (linear = 10x per 10x
 # of ops) and the peak RSS per op at the largest size; then the one
 # machine-readable line of issue #20.
+function target(what, v, op, want, fmt,   ok) {
+  if (v == "") { printf "  %-50s %12s\n", what, "not run"; return }
+  ok = (op == "<=" && v <= want) || (op == ">=" && v >= want) || (op == "<" && v < want)
+  printf "  %-50s %12s  %s %s  %s\n", what, sprintf(fmt, v), op, want, ok ? "met" : "NOT met"
+}
+
+function worst_rate(b, n,   r, c, v) {
+  r = ""
+  for (c = 0; c < 2; c++)
+    if (((b "." (c ? "cond" : "nocond"), n) in gen_us)) {
+      v = 1e6 / gen_us[b "." (c ? "cond" : "nocond"), n]
+      if (r == "" || v < r) r = v
+    }
+  return r
+}
+
 function gen_summary(   i, j, c, s, prev, g, big, line, maxg, rssmax, opsps) {
   if (ncfg == 0) return
   print ""
@@ -118,6 +135,15 @@ function gen_summary(   i, j, c, s, prev, g, big, line, maxg, rssmax, opsps) {
     }
     close(tt_txt)
   }
+  # issue #20's targets, each with the measured value (none is a test)
+  print ""
+  print "targets (issue #20): measured, target"
+  target("growth 1M / 100k ops, worst backend", maxg == "" ? "" : maxg, "<=", 12, "%.1fx")
+  target("eager ops/s at 100k (worst of cond, no cond)", worst_rate("eager", 100000), ">=", 200000, "%.0f")
+  target("inductor ops/s at 100k (worst of cond, no cond)", worst_rate("inductor", 100000), ">=", 100000, "%.0f")
+  target("peak RSS bytes per op, largest run", rssmax, "<", 1024, "%.0f")
+  target("slowest debugger command, ms", dbg_max == "" ? "" : dbg_max / 1000, "<", 50, "%.1f")
+  target("expressions vs sympy, worst kind", min_ratio, ">=", 300, "%.0fx")
   opsps = (("eager.cond", 100000) in gen_us) ? sprintf("%.0f", 1e6 / gen_us["eager.cond", 100000]) : "na"
   printf "bench: expr_vs_sympy=%s trace_ops_per_s=%s trace_rss_bytes_per_op=%s growth_1m_over_100k=%s replay_load_s=na goto_ms=na startup_ms=%s import_mib_per_s=%s\n", \
     (min_ratio == "" ? "na" : sprintf("%.0fx", min_ratio)), opsps, \
