@@ -1103,8 +1103,19 @@ static int trace_input(lua_State *L) {
       bool dyn = false;
       if (lua_toboolean(L, 4) && !lua_istable(L, 4)) dyn = true;
       else if (lua_istable(L, 4)) {
-        lua_rawgeti(L, 4, i);
-        dyn = lua_toboolean(L, -1);
+        /* a torch.export Dim spec: { dynamic = "DYNAMIC"|"STATIC"|"DUCK", min =, max = } */
+        if (lua_rawgeti(L, 4, i) == LUA_TTABLE) {
+          sdb_dim_spec *d = &ctx->sizes[i];
+          if (lua_getfield(L, -1, "dynamic") == LUA_TSTRING) {
+            int k = sdb_dim_dynamic_from_name(lua_tostring(L, -1));
+            if (k >= 0) d->dynamic = (sdb_dim_dynamic)k;
+          }
+          if (lua_getfield(L, -2, "min") == LUA_TNUMBER) { d->has_min = true; d->min = lua_tointeger(L, -1); }
+          if (lua_getfield(L, -3, "max") == LUA_TNUMBER) { d->has_max = true; d->max = lua_tointeger(L, -1); }
+          lua_pop(L, 3);
+        } else {
+          dyn = lua_toboolean(L, -1);
+        }
         lua_pop(L, 1);
       }
       if (i < 64 && (real->dynamic_dims >> i) & 1) ctx->sizes[i].dynamic = SDB_DIM_DYNAMIC;
@@ -1518,6 +1529,25 @@ static int trace_bindings(lua_State *L) {
   return 1;
 }
 
+/* trace:simplify(n) -> n under the trace's replacements: an integer when
+** it became a constant (a specialized dim), else the expression's text
+** and its range's bounds (torch.export's constraint checks) */
+static int trace_simplify(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  lsym *s = lsdb_test_sym(L, 2);
+  if (!s) { lua_settop(L, 2); return 1; }
+  const sdb_expr *e = sdb_simplify(t->env, s->e);
+  if (!e) return luaL_error(L, "%s", sdb_expr_error());
+  if (e->kind == SDB_INT) { lua_pushinteger(L, e->ival); return 1; }
+  char *text = sdb_expr_str(e);
+  lua_pushstring(L, text ? text : "?");
+  free(text);
+  sdb_range r = sdb_bound_in(t->env, e);
+  if (r.lo == SDB_NINF) lua_pushnil(L); else lua_pushinteger(L, r.lo);
+  if (r.hi == SDB_PINF) lua_pushnil(L); else lua_pushinteger(L, r.hi);
+  return 3;
+}
+
 /* trace:guards() -> { "L['x'].size()[0] == ...", ... } (shape guards) */
 static int trace_guards(lua_State *L) {
   ltrace *t = check_trace(L, 1);
@@ -1723,7 +1753,7 @@ static const luaL_Reg trace_methods[] = {
   {"name", trace_name}, {"aot", trace_aot}, {"install_guards", trace_install_guards},
   {"aot_graph", trace_aot_graph}, {"lower", trace_lower}, {"wrapper", trace_wrapper},
   {"buffers", trace_buffers}, {"check_guards", trace_check_guards},
-  {"guard_records", trace_guard_records}, {NULL, NULL}
+  {"guard_records", trace_guard_records}, {"simplify", trace_simplify}, {NULL, NULL}
 };
 
 static const luaL_Reg torch_fns[] = {

@@ -297,15 +297,103 @@ end
 -- torch.export(fn, args [, { dynamic = true }]): trace fn once,
 -- non-strictly, into one graph (returned as the ExportedProgram-like record
 -- { trace = ..., outputs = {...} }).
-function torch.export(fn, args, opts)
+-- torch.export.Dim("n" [, { min =, max = }]) and the hints Dim.AUTO,
+-- Dim.DYNAMIC, Dim.STATIC (torch/export/dynamic_shapes.py), for
+-- dynamic_shapes = { x = {[0] = n} } (by parameter name or position).
+local DimMT = { __tostring = function(d)
+  return string.format("Dim('%s'%s%s)", d.name, d.min and (", min=" .. d.min) or "",
+    d.max and (", max=" .. d.max) or "")
+end }
+local Dim = setmetatable({
+  AUTO = setmetatable({ hint = "AUTO" }, { __tostring = function() return "Dim.AUTO" end }),
+  DYNAMIC = setmetatable({ hint = "DYNAMIC" }, { __tostring = function() return "Dim.DYNAMIC" end }),
+  STATIC = setmetatable({ hint = "STATIC" }, { __tostring = function() return "Dim.STATIC" end }),
+}, { __call = function(_, name, range)
+  if type(name) ~= "string" then error("Dim expects a name, e.g. Dim(\"batch\", { min = 2 })", 2) end
+  range = range or {}
+  if range.min and range.max and range.max < range.min then
+    error(string.format("Cannot create Dim with a range of [%d, %d]", range.min, range.max), 2)
+  end
+  return setmetatable({ name = name, min = range.min, max = range.max }, DimMT)
+end })
+
+-- The tr:input spec of one argument's dynamic_shapes entry, and the named
+-- dims to check once traced: { {dim = d, spec = Dim, source = ...} }.
+local function export_dims(spec, pname, checks)
+  if spec == nil then return nil end
+  local dims = {}
+  for d, s in pairs(spec) do
+    local src = string.format("L['%s'].size()[%d]", pname, d)
+    if s == Dim.STATIC then dims[d] = { dynamic = "STATIC" }
+    elseif s == Dim.AUTO then dims[d] = { dynamic = "DUCK" }
+    elseif s == Dim.DYNAMIC then
+      dims[d] = { dynamic = "DYNAMIC" }
+      checks[#checks + 1] = { arg = pname, dim = d, source = src }
+    elseif getmetatable(s) == DimMT then
+      dims[d] = { dynamic = "DYNAMIC", min = s.min, max = s.max }
+      checks[#checks + 1] = { arg = pname, dim = d, source = src, spec = s }
+    end
+  end
+  return dims
+end
+
+-- produce_guards' constraint check for export: a dim the user asked to be
+-- dynamic that the trace made a constant is PyTorch's ConstraintViolation.
+local function check_constraints(tr, fake, index, checks)
+  local msgs, fixes, names = {}, {}, {}
+  for _, c in ipairs(checks) do
+    local v = tr:simplify(fake[index[c.arg]]:size(c.dim))
+    if math.type(v) == "integer" then
+      local s = c.spec
+      local debug = s and s.name or c.source
+      local what
+      if s then
+        what = string.format("%s = %s in the specified range", s.name, c.source)
+        local lo = s.min and s.min > 2 and s.min or nil
+        if lo and s.max then what = string.format("%s %d <= %s <= %d", what, lo, s.name, s.max)
+        elseif s.max then what = string.format("%s %s <= %d", what, s.name, s.max)
+        elseif lo then what = string.format("%s %d <= %s", what, lo, s.name) end
+      else
+        what = string.format("RelaxedUnspecConstraint(%s)", c.source)
+      end
+      msgs[#msgs + 1] = string.format("  - Not all values of %s are valid because %s was inferred to be a constant (%d).",
+        what, debug, v)
+      if s and not fixes[s.name] then fixes[s.name] = v; names[#names + 1] = s.name end
+      if not s then names[#names + 1] = c.source end
+    end
+  end
+  if #msgs == 0 then return nil end
+  local out = { string.format("Constraints violated (%s)! For more information, run with TORCH_LOGS=\"+dynamic\".",
+    table.concat(names, ", ")) }
+  for _, m in ipairs(msgs) do out[#out + 1] = m end
+  local fixlines = {}
+  for _, n in ipairs(names) do
+    if fixes[n] then fixlines[#fixlines + 1] = string.format("  %s = %d", n, fixes[n]) end
+  end
+  if #fixlines > 0 then
+    out[#out + 1] = ""
+    out[#out + 1] = "Suggested fixes:"
+    for _, l in ipairs(fixlines) do out[#out + 1] = l end
+  end
+  return "torch._dynamo.exc.UserError: " .. table.concat(out, "\n")
+end
+
+local function export(fn, args, opts)
   if type(fn) ~= "function" then error("torch.export expects a function", 2) end
   args, opts = args or {}, opts or {}
   local name = opts.name or name_of(fn, 2)
   shapedb._fn_names[fn] = name
   local names = param_names(fn)
   local tr = shapedb._trace_begin(name, { duck_shape = opts.duck_shape })
-  local fake = {}
-  for i = 1, #args do fake[i] = tr:input(names[i] or ("arg" .. i), args[i], opts.dynamic == true) end
+  local fake, checks, index = {}, {}, {}
+  local ds = opts.dynamic_shapes or {}
+  for i = 1, #args do
+    local pname = names[i] or ("arg" .. i)
+    index[pname] = i
+    local dims = export_dims(ds[pname] or ds[i], pname, checks)
+    if dims == nil then dims = opts.dynamic == true end
+    fake[i] = tr:input(pname, args[i], dims)
+  end
   local record = { trace = tr, name = name, backend = "export" }
   traces[#traces + 1] = record
   local res = table.pack(xpcall(fn, function(e) return tostring(e) end, table.unpack(fake, 1, #args)))
@@ -317,10 +405,17 @@ function torch.export(fn, args, opts)
   local outs = {}
   for i = 2, res.n do outs[#outs + 1] = res[i] end
   tr:finish(outs)
+  local violation = check_constraints(tr, fake, index, checks)
+  if violation then
+    record.error = violation
+    error(violation, 2)
+  end
   tr:install_guards()
   record.outputs = outs
   return record
 end
+torch.export = setmetatable({ Dim = Dim, export = export },
+  { __call = function(_, ...) return export(...) end })
 
 -- The report `shapedb FILE.lua` prints: the event log, then per compiled
 -- function its graph, bindings and guards. quiet: only the end result.

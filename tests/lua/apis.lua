@@ -148,4 +148,41 @@ do
   t.ok(not ok, "and fails")
 end
 
+-- 5. torch.export with dynamic_shapes: Dim, Dim.STATIC/DYNAMIC/AUTO, and
+-- PyTorch's constraint violation with its suggested fix
+do
+  local Dim = torch.export.Dim
+  local n = Dim("n", { max = 16 })
+  t.is(tostring(n), "Dim('n', max=16)", "a Dim prints as PyTorch's repr")
+  local ep = torch.export(function(x) return x:mul(2) end, { T{5, 3} },
+    { dynamic_shapes = { x = {[0] = n, [1] = Dim.STATIC} } })
+  t.is(ep.trace:graph():match("L_x_: \"[^\"]*\""), 'L_x_: "f32[s0, 3]"', "a Dim dim is symbolic, a STATIC one is not")
+  t.is(table.concat(ep.trace:guards(), "\n"), "2 <= L['x'].size()[0] and L['x'].size()[0] <= 16",
+    "the Dim's range is the guard")
+  local err = t.error_of(function()
+    torch.export(function(x) torch._check(x:size(0):eq(5)) return x:mul(2) end, { T{5, 3} },
+      { dynamic_shapes = { x = {[0] = n} } })
+  end)
+  t.like(err, "^[^\n]*apis%.lua:%d+: torch", "the error names the export call's line")
+  err = err:gsub("^[^\n]-apis%.lua:%d+: ", "")
+  t.is(err, lines{
+    "torch._dynamo.exc.UserError: Constraints violated (n)! For more information, run with TORCH_LOGS=\"+dynamic\".",
+    "  - Not all values of n = L['x'].size()[0] in the specified range n <= 16 are valid because n was inferred to be a constant (5).",
+    "",
+    "Suggested fixes:",
+    "  n = 5",
+  }, "a Dim that specializes is PyTorch's constraint violation, with the fix")
+  err = t.error_of(function()
+    torch.export(function(x) torch._check(x:size(1):eq(3)) return x end, { T{5, 3} },
+      { dynamic_shapes = { x = {[1] = Dim.DYNAMIC} } })
+  end)
+  err = err:gsub("^[^\n]-apis%.lua:%d+: ", "")
+  t.is(err, lines{
+    "torch._dynamo.exc.UserError: Constraints violated (L['x'].size()[1])! For more information, run with TORCH_LOGS=\"+dynamic\".",
+    "  - Not all values of RelaxedUnspecConstraint(L['x'].size()[1]) are valid because L['x'].size()[1] was inferred to be a constant (3).",
+  }, "Dim.DYNAMIC that specializes: RelaxedUnspecConstraint")
+  t.ok(torch.export(function(x) torch._check(x:size(1):eq(3)) return x end, { T{5, 3} },
+    { dynamic_shapes = { x = {[1] = Dim.AUTO} } }), "Dim.AUTO may specialize silently")
+end
+
 t.done()
