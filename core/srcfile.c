@@ -10,11 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct {
   const char **lines;   /* interned, as written (no newline) */
   int n;                /* -1: unreadable */
   int err;              /* why (errno), when unreadable */
+  struct stat st;       /* the file as read: a change in it means re-read */
+  bool have_st;
+  bool pinned;          /* text given by sdb_srcfile_set_text: never re-read */
 } file_lines;
 
 static sdb_map files = SDB_MAP_INIT;   /* interned path -> file_lines* */
@@ -74,14 +78,27 @@ fail:
   return NULL;
 }
 
-static file_lines *load(const char *path) {
-  const char *key = sdb_intern(path);
-  if (!key) return NULL;
-  file_lines *fl = sdb_map_get(&files, key);
-  if (fl) return fl;
-  fl = calloc(1, sizeof *fl);
-  if (!fl) return NULL;
+/* Has the file changed since fl was read (size, mtime to the nanosecond,
+** inode: an editor that saves by rename gives a new one)? A file that was
+** missing and now exists, or the reverse, has changed too. */
+static bool changed(const file_lines *fl, const char *path) {
+  struct stat st;
+  bool have = stat(path, &st) == 0;
+  if (have != fl->have_st) return true;
+  if (!have) return false;
+  return st.st_size != fl->st.st_size || st.st_ino != fl->st.st_ino ||
+         st.st_dev != fl->st.st_dev || st.st_mtim.tv_sec != fl->st.st_mtim.tv_sec ||
+         st.st_mtim.tv_nsec != fl->st.st_mtim.tv_nsec;
+}
+
+/* Read path into fl (its lines and err reset first). The stat is taken
+** before the read, so a write racing the read shows as a change next time. */
+static void read_into(file_lines *fl, const char *path) {
+  free(fl->lines);
+  fl->lines = NULL;
   fl->n = -1;
+  fl->err = 0;
+  fl->have_st = stat(path, &fl->st) == 0;
   size_t len;
   char *text = slurp(path, &len);
   if (text) {
@@ -90,6 +107,16 @@ static file_lines *load(const char *path) {
   } else {
     fl->err = errno;
   }
+}
+
+static file_lines *load(const char *path) {
+  const char *key = sdb_intern(path);
+  if (!key) return NULL;
+  file_lines *fl = sdb_map_get(&files, key);
+  if (fl) return fl;
+  fl = calloc(1, sizeof *fl);
+  if (!fl) return NULL;
+  read_into(fl, path);
   if (!sdb_map_put(&files, key, fl)) { free(fl->lines); free(fl); return NULL; }
   return fl;
 }
@@ -113,6 +140,7 @@ int sdb_srcfile_set_text(const char *file, const char *text) {
   const char *key = sdb_intern(file);
   file_lines *fl = key ? calloc(1, sizeof *fl) : NULL;
   if (!fl) return -1;
+  fl->pinned = true;
   int cap_lines = 0;
   for (const char *p = text; *p;) {
     const char *nl = strchr(p, '\n');
@@ -137,6 +165,13 @@ int sdb_srcfile_set_text(const char *file, const char *text) {
 int sdb_srcfile_count(const char *file) {
   file_lines *fl = file ? load(file) : NULL;
   return fl ? fl->n : -1;
+}
+
+void sdb_srcfile_refresh(bool all) {
+  for (size_t i = 0; i < files.len; i++) {
+    file_lines *fl = files.vals[i];
+    if (!fl->pinned && (all || changed(fl, files.keys[i]))) read_into(fl, files.keys[i]);
+  }
 }
 
 void sdb_srcfile_reset(void) {

@@ -9,6 +9,8 @@
 #ifndef SDB_SRCFILE_H
 #define SDB_SRCFILE_H
 
+#include <stdbool.h>
+
 const char *sdb_srcfile_line(const char *file, int line);      /* trimmed */
 const char *sdb_srcfile_line_raw(const char *file, int line);  /* as written */
 #define SDB_SRCFILE_MAX (16 << 20)
@@ -18,5 +20,11 @@ void sdb_srcfile_reset(void);
 /* Serve file's lines from text instead of the disk (a replayed trace holds
 ** the sources its run saw): replaces what the cache held. 0, or -1 on OOM. */
 int sdb_srcfile_set_text(const char *file, const char *text);
+/* Re-read the cached files that changed on disk (size, mtime, inode), or
+** all of them: the front end calls this between commands and before a
+** run, so listings follow the user's edits. Lookups themselves never stat
+** (guards and graph printing look lines up in hot loops). Text set by
+** sdb_srcfile_set_text stays. */
+void sdb_srcfile_refresh(bool all);
 
 #endif

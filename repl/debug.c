@@ -439,6 +439,7 @@ static int prepare_program(dbg *d) {
   repl_session *s = d->s;
   lua_State *L = s->L;
   if (alive(d)) kill_program(d);
+  sdb_srcfile_refresh(true);   /* the program runs the file's text of now */
   repl_set_arg(s);
   if (repl_host_loadfile(L, s->program) != LUA_OK) {
     repl_error(s, "run: %s", lua_tostring(L, -1));

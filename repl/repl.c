@@ -15,6 +15,7 @@
 #include "host.h"
 #include "runlimit.h"
 #include "lineio.h"
+#include "srcfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -458,6 +459,9 @@ static int handle_line(repl_session *s, const char *line, input *in) {
     if (!in->repeat || !s->last_repeat) return 0;
     line = again = xstrdup(s->last_repeat);
   }
+  /* the user may have edited a file since the last line: listings and
+  ** stop lines show what is on disk now */
+  sdb_srcfile_refresh(false);
   input *outer = current_input;
   current_input = in;
   const repl_cmd *ran = NULL;

@@ -1,0 +1,60 @@
+#!/bin/sh
+# newcomer.sh — the debugger as a new user meets it (issue 15): an edited
+# file is re-read (listings and stop lines follow it), a new run starts
+# clean and says what it dropped, PyTorch habits get errors saying what to
+# write in Lua (harness: tests/lib/transcript.sh).
+NAME=newcomer
+. "${SHAPEDB_TESTS:-$(dirname "$0")/..}/lib/transcript.sh"
+
+cat > "$work/prog.lua" <<'LUA'
+local function model(x)
+  local idx = x:nonzero()
+  return idx:sum()
+end
+local f = torch.compile(model, { backend = "eager" })
+return f(shapedb.tensor{5, 2})
+LUA
+# the same program, edited: nonzero moves to line 3
+cat > "$work/edited.lua" <<'LUA'
+local function model(x)
+  -- edited: one line more
+  local idx = x:nonzero()
+  return idx:sum()
+end
+local f = torch.compile(model, { backend = "eager" })
+return f(shapedb.tensor{5, 2})
+LUA
+
+# 1. stale source: the file is replaced (as an editor saves) while paused
+run --batch -x 'break op nonzero' -x run -x 'lua os.rename("edited.lua", "prog.lua")' \
+  -x 'list 3' -x run prog.lua
+want <<'OUT'
+Breakpoint 1: op nonzero
+Starting program: prog.lua
+Breakpoint 1, op nonzero
+event 5, phase trace, tracer trace, prog.lua:2 in model
+  create_unbacked_symbol u0 [0, 10]
+2	  local idx = x:nonzero()
+  compile 1 (model) began at event 0
+  tracer: - -> trace
+  new symbol: u0 [0, 10]
+true
+  1    local function model(x)
+->2      -- edited: one line more
+  3      local idx = x:nonzero()
+  4      return idx:sum()
+  5    end
+  6    local f = torch.compile(model, { backend = "eager" })
+  7    return f(shapedb.tensor{5, 2})
+Starting program: prog.lua
+Breakpoint 1, op nonzero
+event 17, phase trace, tracer trace, prog.lua:3 in model
+  create_unbacked_symbol u0 [0, 10]
+3	  local idx = x:nonzero()
+  compile 2 (model) began at event 12
+  tracer: - -> trace
+  new symbol: u0 [0, 10]
+[exit 0]
+OUT
+check 'an edited file: list and the next run show the new text'
+echo "1..$n"
