@@ -98,6 +98,7 @@ static void read_into(file_lines *fl, const char *path) {
   fl->lines = NULL;
   fl->n = -1;
   fl->err = 0;
+  fl->pinned = false;
   fl->have_st = stat(path, &fl->st) == 0;
   size_t len;
   char *text = slurp(path, &len);
@@ -170,7 +171,7 @@ int sdb_srcfile_count(const char *file) {
 void sdb_srcfile_refresh(bool all) {
   for (size_t i = 0; i < files.len; i++) {
     file_lines *fl = files.vals[i];
-    if (!fl->pinned && (all || changed(fl, files.keys[i]))) read_into(fl, files.keys[i]);
+    if (all || (!fl->pinned && changed(fl, files.keys[i]))) read_into(fl, files.keys[i]);
   }
 }
 

@@ -24,7 +24,7 @@ int sdb_srcfile_set_text(const char *file, const char *text);
 ** all of them: the front end calls this between commands and before a
 ** run, so listings follow the user's edits. Lookups themselves never stat
 ** (guards and graph printing look lines up in hot loops). Text set by
-** sdb_srcfile_set_text stays. */
+** sdb_srcfile_set_text stays until a refresh of all (a live run). */
 void sdb_srcfile_refresh(bool all);
 
 #endif
