@@ -73,6 +73,21 @@ const sdb_view *dbg_view(dbg *d) {
   return v;
 }
 
+unsigned dbg_base_compile(dbg *d) {
+  if (d->base_compile_for != d->base + 1) {
+    const sdb_view *b = dbg_view_at(d, d->base);
+    d->base_compile = b ? sdb_view_compile(b) : 0;
+    d->base_compile_for = d->base + 1;
+  }
+  return d->base_compile;
+}
+
+/* The compile number of v as this run counts them (v a clone: this seeks). */
+static unsigned run_compile(dbg *d, const sdb_view *v) {
+  unsigned c = sdb_view_compile(v), b = dbg_base_compile(d);
+  return c > b ? c - b : c;
+}
+
 int dbg_level(const sdb_view *v) {
   int depth = sdb_view_depth(v);
   return (sdb_view_phase(v) != SDB_PHASE_NONE) + (depth > 0 ? depth : 0);
@@ -412,11 +427,23 @@ static void leave_replay(dbg *d) {
   d->replay = d->replay_program = NULL;
 }
 
+/* A new run has a new ShapeEnv: its u0 is not the old run's u0, so the
+** assumptions and `why` questions about the old symbols go, and say so.
+** Breakpoints, watches and displays stay, as in gdb. */
+static void drop_run_state(dbg *d) {
+  if (d->nassumed)
+    printf("Dropped %zu assumption%s about the previous run's symbols (`assume` again to keep %s).\n",
+           d->nassumed, d->nassumed == 1 ? "" : "s", d->nassumed == 1 ? "it" : "them");
+  d->nassumed = 0;
+  d->nasked = 0;
+}
+
 /* Make a new coroutine holding the function at the top of L's stack and
 ** its nargs arguments above it... the cursor moves to the end of the
 ** timeline, where the run starts. */
 static void start_program(dbg *d, int nargs, const char *label) {
   lua_State *L = d->s->L;
+  drop_run_state(d);
   lua_State *co = lua_newthread(L);
   d->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_xmove(L, co, nargs + 1);
@@ -431,6 +458,12 @@ static void start_program(dbg *d, int nargs, const char *label) {
   d->cur = d->base = dbg_length(d);
   sdb_view_free(d->shown);
   d->shown = sdb_view_clone(dbg_view(d));
+  /* a run that added no event (a load, a run killed before its first) is
+  ** replaced by this one */
+  if (d->nruns && d->runs[d->nruns - 1].from == d->base) free(d->runs[--d->nruns].label);
+  d->runs = xgrow(d->runs, &d->capruns, d->nruns + 1, sizeof *d->runs);
+  d->runs[d->nruns].from = d->base;
+  d->runs[d->nruns++].label = xstrdup(label);
 }
 
 /* Load the session's program into a fresh coroutine, `arg` set as lua.c
@@ -522,7 +555,7 @@ static void show_changes(dbg *d, const sdb_view *v) {
     const sdb_view *kv = dbg_view_at(d, k);
     const sdb_event *first = kv ? sdb_view_event(kv) : NULL;
     from = kv ? sdb_view_clone(kv) : NULL;
-    printf("  compile %u", sdb_view_compile(v));
+    printf("  compile %u", run_compile(d, v));
     if (first && first->kind == SDB_EV_PHASE_START && first->text) printf(" (%s)", first->text);
     if (first) printf(" began at event %u", first->seq);
     putchar('\n');
@@ -1377,6 +1410,8 @@ void dbg_free(repl_session *s) {
   free(d->displays);
   free(d->assumed);
   free(d->asked);
+  for (size_t i = 0; i < d->nruns; i++) free(d->runs[i].label);
+  free(d->runs);
   free(d->label);
   free(d);
   s->ext = NULL;

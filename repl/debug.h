@@ -79,7 +79,14 @@ typedef struct dbg {
   sdb_timeline *tl;       /* over ev (owned) */
   size_t cur;             /* the cursor: the state after `cur` events */
   size_t base;            /* the step where the current run started */
+  unsigned base_compile;  /* compiles before `base` (dbg_base_compile) */
+  size_t base_compile_for;/* base + 1 when base_compile is for it, else 0 */
   sdb_view *shown;        /* the state at the last stop, for the diff (owned) */
+
+  /* every live run of the session: where its events start and what ran
+  ** (owned), for `info program` */
+  struct dbg_run { size_t from; char *label; } *runs;
+  size_t nruns, capruns;
 
   /* the program */
   dbg_prog prog;
@@ -148,6 +155,10 @@ size_t dbg_length(dbg *d);
 /* Print the stop block for the cursor: header, event, source line, what
 ** changed since the last stop, pending, displays. */
 void dbg_show_stop(dbg *d);
+/* How many compiles began before the current run: a run's compiles are
+** numbered from 1 (sdb_view_compile(v) minus this). It may seek the
+** timeline: call it before taking a view, or on a clone. */
+unsigned dbg_base_compile(dbg *d);
 /* The nesting level of a state: 1 inside a phase, plus the tracer depth. */
 int dbg_level(const sdb_view *v);
 /* The symbol named by word in the state at the cursor, or NULL with an

@@ -299,16 +299,20 @@ static int info_graph(repl_session *s, const repl_cmd *c, const repl_args *a) {
 static int info_phases(repl_session *s, const repl_cmd *c, const repl_args *a) {
   (void)c; (void)a;
   dbg *d = dbg_of(s);
+  unsigned c0 = dbg_base_compile(d);   /* seeks: before taking the view */
   const sdb_view *v = dbg_view(d);
   size_t ns = sdb_view_count(v, SDB_EV_PHASE_START);
   size_t ne = sdb_view_count(v, SDB_EV_PHASE_END);
-  if (!ns) {
+  /* this run's phases only: earlier runs are in `info program` */
+  size_t first = 0;
+  while (first < ns && sdb_view_at(v, SDB_EV_PHASE_START, first)->seq < d->base) first++;
+  if (first == ns) {
     printf("No phase has started at this step.\n");
     return 0;
   }
   /* pair starts with ends: the ends come in nesting order */
   size_t ie = 0;
-  for (size_t i = 0; i < ns; i++) {
+  for (size_t i = first; i < ns; i++) {
     const sdb_event *st = sdb_view_at(v, SDB_EV_PHASE_START, i);
     const sdb_event *next = i + 1 < ns ? sdb_view_at(v, SDB_EV_PHASE_START, i + 1) : NULL;
     const sdb_event *en = NULL;
@@ -327,7 +331,8 @@ static int info_phases(repl_session *s, const repl_cmd *c, const repl_args *a) {
   }
   printf("now: phase %s", sdb_phase_name(sdb_view_phase(v)));
   if (sdb_view_tracer(v)) printf(", tracer %s", sdb_view_tracer(v));
-  printf(", compile %u\n", sdb_view_compile(v));
+  unsigned cn = sdb_view_compile(v);
+  printf(", compile %u\n", cn > c0 ? cn - c0 : cn);
   return 0;
 }
 
@@ -400,6 +405,16 @@ static int info_program(repl_session *s, const repl_cmd *c, const repl_args *a) 
   printf("events: %zu recorded, this run from event %zu; cursor ", len, d->base);
   if (d->cur) printf("after event %zu\n", d->cur - 1);
   else printf("before the first event\n");
+  /* earlier live runs: their events are kept (reverse motions and `goto`
+  ** stay in this run; `info events N` still reads them) */
+  size_t earlier = 0;
+  while (earlier < d->nruns && d->runs[earlier].from < d->base) earlier++;
+  for (size_t i = 0; i < earlier; i++) {
+    size_t to = i + 1 < d->nruns ? d->runs[i + 1].from : len;
+    if (to <= d->runs[i].from) continue;
+    printf("earlier run %zu: events %zu-%zu, %s\n", i + 1, d->runs[i].from, to - 1,
+           d->runs[i].label);
+  }
   return 0;
 }
 

@@ -51,10 +51,53 @@ Breakpoint 1, op nonzero
 event 17, phase trace, tracer trace, prog.lua:3 in model
   create_unbacked_symbol u0 [0, 10]
 3	  local idx = x:nonzero()
-  compile 2 (model) began at event 12
+  compile 1 (model) began at event 12
   tracer: - -> trace
   new symbol: u0 [0, 10]
 [exit 0]
 OUT
 check 'an edited file: list and the next run show the new text'
+# 2. a new run starts clean: assumptions about the old u0 are dropped (and
+# it says so), compiles count from 1, info phases shows this run's phases,
+# info program the earlier runs
+cp "$work/prog.lua" "$work/p2.lua"
+run --batch -x 'break op nonzero' -x run -x 'assume u0 >= 3' -x run -x 'info phases' \
+  -x 'info assumptions' -x 'load p2.lua' -x 'info program' p2.lua
+want <<'OUT'
+Breakpoint 1: op nonzero
+Starting program: p2.lua
+Breakpoint 1, op nonzero
+event 5, phase trace, tracer trace, p2.lua:3 in model
+  create_unbacked_symbol u0 [0, 10]
+3	  local idx = x:nonzero()
+  compile 1 (model) began at event 0
+  tracer: - -> trace
+  new symbol: u0 [0, 10]
+assume u0 >= 3:
+  no open questions at this step
+  range of u0: [0, 10] -> [3, 10]
+  in the program: torch._check(u0 >= 3)
+Assumption 1 added: `print` and `why` now take it as known; `unassume` drops it.
+Dropped 1 assumption about the previous run's symbols (`assume` again to keep it).
+Starting program: p2.lua
+Breakpoint 1, op nonzero
+event 17, phase trace, tracer trace, p2.lua:3 in model
+  create_unbacked_symbol u0 [0, 10]
+3	  local idx = x:nonzero()
+  compile 1 (model) began at event 12
+  tracer: - -> trace
+  new symbol: u0 [0, 10]
+  trace   events 12-       model  <- now
+now: phase trace, tracer trace, compile 1
+No assumptions (`assume u0 >= 1` adds one).
+loaded p2.lua
+live run
+program: p2.lua
+state: loaded, not started (p2.lua)
+events: 24 recorded, this run from event 24; cursor after event 23
+earlier run 1: events 0-11, p2.lua
+earlier run 2: events 12-23, p2.lua
+[exit 0]
+OUT
+check 'a new run drops the assumptions, numbers its compiles from 1'
 echo "1..$n"
