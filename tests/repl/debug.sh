@@ -543,7 +543,7 @@ Breakpoint 1, unbacked
 event 58, phase trace, tracer trace, nz.lua:2 in model
   create_unbacked_symbol u0 [0, 10]
 2	  local idx = x:nonzero()
-  compile 2 (model) began at event 53
+  compile 1 (model) began at event 53
   tracer: - -> trace
   new symbol: u0 [0, 10]
 event 76, nz.lua:7 in main chunk
