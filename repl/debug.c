@@ -325,6 +325,7 @@ static void on_event(void *ud, const sdb_event *ev) {
 }
 
 static void release_program(dbg *d) {
+  if (d->nruns && !d->runs[d->nruns - 1].to) d->runs[d->nruns - 1].to = dbg_length(d);
   if (d->co_ref != LUA_NOREF) luaL_unref(d->s->L, LUA_REGISTRYINDEX, d->co_ref);
   d->co_ref = LUA_NOREF;
   d->co = NULL;
@@ -463,6 +464,7 @@ static void start_program(dbg *d, int nargs, const char *label) {
   if (d->nruns && d->runs[d->nruns - 1].from == d->base) free(d->runs[--d->nruns].label);
   d->runs = xgrow(d->runs, &d->capruns, d->nruns + 1, sizeof *d->runs);
   d->runs[d->nruns].from = d->base;
+  d->runs[d->nruns].to = 0;
   d->runs[d->nruns++].label = xstrdup(label);
 }
 

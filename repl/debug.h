@@ -85,7 +85,7 @@ typedef struct dbg {
 
   /* every live run of the session: where its events start and what ran
   ** (owned), for `info program` */
-  struct dbg_run { size_t from; char *label; } *runs;
+  struct dbg_run { size_t from, to; char *label; } *runs;   /* to: 0 while it runs */
   size_t nruns, capruns;
 
   /* the program */

@@ -405,15 +405,12 @@ static int info_program(repl_session *s, const repl_cmd *c, const repl_args *a) 
   printf("events: %zu recorded, this run from event %zu; cursor ", len, d->base);
   if (d->cur) printf("after event %zu\n", d->cur - 1);
   else printf("before the first event\n");
-  /* earlier live runs: their events are kept (reverse motions and `goto`
-  ** stay in this run; `info events N` still reads them) */
-  size_t earlier = 0;
-  while (earlier < d->nruns && d->runs[earlier].from < d->base) earlier++;
-  for (size_t i = 0; i < earlier; i++) {
-    size_t to = i + 1 < d->nruns ? d->runs[i + 1].from : len;
-    if (to <= d->runs[i].from) continue;
-    printf("earlier run %zu: events %zu-%zu, %s\n", i + 1, d->runs[i].from, to - 1,
-           d->runs[i].label);
+  /* earlier live runs (ended: a replay or a new run came after them):
+  ** their events are kept; `info events N` still reads them */
+  for (size_t i = 0; i < d->nruns; i++) {
+    const struct dbg_run *r = &d->runs[i];
+    if (r->to <= r->from || (r->from == d->base && !d->replay)) continue;
+    printf("earlier run %zu: events %zu-%zu, %s\n", i + 1, r->from, r->to - 1, r->label);
   }
   return 0;
 }

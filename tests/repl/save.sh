@@ -163,11 +163,13 @@ replay: saved trace p.jsonl (format 1, written WHEN by shapedb 0.1.0)
 program: nz.lua (not loaded: a replay has no program)
 state: not running
 events: 14 recorded, this run from event 9; cursor after event 13
+earlier run 1: events 0-8, nz.lua
 loaded nz.lua
 live run
 program: nz.lua
 state: loaded, not started (nz.lua)
 events: 14 recorded, this run from event 14; cursor after event 13
+earlier run 1: events 0-8, nz.lua
 [exit 1]
 OUT
 run --batch -x 'step 5' -x 'save p.jsonl' -x 'replay p.jsonl' -x run -x kill -x 'goto end' \
