@@ -880,8 +880,8 @@ static int hook_run(repl_session *s, const char *args) {
   lua_State *L = s->L;
   while (*args == ' ' || *args == '\t') args++;
   if (d->replay && !*args) {
-    repl_error(s, "run: a replay has no program (this is %s); `load FILE` loads one, "
-                  "`run LUA` runs Lua code", d->replay);
+    repl_error(s, "run: a replay has no program to run (`info program` says what is "
+                  "replayed); `load FILE` loads one, `run LUA` runs Lua code");
     return -1;
   }
   if (*args) {
@@ -921,7 +921,8 @@ static int cmd_kill(repl_session *s, const repl_cmd *c, const repl_args *a) {
   dbg *d = dbg_of(s);
   (void)a;
   if (!alive(d) && d->replay) {
-    repl_error(s, "%s: a replay has no program to kill (this is %s)", c->name, d->replay);
+    repl_error(s, "%s: a replay has no program to kill (`info program` says what is replayed)",
+               c->name);
     return -1;
   }
   if (!alive(d)) {

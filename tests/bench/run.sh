@@ -53,6 +53,37 @@ awk -F '\t' -v n="$dbg_ops" '
   $1 == "T" { k++; printf "dbg.%d\t8 debugger commands (generated model, inductor, cond)\t%s\t%d ops\t%.6g\n", k, $2, n, ($3 - prev) * 1e6; prev = $3 }
 ' "$out/debug.err" >> "$out/trace.tsv"
 
+# Saved traces: the generated model recorded (--record; ~4.5 events per
+# op, so 222k ops make ~1M events), then replayed: the load's CPU time per
+# event and its peak RSS beside the file's size (streamed: the file is
+# never held whole), the latency of goto far ahead, far back, reverse-step
+# and goto end (each with its stop display), and `save` writing it again.
+trace_ops=222000
+[ -n "$quick" ] && trace_ops=2200
+echo "bench: saved traces ($trace_ops ops recorded, then replayed) ..." >&2
+GEN_OPS=$trace_ops "$shapedb" --no-report --record "$out/big.jsonl" "$here/gen_debug.lua" > /dev/null
+nev=$(($(wc -l < "$out/big.jsonl") - 1))
+fmib=$(($(wc -c < "$out/big.jsonl") / 1048576))
+clk='lua io.stderr:write(string.format("T\t%.6f\n", os.clock()))'
+hwm='lua for l in io.lines("/proc/self/status") do local k = l:match("^VmHWM:%s*(%d+)") if k then io.stderr:write("RSS\t", k, "\n") end end'
+t_start=$("$shapedb" --batch -x "$clk" 2>&1 >/dev/null | cut -f2)
+"$shapedb" --batch --replay "$out/big.jsonl" -x "$clk" -x "$hwm" -x "$clk" \
+  -x "goto $((nev / 2))" -x "$clk" -x "goto 10" -x "$clk" -x "goto $((nev - 10))" -x "$clk" \
+  -x "reverse-step" -x "$clk" -x "goto end" -x "$clk" -x "save $out/big2.jsonl" -x "$clk" \
+  > "$out/replay.out" 2> "$out/replay.err" || true
+rm -f "$out/big2.jsonl"
+awk -F '\t' -v n="$nev" -v t0="$t_start" -v fmib="$fmib" '
+  $1 == "RSS" { rss = int($2 / 1024); next }
+  $1 == "T" { t[++k] = $2 }
+  END {
+    g = "9 saved traces (generated model, inductor, cond)"
+    printf "save.load\t%s\treplay FILE: load, per event (peak RSS %d MiB, file %d MiB)\t%d events\t%.6g\n", g, rss, fmib, n, (t[1] - t0) * 1e6 / n
+    split("goto N/2 (forwards, from the start)|goto 10 (back)|goto N-10 (forwards)|reverse-step|goto end|save FILE: write, per event", d, "|")
+    for (i = 1; i <= 6; i++)
+      printf "save.%d\t%s\t%s\t%d events\t%.6g\n", i, g, d[i], n, (t[i + 2] - t[i + 1]) * 1e6 / (i == 6 ? n : 1)
+  }' "$out/replay.err" >> "$out/trace.tsv"
+rm -f "$out/big.jsonl"
+
 # Start-up: the binary running an empty chunk (wall clock, median of 5).
 startup_ms=$(for i in 1 2 3 4 5; do
   t0=$(date +%s%N); "$shapedb" -e '' >/dev/null; t1=$(date +%s%N)

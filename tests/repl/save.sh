@@ -157,8 +157,8 @@ want <<'OUT'
 Starting program: nz.lua
 Saved 5 events to p.jsonl (the program is paused: what happened so far, up to event 4).
 Replaying p.jsonl: 5 events of nz.lua (the run was paused when saved).
-run: a replay has no program (this is saved trace p.jsonl (format 1, written WHEN by shapedb 0.1.0)); `load FILE` loads one, `run LUA` runs Lua code
-kill: a replay has no program to kill (this is saved trace p.jsonl (format 1, written WHEN by shapedb 0.1.0))
+run: a replay has no program to run (`info program` says what is replayed); `load FILE` loads one, `run LUA` runs Lua code
+kill: a replay has no program to kill (`info program` says what is replayed)
 replay: saved trace p.jsonl (format 1, written WHEN by shapedb 0.1.0)
 program: nz.lua (not loaded: a replay has no program)
 state: not running
