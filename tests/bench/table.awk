@@ -32,6 +32,9 @@ FILENAME == ARGV[1] {
   n++
   key[n] = $1; group[n] = $2; desc[n] = $3; size[n] = $4; val[n] = $5
   if ($1 ~ /^dbg\./ && (dbg_max == "" || $5 + 0 > dbg_max)) dbg_max = $5 + 0
+  # the saved-trace rows (run.sh): load time of the whole trace, slowest goto
+  if ($1 == "save.load") replay_s = $5 * ($4 + 0) / 1e6
+  if ($1 ~ /^save\./ && $3 ~ /^goto/ && (goto_us == "" || $5 + 0 > goto_us)) goto_us = $5 + 0
   if ($1 ~ /^gen\./) {                 # gen.BACKEND.COND.N: rss/op, events
     split($1, kp, "."); cfg = kp[2] "." kp[3]; sz = kp[4] + 0
     gen_us[cfg, sz] = $5; gen_rss[cfg, sz] = $6; gen_ev[cfg, sz] = $7
@@ -132,6 +135,7 @@ function gen_summary(   i, j, c, s, prev, g, big, line, maxg, rssmax, opsps) {
     while ((getline tl < tt_txt) > 0) {
       print tl
       if (tl ~ /^  import:/) { nf = split(tl, tf, / +/); imp = tf[nf - 2] }
+      if (tl ~ /^  read\(2\)/) { nf = split(tl, tf, / +/); rd = tf[nf - 2] }
     }
     close(tt_txt)
   }
@@ -144,9 +148,13 @@ function gen_summary(   i, j, c, s, prev, g, big, line, maxg, rssmax, opsps) {
   target("peak RSS bytes per op, largest run", rssmax, "<", 1024, "%.0f")
   target("slowest debugger command, ms", dbg_max == "" ? "" : dbg_max / 1000, "<", 50, "%.1f")
   target("expressions vs sympy, worst kind", min_ratio, ">=", 300, "%.0fx")
+  target("saved trace: load, s (target for 1M events)", replay_s, "<", 2, "%.2f")
+  target("saved trace: slowest goto, ms", goto_us == "" ? "" : goto_us / 1000, "<", 10, "%.1f")
+  target("import MiB/s over read(2) MiB/s", (imp == "na" || rd == "") ? "" : imp / rd, ">=", 0.333, "%.3f")
   opsps = (("eager.cond", 100000) in gen_us) ? sprintf("%.0f", 1e6 / gen_us["eager.cond", 100000]) : "na"
-  printf "bench: expr_vs_sympy=%s trace_ops_per_s=%s trace_rss_bytes_per_op=%s growth_1m_over_100k=%s replay_load_s=na goto_ms=na startup_ms=%s import_mib_per_s=%s\n", \
+  printf "bench: expr_vs_sympy=%s trace_ops_per_s=%s trace_rss_bytes_per_op=%s growth_1m_over_100k=%s replay_load_s=%s goto_ms=%s startup_ms=%s import_mib_per_s=%s\n", \
     (min_ratio == "" ? "na" : sprintf("%.0fx", min_ratio)), opsps, \
     (rssmax == "" ? "na" : sprintf("%.0f", rssmax)), (maxg == "" ? "na" : sprintf("%.1f", maxg)), \
+    (replay_s == "" ? "na" : sprintf("%.2f", replay_s)), (goto_us == "" ? "na" : sprintf("%.1f", goto_us / 1000)), \
     (startup_ms == "" ? "na" : startup_ms), imp
 }
