@@ -96,24 +96,44 @@ local function constant_guard(pname, a)
   return src .. " == " .. text
 end
 
--- What TENSOR_MATCH checks besides sizes: dtype, device, rank, requires_grad.
+-- c10's DispatchKeySet of a plain dense tensor on a device, as printed
+-- under Dynamo's TLS (autocast keys excluded, BackendSelect included)
+local BACKEND_KEYS = { cpu = "CPU", cuda = "CUDA", meta = "Meta", mps = "MPS", xpu = "XPU", hpu = "HPU" }
+local function dispatch_key_set(device)
+  local kind = device:match("^[^:]*")
+  local b = BACKEND_KEYS[kind] or kind:upper()
+  return string.format("DispatchKeySet(%s, BackendSelect, ADInplaceOrView, Autograd%s)", b, b)
+end
+local function device_index(device)
+  return tonumber(device:match(":(%d+)$") or "") or (device:match("^cpu") and -1 or 0)
+end
+
+-- TENSOR_MATCH (torch/csrc/dynamo/guards.cpp, TensorCheck::check_verbose):
+-- the first of dispatch key set (the device), dtype, device index,
+-- requires_grad and rank that differs; sizes and strides follow in the
+-- shape guards.
 local function tensor_match(entry, names, args)
   local out = {}
   for i, meta in pairs(entry.inputs) do
     local a, name = args[i], names[i] or ("arg" .. i)
+    local r
     if getmetatable(a) ~= getmetatable(meta.tensor) then
-      if meta.tensor then out[#out + 1] = string.format("tensor '%s' is no longer a tensor", name) end
+      if meta.tensor then r = "is no longer a tensor" end
+    elseif dispatch_key_set(a.device) ~= dispatch_key_set(meta.device) then
+      r = string.format("dispatch key set mismatch. expected %s, actual %s",
+        dispatch_key_set(meta.device), dispatch_key_set(a.device))
     elseif a.dtype ~= meta.dtype then
-      out[#out + 1] = string.format("tensor '%s' dtype mismatch. expected %s, actual %s", name,
+      r = string.format("dtype mismatch. expected %s, actual %s",
         SCALAR_NAMES[meta.dtype] or meta.dtype, SCALAR_NAMES[a.dtype] or a.dtype)
-    elseif a:dim() ~= meta.ndim then
-      out[#out + 1] = string.format("tensor '%s' rank mismatch. expected %d, actual %d", name, meta.ndim, a:dim())
-    elseif a.device ~= meta.device then
-      out[#out + 1] = string.format("tensor '%s' device mismatch. expected %s, actual %s", name, meta.device, a.device)
+    elseif device_index(a.device) ~= device_index(meta.device) then
+      r = string.format("Tensor device index mismatch. Expected device index to be %d, actual %d",
+        device_index(meta.device), device_index(a.device))
     elseif a.requires_grad ~= meta.requires_grad then
-      out[#out + 1] = string.format("tensor '%s' requires_grad mismatch. expected requires_grad=%d",
-        name, meta.requires_grad and 1 or 0)
+      r = string.format("requires_grad mismatch. expected requires_grad=%d", meta.requires_grad and 1 or 0)
+    elseif a:dim() ~= meta.ndim then
+      r = string.format("rank mismatch. expected %d, actual %d", meta.ndim, a:dim())
     end
+    if r then out[#out + 1] = string.format("tensor '%s' %s", name, r) end
   end
   return out
 end
@@ -126,7 +146,13 @@ local function call_values(names, args)
     if math.type(a) == "integer" then values[name] = a
     elseif type(a) == "userdata" and a.dim then
       local sizes = {}
-      for d = 0, a:dim() - 1 do sizes[d + 1] = a:size(d) end
+      for d = 0, a:dim() - 1 do
+        sizes[d + 1] = a:size(d)
+        -- strides and the offset by full source name: a transposed or
+        -- offset call fails the stride guards (static or symbolic)
+        values[string.format("L['%s'].stride()[%d]", name, d)] = a:stride(d)
+      end
+      values[string.format("L['%s'].storage_offset()", name)] = a:storage_offset()
       values[name] = sizes
     end
   end
@@ -224,9 +250,15 @@ function torch.compile(fn, opts)
           reasons[#reasons + 1] = k.text
         end
       end
-      local ok, fails = e.trace:check_guards(values)
+      -- a failed TENSOR_MATCH stops the check there, as Dynamo's guard
+      -- manager does: the shape guards are not evaluated (and cannot be,
+      -- for a tensor of another rank)
+      local ok, fails = true, {}
+      if #reasons == 0 then ok, fails = e.trace:check_guards(values) end
+      local matched = {}   -- TENSOR_MATCH reports one mismatch per tensor
       for _, f in ipairs(fails) do
-        reasons[#reasons + 1] = f.text
+        if not (f.static and f.input and matched[f.input]) then reasons[#reasons + 1] = f.text end
+        if f.static and f.input then matched[f.input] = true end
         if f.input and opts.dynamic == nil then
           -- automatic dynamic: a dim, or an int input, whose value changed
           -- becomes dynamic next time (Dynamo's automatic_dynamic_shapes)

@@ -464,4 +464,31 @@ do
   end
 end
 
+-- 17. TENSOR_MATCH failures as guards.cpp's TensorCheck words them: the
+-- first of device (dispatch key set), dtype, requires_grad, rank; then one
+-- size or stride per tensor; strides are part of the check
+do
+  local function reason(dynamic, first, second)
+    local c = torch.compile(function(a) return a * 2 end, { backend = "eager", dynamic = dynamic })
+    c(first)
+    c(second)
+    return (c.last_recompile or ""):match("%- %d+/0: ([^\n]*)") or c.last_recompile
+  end
+  local a = T{3, 4, 5}
+  t.is(reason(false, a, T{2, 4, 5}), "tensor 'a' size mismatch at index 0. expected 3, actual 2", "size")
+  t.is(reason(false, a, a:as_strided({3, 4, 5}, {1, 3, 12})),
+       "tensor 'a' stride mismatch at index 0. expected 20, actual 1", "stride, the first one only")
+  t.is(reason(false, a, T{3, 4}), "tensor 'a' rank mismatch. expected 3, actual 2", "rank (was a KeyError)")
+  t.is(reason(false, a, T{3, 4, 5, dtype = "float16"}), "tensor 'a' dtype mismatch. expected Float, actual Half", "dtype")
+  t.is(reason(false, a, T{3, 4, 5, device = "meta"}),
+       "tensor 'a' dispatch key set mismatch. expected DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU), " ..
+       "actual DispatchKeySet(Meta, BackendSelect, ADInplaceOrView, AutogradMeta)", "device: the dispatch key set")
+  t.is(reason(false, a, T{3, 4, 5, requires_grad = true}), "tensor 'a' requires_grad mismatch. expected requires_grad=0",
+       "requires_grad")
+  t.is(reason(true, a, T{3, 4}), "tensor 'a' rank mismatch. expected 3, actual 2", "rank with dynamic shapes")
+  t.is(reason(true, a, T{4, 3, 5}:transpose(0, 1)),
+       "a.stride()[0] == a.size()[1]*a.size()[2]; a.stride()[1] == a.size()[2]",
+       "a transposed input fails the symbolic stride guards")
+end
+
 t.done()
