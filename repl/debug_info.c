@@ -600,6 +600,28 @@ static int cmd_display(repl_session *s, const repl_cmd *c, const repl_args *a) {
     dbg_run_displays(d);
     return 0;
   }
+  /* refused now, not at every stop: a misspelt panel, an expression that
+  ** does not parse. A unique prefix of a panel is stored as its name. */
+  const char *what = a->rest;
+  int nm;
+  bool exact;
+  const repl_cmd *panel = repl_cmd_find("info", what, strlen(what), &nm, &exact);
+  if (panel && panel->exec && !exact && nm == 1) what = panel->name;
+  else if (!(panel && panel->exec && exact)) {
+    size_t wl = strspn(what, "abcdefghijklmnopqrstuvwxyz_-");
+    bool word = wl > 0 && !what[wl];
+    char err[160];
+    if (word) {   /* a lone word that is not a symbol name (s0, u12) */
+      const char *sug = repl_cmd_suggest("info", what, wl);
+      repl_error(s, "%s: no info panel '%s'%s%s%s (`info` lists the panels; an expression works too: `display u0 + 1`)",
+                 c->name, what, sug ? ", did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+      return -1;
+    }
+    if (!sdb_parse(what, err, sizeof err)) {
+      repl_error(s, "%s: %s", c->name, err);
+      return -1;
+    }
+  }
   d->displays = realloc(d->displays, (d->ndisplays + 1) * sizeof *d->displays);
   if (!d->displays) {
     fputs("shapedb: out of memory\n", stderr);
@@ -607,7 +629,7 @@ static int cmd_display(repl_session *s, const repl_cmd *c, const repl_args *a) {
   }
   dbg_display *disp = &d->displays[d->ndisplays++];
   disp->num = ++d->next_display;
-  disp->what = strdup(a->rest);
+  disp->what = strdup(what);
   disp->enabled = true;
   if (!disp->what) exit(1);
   show_display(d, disp);

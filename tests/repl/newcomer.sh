@@ -100,4 +100,23 @@ earlier run 2: events 12-23, p2.lua
 [exit 0]
 OUT
 check 'a new run drops the assumptions, numbers its compiles from 1'
+# 8. display: a misspelt panel or a bad expression is refused when set; a
+# unique prefix is the panel's name; a symbol not yet created is kept
+run --batch -x 'display pendng' -x 'display u0 +' -x 'display guar' -x 'display xyz' \
+  -x 'display u0 + 1' -x 'info display' prog.lua
+want <<'OUT'
+display: no info panel 'pendng', did you mean 'pending'? (`info` lists the panels; an expression works too: `display u0 + 1`)
+display: column 5: unexpected end of input
+1: guards
+No guards at this step.
+display: no info panel 'xyz' (`info` lists the panels; an expression works too: `display u0 + 1`)
+2: u0 + 1
+print: unknown symbol u0 at this step
+Auto-display expressions now in effect:
+Num Enb Expression
+1   y   guards
+2   y   u0 + 1
+[exit 1]
+OUT
+check 'display refuses an unknown panel or a bad expression when it is set'
 echo "1..$n"
