@@ -76,7 +76,7 @@ SHARED_DIR ?= $(abspath ../shared)
 SHAPEDB  = $(BIN)/shapedb
 STAMP    = build/.deps-ok
 
-.PHONY: all deps run test check valgrind bench clean unit fuzz fuzz-deps fuzz-run
+.PHONY: all deps run test check valgrind bench clean unit fuzz fuzz-deps fuzz-run soak
 all: $(SHAPEDB)
 
 # --- dependencies -----------------------------------------------------------
@@ -239,6 +239,14 @@ fuzz-run: $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 	  printf 'fuzz %-12s %12s executions, corpus %s inputs\n' $$n "$$execs" \
 	    "$$(ls $(BUILD)/corpus/$$n | wc -l)"; \
 	done; exit $$status
+
+# Many more random programs (tests/lua/randprog.lua runs 150 in make test):
+# `make soak SOAK_N=20000 SOAK_SEED=7`; the same seed replays a failure.
+SOAK_N    ?= 5000
+SOAK_SEED ?= 1
+soak: $(SHAPEDB)
+	SHAPEDB=$(abspath $(SHAPEDB)) RANDPROG_N=$(SOAK_N) RANDPROG_SEED=$(SOAK_SEED) \
+	  prove -v --exec $(abspath tests/tap-exec) tests/lua/randprog.lua
 
 clean:
 	rm -rf build bin

@@ -412,6 +412,12 @@ static int run_cond(interp *it, const sdb_node *n, const sdb_value *vals, sdb_er
     interp child = *it;
     child.val = (sdb_map)SDB_MAP_INIT;
     child.nin = 0;
+    /* a branch is a subgraph of its own even inside an inlined wrap body:
+    ** it must not take the body's inputs or leave outputs to inline
+    ** (that leaked, found by the random programs) */
+    child.inlining = false;
+    child.inline_in = NULL;
+    child.inline_out = NULL;
     if (it->out) {
       built[b] = sdb_graph_new_sub(it->out, b ? "false_graph" : "true_graph");
       if (built[b] && it->ev) sdb_graph_on_erase(built[b], sdb_node_erased_event, it->ev);
