@@ -1,0 +1,1288 @@
+/*
+** fx_parse.c — print_readable text -> sdb_fx_graph. Lines are grouped by
+** indentation (a class holds a forward and nested classes; a forward holds
+** statements); each statement is tokenized and parsed as a small Python
+** expression tree, which is then turned into one FX node. Only the forms
+** FX's code generator writes are accepted; anything else is an error that
+** names the payload line.
+*/
+#include "fx_parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "fake.h"
+#include "intern.h"
+
+#define FX_MAX_DEPTH 64
+
+const char *sdb_fx_op_name(sdb_fx_op op) {
+  switch (op) {
+    case SDB_FX_PLACEHOLDER: return "placeholder";
+    case SDB_FX_CALL_FUNCTION: return "call_function";
+    case SDB_FX_CALL_METHOD: return "call_method";
+    case SDB_FX_GET_ATTR: return "get_attr";
+    case SDB_FX_OUTPUT: return "output";
+  }
+  return "?";
+}
+
+/* --- lines --------------------------------------------------------------------- */
+
+typedef struct fx_line {
+  int no;             /* 1-based payload line */
+  int indent;         /* leading spaces; -1 for a blank line */
+  const char *s;      /* after the indentation, NUL-terminated (owned copy) */
+} fx_line;
+
+typedef struct fx_ctx {
+  fx_line *lines;
+  size_t nlines;
+  size_t pos;
+  const char *where;
+  sdb_err *err;
+  /* The current `# File:` comment, applied to the nodes that follow. */
+  const char *file, *fn, *code;
+  int line;
+} fx_ctx;
+
+static int fx_fail(fx_ctx *c, int lineno, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
+static int fx_fail(fx_ctx *c, int lineno, const char *fmt, ...) {
+  sdb_buf b = SDB_BUF_INIT;
+  va_list ap;
+  sdb_buf_printf(&b, "%s line %d: ", c->where, lineno);
+  va_start(ap, fmt);
+  sdb_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  if (b.failed) {
+    sdb_buf_free(&b);
+    return sdb_err_set(c->err, SDB_E_OOM, "MemoryError", "out of memory");
+  }
+  sdb_err_take(c->err, SDB_E_INVALID, "FxParseError", sdb_buf_take(&b));
+  c->err->file = sdb_intern(c->where);
+  c->err->line = lineno;
+  return SDB_E_INVALID;
+}
+
+static int fx_oom(fx_ctx *c) {
+  return sdb_err_set(c->err, SDB_E_OOM, "MemoryError", "out of memory");
+}
+
+static int split_lines(fx_ctx *c, const char *text) {
+  size_t cap = 16;
+  c->lines = malloc(cap * sizeof *c->lines);
+  if (!c->lines) return fx_oom(c);
+  int no = 0;
+  const char *p = text;
+  while (*p) {
+    const char *e = strchr(p, '\n');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    no++;
+    if (len && p[len - 1] == '\r') len--;
+    size_t ind = 0;
+    while (ind < len && p[ind] == ' ') ind++;
+    if (c->nlines == cap) {
+      fx_line *nl = realloc(c->lines, 2 * cap * sizeof *nl);
+      if (!nl) return fx_oom(c);
+      c->lines = nl;
+      cap *= 2;
+    }
+    fx_line *l = &c->lines[c->nlines];
+    l->no = no;
+    l->s = strndup(p + ind, len - ind);
+    if (!l->s) return fx_oom(c);
+    c->nlines++;
+    /* A tab in the indentation cannot be measured against spaces. */
+    if (ind < len && p[ind] == '\t') return fx_fail(c, no, "tab in indentation");
+    l->indent = ind == len ? -1 : (int)ind;
+    if (!e) break;
+    p = e + 1;
+  }
+  return SDB_OK;
+}
+
+/* --- tokens -------------------------------------------------------------------- */
+
+typedef enum { T_END, T_NAME, T_INT, T_FLOAT, T_STR, T_OP } tkind;
+
+typedef struct tok {
+  tkind k;
+  const char *s;       /* start in the line */
+  size_t n;
+  const char *str;     /* T_STR: decoded, interned; T_NAME: interned */
+  int64_t ival;
+  double fval;
+} tok;
+
+typedef struct lexer {
+  fx_ctx *c;
+  int lineno;
+  const char *line;    /* whole statement, for messages */
+  const char *p;
+  tok t;               /* the current token */
+  int depth;
+} lexer;
+
+static const char *ops3[] = {"...", "**=", "//=", NULL};
+static const char *ops2[] = {"==", "!=", "<=", ">=", "//", "**", "<<", ">>", "->", NULL};
+
+static int lex_next(lexer *L) {
+  const char *p = L->p;
+  while (*p == ' ' || *p == '\t') p++;
+  tok *t = &L->t;
+  memset(t, 0, sizeof *t);
+  t->s = p;
+  if (!*p || *p == '#') {
+    t->k = T_END;
+    L->p = p;
+    return SDB_OK;
+  }
+  if (isalpha((unsigned char)*p) || *p == '_') {
+    const char *q = p;
+    while (isalnum((unsigned char)*q) || *q == '_') q++;
+    t->k = T_NAME;
+    t->n = (size_t)(q - p);
+    t->str = sdb_intern_n(p, t->n);
+    L->p = q;
+    return t->str ? SDB_OK : fx_oom(L->c);
+  }
+  if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
+    const char *q = p;
+    bool fl = false;
+    while (isalnum((unsigned char)*q) || *q == '.' || *q == '_' ||
+           ((*q == '+' || *q == '-') && (q[-1] == 'e' || q[-1] == 'E'))) {
+      if (*q == '.' || *q == 'e' || *q == 'E') fl = true;
+      q++;
+    }
+    char buf[64];
+    size_t n = (size_t)(q - p);
+    if (n >= sizeof buf) return fx_fail(L->c, L->lineno, "number too long: '%.*s'", (int)n, p);
+    memcpy(buf, p, n);
+    buf[n] = 0;
+    char *end;
+    errno = 0;
+    if (fl) {
+      t->k = T_FLOAT;
+      t->fval = strtod(buf, &end);
+    } else {
+      t->k = T_INT;
+      t->ival = strtoll(buf, &end, 10);
+    }
+    if (*end || errno)
+      return fx_fail(L->c, L->lineno, "bad number '%s' in '%s'", buf, L->line);
+    t->n = n;
+    L->p = q;
+    return SDB_OK;
+  }
+  if (*p == '\'' || *p == '"') {
+    char qc = *p;
+    sdb_buf b = SDB_BUF_INIT;
+    const char *q = p + 1;
+    while (*q && *q != qc) {
+      if (*q == '\\' && q[1]) {
+        q++;
+        char e = *q == 'n' ? '\n' : *q == 't' ? '\t' : *q;
+        sdb_buf_putc(&b, e);
+      } else {
+        sdb_buf_putc(&b, *q);
+      }
+      q++;
+    }
+    if (*q != qc) {
+      sdb_buf_free(&b);
+      return fx_fail(L->c, L->lineno, "unterminated string in '%s'", L->line);
+    }
+    t->k = T_STR;
+    t->str = sdb_intern(sdb_buf_cstr(&b));
+    sdb_buf_free(&b);
+    if (!t->str) return fx_oom(L->c);
+    t->n = (size_t)(q + 1 - p);
+    L->p = q + 1;
+    return SDB_OK;
+  }
+  t->k = T_OP;
+  for (int i = 0; ops3[i]; i++)
+    if (!strncmp(p, ops3[i], 3)) {
+      t->n = 3;
+      L->p = p + 3;
+      return SDB_OK;
+    }
+  for (int i = 0; ops2[i]; i++)
+    if (!strncmp(p, ops2[i], 2)) {
+      t->n = 2;
+      L->p = p + 2;
+      return SDB_OK;
+    }
+  if (strchr("()[]{},.:;=+-*/%<>&|^~@", *p)) {
+    t->n = 1;
+    L->p = p + 1;
+    return SDB_OK;
+  }
+  return fx_fail(L->c, L->lineno, "cannot read node: unexpected character '%c' in '%s'", *p,
+                 L->line);
+}
+
+static bool is_op(const lexer *L, const char *op) {
+  return L->t.k == T_OP && L->t.n == strlen(op) && !strncmp(L->t.s, op, L->t.n);
+}
+
+static bool is_name(const lexer *L, const char *name) {
+  return L->t.k == T_NAME && !strcmp(L->t.str, name);
+}
+
+static int tok_fail(lexer *L, const char *what) {
+  if (L->t.k == T_END)
+    return fx_fail(L->c, L->lineno, "cannot read node: expected %s at the end of '%s'", what,
+                   L->line);
+  return fx_fail(L->c, L->lineno, "cannot read node: expected %s, found '%.*s' in '%s'", what,
+                 (int)L->t.n, L->t.s, L->line);
+}
+
+static int expect_op(lexer *L, const char *op) {
+  if (!is_op(L, op)) {
+    char what[16];
+    snprintf(what, sizeof what, "'%s'", op);
+    return tok_fail(L, what);
+  }
+  return lex_next(L);
+}
+
+/* --- expression trees ---------------------------------------------------------- */
+
+typedef enum {
+  E_NAME, E_ATTR, E_CALL, E_INDEX, E_BIN, E_UN, E_INT, E_FLOAT, E_STR,
+  E_NONE, E_BOOL, E_TUPLE, E_LIST, E_ELLIPSIS
+} ekind;
+
+typedef struct ast {
+  ekind k;
+  const char *s;         /* name, attribute, string, operator */
+  int64_t ival;
+  double fval;
+  struct ast **kids;     /* call: fn then args; attr/index/bin/un: operands */
+  const char **kws;      /* call: keyword per argument kid (NULL positional) */
+  size_t n;
+} ast;
+
+static void ast_free(ast *a) {
+  if (!a) return;
+  for (size_t i = 0; i < a->n; i++) ast_free(a->kids[i]);
+  free(a->kids);
+  free(a->kws);
+  free(a);
+}
+
+static ast *ast_new(ekind k) {
+  ast *a = calloc(1, sizeof *a);
+  if (a) a->k = k;
+  return a;
+}
+
+static int ast_push(lexer *L, ast *a, ast *kid, const char *kw) {
+  ast **nk = realloc(a->kids, (a->n + 1) * sizeof *nk);
+  if (!nk) {
+    ast_free(kid);
+    return fx_oom(L->c);
+  }
+  a->kids = nk;
+  if (a->k == E_CALL) {
+    const char **nw = realloc(a->kws, (a->n + 1) * sizeof *nw);
+    if (!nw) {
+      ast_free(kid);
+      return fx_oom(L->c);
+    }
+    a->kws = nw;
+    a->kws[a->n] = kw;
+  }
+  a->kids[a->n++] = kid;
+  return SDB_OK;
+}
+
+static int parse_expr(lexer *L, ast **out);
+
+/* ( ... ) or [ ... ]: a tuple/list of expressions (a parenthesized single
+** expression without a comma is that expression). */
+static int parse_seq(lexer *L, const char *close, ekind k, ast **out) {
+  ast *a = ast_new(k);
+  if (!a) return fx_oom(L->c);
+  bool comma = false;
+  int rc;
+  while (!is_op(L, close)) {
+    ast *e;
+    if ((rc = parse_expr(L, &e)) || (rc = ast_push(L, a, e, NULL))) goto fail;
+    if (is_op(L, ",")) {
+      comma = true;
+      if ((rc = lex_next(L))) goto fail;
+    } else if (!is_op(L, close)) {
+      char what[16];
+      snprintf(what, sizeof what, "',' or '%s'", close);
+      rc = tok_fail(L, what);
+      goto fail;
+    }
+  }
+  if ((rc = lex_next(L))) goto fail;
+  if (k == E_TUPLE && a->n == 1 && !comma) {
+    *out = a->kids[0];
+    a->n = 0;
+    ast_free(a);
+    return SDB_OK;
+  }
+  *out = a;
+  return SDB_OK;
+fail:
+  ast_free(a);
+  return rc;
+}
+
+static int parse_call_args(lexer *L, ast *call) {
+  int rc;
+  while (!is_op(L, ")")) {
+    const char *kw = NULL;
+    if (L->t.k == T_NAME) {
+      /* name = value (FX writes `inplace = False`): look ahead for '='. */
+      lexer save = *L;
+      const char *nm = L->t.str;
+      if ((rc = lex_next(L))) return rc;
+      if (is_op(L, "=")) {
+        kw = nm;
+        if ((rc = lex_next(L))) return rc;
+      } else {
+        *L = save;
+      }
+    }
+    ast *e;
+    if ((rc = parse_expr(L, &e)) || (rc = ast_push(L, call, e, kw))) return rc;
+    if (is_op(L, ",")) {
+      if ((rc = lex_next(L))) return rc;
+    } else if (!is_op(L, ")")) {
+      return tok_fail(L, "',' or ')'");
+    }
+  }
+  return lex_next(L);
+}
+
+static int parse_atom(lexer *L, ast **out) {
+  int rc;
+  ast *a = NULL;
+  if (++L->depth > FX_MAX_DEPTH) return fx_fail(L->c, L->lineno, "expression nested too deeply");
+  switch (L->t.k) {
+    case T_NAME:
+      if (is_name(L, "None")) a = ast_new(E_NONE);
+      else if (is_name(L, "True") || is_name(L, "False")) {
+        a = ast_new(E_BOOL);
+        if (a) a->ival = is_name(L, "True");
+      } else {
+        a = ast_new(E_NAME);
+        if (a) a->s = L->t.str;
+      }
+      if (!a) return fx_oom(L->c);
+      if ((rc = lex_next(L))) goto fail;
+      break;
+    case T_INT:
+    case T_FLOAT:
+      a = ast_new(L->t.k == T_INT ? E_INT : E_FLOAT);
+      if (!a) return fx_oom(L->c);
+      a->ival = L->t.ival;
+      a->fval = L->t.fval;
+      if ((rc = lex_next(L))) goto fail;
+      break;
+    case T_STR:
+      a = ast_new(E_STR);
+      if (!a) return fx_oom(L->c);
+      a->s = L->t.str;
+      if ((rc = lex_next(L))) goto fail;
+      /* Adjacent literals concatenate, as in Python. */
+      while (L->t.k == T_STR) {
+        sdb_buf b = SDB_BUF_INIT;
+        sdb_buf_puts(&b, a->s);
+        sdb_buf_puts(&b, L->t.str);
+        a->s = sdb_intern(sdb_buf_cstr(&b));
+        sdb_buf_free(&b);
+        if ((rc = lex_next(L))) goto fail;
+      }
+      break;
+    case T_OP:
+      if (is_op(L, "(") || is_op(L, "[")) {
+        bool paren = is_op(L, "(");
+        if ((rc = lex_next(L))) return rc;
+        if ((rc = parse_seq(L, paren ? ")" : "]", paren ? E_TUPLE : E_LIST, &a))) return rc;
+        break;
+      }
+      if (is_op(L, "...")) {
+        a = ast_new(E_ELLIPSIS);
+        if (!a) return fx_oom(L->c);
+        if ((rc = lex_next(L))) goto fail;
+        break;
+      }
+      if (is_op(L, "-") || is_op(L, "+") || is_op(L, "~")) {
+        const char *op = is_op(L, "-") ? "-" : is_op(L, "+") ? "+" : "~";
+        if ((rc = lex_next(L))) return rc;
+        ast *x;
+        if ((rc = parse_atom(L, &x))) return rc;
+        if (*op == '-' && (x->k == E_INT || x->k == E_FLOAT)) {
+          x->ival = -x->ival;
+          x->fval = -x->fval;
+          *out = x;
+          L->depth--;
+          return SDB_OK;
+        }
+        a = ast_new(E_UN);
+        if (!a) {
+          ast_free(x);
+          return fx_oom(L->c);
+        }
+        a->s = op;
+        if ((rc = ast_push(L, a, x, NULL))) goto fail;
+        *out = a;
+        L->depth--;
+        return SDB_OK;
+      }
+      return tok_fail(L, "a value");
+    case T_END:
+      return tok_fail(L, "a value");
+  }
+  /* Postfix: .attr, (call), [index]. */
+  for (;;) {
+    if (is_op(L, ".")) {
+      if ((rc = lex_next(L))) goto fail;
+      if (L->t.k != T_NAME) {
+        rc = tok_fail(L, "an attribute name");
+        goto fail;
+      }
+      ast *x = ast_new(E_ATTR);
+      if (!x) {
+        rc = fx_oom(L->c);
+        goto fail;
+      }
+      x->s = L->t.str;
+      if ((rc = ast_push(L, x, a, NULL))) {
+        a = NULL;
+        ast_free(x);
+        goto fail;
+      }
+      a = x;
+      if ((rc = lex_next(L))) goto fail;
+    } else if (is_op(L, "(")) {
+      ast *x = ast_new(E_CALL);
+      if (!x) {
+        rc = fx_oom(L->c);
+        goto fail;
+      }
+      if ((rc = ast_push(L, x, a, NULL))) {
+        a = NULL;
+        ast_free(x);
+        goto fail;
+      }
+      a = x;
+      if ((rc = lex_next(L)) || (rc = parse_call_args(L, a))) goto fail;
+    } else if (is_op(L, "[")) {
+      ast *x = ast_new(E_INDEX), *idx;
+      if (!x) {
+        rc = fx_oom(L->c);
+        goto fail;
+      }
+      if ((rc = ast_push(L, x, a, NULL))) {
+        a = NULL;
+        ast_free(x);
+        goto fail;
+      }
+      a = x;
+      if ((rc = lex_next(L))) goto fail;
+      /* a[i, j] indexes with the tuple (i, j). */
+      if ((rc = parse_seq(L, "]", E_TUPLE, &idx))) goto fail;
+      if ((rc = ast_push(L, a, idx, NULL))) goto fail;
+    } else {
+      break;
+    }
+  }
+  L->depth--;
+  *out = a;
+  return SDB_OK;
+fail:
+  ast_free(a);
+  return rc;
+}
+
+/* Binary operators by precedence, lowest first (Python's table). */
+static const char *const bin_levels[][7] = {
+  {"or", NULL},
+  {"and", NULL},
+  {"==", "!=", "<", "<=", ">", ">=", NULL},
+  {"|", NULL},
+  {"^", NULL},
+  {"&", NULL},
+  {"<<", ">>", NULL},
+  {"+", "-", NULL},
+  {"*", "/", "//", "%", "@", NULL},
+  {"**", NULL},
+};
+#define NLEVELS ((int)(sizeof bin_levels / sizeof bin_levels[0]))
+
+static const char *match_bin(lexer *L, int level) {
+  for (int i = 0; bin_levels[level][i]; i++) {
+    const char *op = bin_levels[level][i];
+    if (isalpha((unsigned char)op[0]) ? is_name(L, op) : is_op(L, op)) return op;
+  }
+  return NULL;
+}
+
+static int parse_level(lexer *L, int level, ast **out) {
+  if (level == NLEVELS) return parse_atom(L, out);
+  int rc;
+  ast *a;
+  if (level == 2 && is_name(L, "not")) {
+    if ((rc = lex_next(L)) || (rc = parse_level(L, level, &a))) return rc;
+    ast *u = ast_new(E_UN);
+    if (!u) {
+      ast_free(a);
+      return fx_oom(L->c);
+    }
+    u->s = "not";
+    if ((rc = ast_push(L, u, a, NULL))) {
+      ast_free(u);
+      return rc;
+    }
+    *out = u;
+    return SDB_OK;
+  }
+  if ((rc = parse_level(L, level + 1, &a))) return rc;
+  const char *op;
+  while ((op = match_bin(L, level))) {
+    ast *b;
+    if ((rc = lex_next(L)) || (rc = parse_level(L, level + 1, &b))) {
+      ast_free(a);
+      return rc;
+    }
+    ast *x = ast_new(E_BIN);
+    if (!x) {
+      ast_free(a);
+      ast_free(b);
+      return fx_oom(L->c);
+    }
+    x->s = op;
+    if ((rc = ast_push(L, x, a, NULL))) {
+      ast_free(x);
+      ast_free(b);
+      return rc;
+    }
+    if ((rc = ast_push(L, x, b, NULL))) {
+      ast_free(x);
+      return rc;
+    }
+    a = x;
+  }
+  *out = a;
+  return SDB_OK;
+}
+
+static int parse_expr(lexer *L, ast **out) { return parse_level(L, 0, out); }
+
+/* --- graphs -------------------------------------------------------------------- */
+
+static void arg_free(sdb_fx_arg *a) {
+  for (size_t i = 0; i < a->n; i++) arg_free(&a->items[i]);
+  free(a->items);
+  a->items = NULL;
+  a->n = 0;
+}
+
+static void node_free(sdb_fx_node *n) {
+  if (!n) return;
+  for (size_t i = 0; i < n->nargs; i++) arg_free(&n->args[i]);
+  free(n->args);
+  free(n->meta.sizes);
+  free(n->meta.strides);
+  free(n);
+}
+
+void sdb_fx_graph_free(sdb_fx_graph *g) {
+  if (!g) return;
+  for (size_t i = 0; i < g->n; i++) node_free(g->nodes[i]);
+  free(g->nodes);
+  for (size_t i = 0; i < g->nsubs; i++) sdb_fx_graph_free(g->subs[i]);
+  free(g->subs);
+  free(g);
+}
+
+static sdb_fx_node *find_node(const sdb_fx_graph *g, const char *name) {
+  for (size_t i = g->n; i-- > 0;)
+    if (g->nodes[i]->name == name) return g->nodes[i];
+  return NULL;
+}
+
+sdb_fx_graph *sdb_fx_graph_sub(const sdb_fx_graph *g, const char *name) {
+  name = sdb_intern(name);
+  for (; g; g = g->parent)
+    for (size_t i = 0; i < g->nsubs; i++)
+      if (g->subs[i]->name == name) return g->subs[i];
+  return NULL;
+}
+
+sdb_fx_node *sdb_fx_graph_output(const sdb_fx_graph *g) {
+  if (g->n && g->nodes[g->n - 1]->op == SDB_FX_OUTPUT) return g->nodes[g->n - 1];
+  return NULL;
+}
+
+size_t sdb_fx_graph_count(const sdb_fx_graph *g) {
+  size_t n = g->n;
+  for (size_t i = 0; i < g->nsubs; i++) n += sdb_fx_graph_count(g->subs[i]);
+  return n;
+}
+
+static int add_node(fx_ctx *c, sdb_fx_graph *g, sdb_fx_node *n) {
+  if (g->n == g->cap) {
+    size_t cap = g->cap ? 2 * g->cap : 16;
+    sdb_fx_node **nn = realloc(g->nodes, cap * sizeof *nn);
+    if (!nn) return fx_oom(c);
+    g->nodes = nn;
+    g->cap = cap;
+  }
+  n->graph = g;
+  g->nodes[g->n++] = n;
+  return SDB_OK;
+}
+
+/* --- annotations --------------------------------------------------------------- */
+
+/* Split "a, Max(1, b), c" at top-level commas into interned, trimmed texts. */
+static int split_list(fx_ctx *c, int lineno, const char *s, size_t len, const char ***out,
+                      int *n) {
+  *out = NULL;
+  *n = 0;
+  size_t i = 0;
+  while (i < len && s[i] == ' ') i++;
+  if (i == len) return SDB_OK;
+  int cap = 0;
+  while (i <= len) {
+    size_t st = i;
+    int depth = 0;
+    while (i < len && (depth || s[i] != ',')) {
+      if (s[i] == '(' || s[i] == '[') depth++;
+      if (s[i] == ')' || s[i] == ']') depth--;
+      i++;
+    }
+    size_t e = i;
+    while (st < e && s[st] == ' ') st++;
+    while (e > st && s[e - 1] == ' ') e--;
+    if (e == st) return fx_fail(c, lineno, "empty size in annotation");
+    if (*n == cap) {
+      cap = cap ? 2 * cap : 4;
+      const char **nv = realloc(*out, (size_t)cap * sizeof *nv);
+      if (!nv) return fx_oom(c);
+      *out = nv;
+    }
+    (*out)[(*n)++] = sdb_intern_n(s + st, e - st);
+    i++;
+  }
+  return SDB_OK;
+}
+
+/* The bracketed list starting at s[0] == '['; sets *end after ']'. */
+static int bracket(fx_ctx *c, int lineno, const char *ann, const char *s, const char **end,
+                   const char ***out, int *n) {
+  int depth = 0;
+  const char *q = s;
+  for (; *q; q++) {
+    if (*q == '[' || *q == '(') depth++;
+    if ((*q == ']' || *q == ')') && --depth == 0) break;
+  }
+  if (*q != ']')
+    return fx_fail(c, lineno, "cannot read annotation \"%s\": unbalanced brackets", ann);
+  *end = q + 1;
+  return split_list(c, lineno, s + 1, (size_t)(q - s - 1), out, n);
+}
+
+static int parse_meta(fx_ctx *c, int lineno, const char *ann, sdb_fx_meta *m) {
+  memset(m, 0, sizeof *m);
+  m->text = ann;
+  if (!strncmp(ann, "Sym(", 4)) {
+    size_t len = strlen(ann);
+    if (len < 6 || ann[len - 1] != ')')
+      return fx_fail(c, lineno, "cannot read annotation \"%s\"", ann);
+    m->kind = SDB_FXM_SYM;
+    m->sym = sdb_intern_n(ann + 4, len - 5);
+    return SDB_OK;
+  }
+  const char *br = strchr(ann, '[');
+  if (!br) return fx_fail(c, lineno, "cannot read annotation \"%s\": expected dtype[sizes]", ann);
+  char dt[32];
+  size_t dl = (size_t)(br - ann);
+  if (dl == 0 || dl >= sizeof dt)
+    return fx_fail(c, lineno, "cannot read annotation \"%s\": expected dtype[sizes]", ann);
+  memcpy(dt, ann, dl);
+  dt[dl] = 0;
+  int d = sdb_dtype_from_name(dt);
+  /* Only FX's abbreviations (f32, i64, b8, ...): a word like "float" is not one. */
+  if (d < 0 || strcmp(sdb_dtype_short((sdb_dtype)d), dt))
+    return fx_fail(c, lineno, "unknown dtype '%s' in annotation \"%s\"", dt, ann);
+  m->kind = SDB_FXM_TENSOR;
+  m->dtype = d;
+  const char *end;
+  int rc, ns;
+  if ((rc = bracket(c, lineno, ann, br, &end, &m->sizes, &m->ndim))) return rc;
+  if (*end == '[') {
+    if ((rc = bracket(c, lineno, ann, end, &end, &m->strides, &ns))) return rc;
+    if (ns != m->ndim)
+      return fx_fail(c, lineno, "annotation \"%s\" has %d sizes but %d strides", ann, m->ndim,
+                     ns);
+  }
+  if (*end) {
+    for (const char *q = end; *q; q++)
+      if (!isalnum((unsigned char)*q) && *q != ':' && *q != '_')
+        return fx_fail(c, lineno, "cannot read device '%s' in annotation \"%s\"", end, ann);
+    m->device = sdb_intern(end);
+  }
+  return SDB_OK;
+}
+
+/* --- expression -> arguments --------------------------------------------------- */
+
+/* "torch.ops.aten.sym_size.int" for a chain of attributes on a name; NULL
+** when the tree is not such a chain. */
+static const char *dotted(const ast *a) {
+  if (a->k == E_NAME) return a->s;
+  if (a->k != E_ATTR) return NULL;
+  const char *base = dotted(a->kids[0]);
+  if (!base) return NULL;
+  return sdb_internf("%s.%s", base, a->s);
+}
+
+static const ast *dotted_root(const ast *a) {
+  while (a->k == E_ATTR) a = a->kids[0];
+  return a;
+}
+
+static int to_arg(fx_ctx *c, lexer *L, sdb_fx_graph *g, const ast *a, sdb_fx_arg *out);
+
+static int to_args(fx_ctx *c, lexer *L, sdb_fx_graph *g, ast *const *kids, const char *const *kws,
+                   size_t n, sdb_fx_arg **out, size_t *nout) {
+  *out = NULL;
+  *nout = 0;
+  if (!n) return SDB_OK;
+  sdb_fx_arg *v = calloc(n, sizeof *v);
+  if (!v) return fx_oom(c);
+  *out = v;
+  for (size_t i = 0; i < n; i++) {
+    int rc = to_arg(c, L, g, kids[i], &v[i]);
+    *nout = i + 1;
+    if (rc) return rc;
+    v[i].kw = kws ? kws[i] : NULL;
+  }
+  return SDB_OK;
+}
+
+static int lit_fail(fx_ctx *c, lexer *L, const char *what) {
+  return fx_fail(c, L->lineno, "cannot read node: %s in '%s'", what, L->line);
+}
+
+static int to_arg(fx_ctx *c, lexer *L, sdb_fx_graph *g, const ast *a, sdb_fx_arg *out) {
+  memset(out, 0, sizeof *out);
+  switch (a->k) {
+    case E_NONE: out->kind = SDB_FXA_NONE; return SDB_OK;
+    case E_BOOL: out->kind = SDB_FXA_BOOL; out->ival = a->ival; return SDB_OK;
+    case E_INT: out->kind = SDB_FXA_INT; out->ival = a->ival; return SDB_OK;
+    case E_FLOAT: out->kind = SDB_FXA_FLOAT; out->fval = a->fval; return SDB_OK;
+    case E_STR: out->kind = SDB_FXA_STR; out->str = a->s; return SDB_OK;
+    case E_ELLIPSIS: out->kind = SDB_FXA_ELLIPSIS; return SDB_OK;
+    case E_TUPLE:
+    case E_LIST: {
+      out->kind = a->k == E_TUPLE ? SDB_FXA_TUPLE : SDB_FXA_LIST;
+      return to_args(c, L, g, a->kids, NULL, a->n, &out->items, &out->n);
+    }
+    case E_NAME: {
+      sdb_fx_node *n = find_node(g, a->s);
+      if (n) {
+        out->kind = SDB_FXA_NODE;
+        out->node = n;
+        return SDB_OK;
+      }
+      if (!strcmp(a->s, "Ellipsis")) {
+        out->kind = SDB_FXA_ELLIPSIS;
+        return SDB_OK;
+      }
+      if (!strcmp(a->s, "inf") || !strcmp(a->s, "nan")) {
+        out->kind = SDB_FXA_FLOAT;
+        out->fval = a->s[0] == 'i' ? INFINITY : NAN;
+        return SDB_OK;
+      }
+      char what[160];
+      snprintf(what, sizeof what, "unknown name '%s'", a->s);
+      return lit_fail(c, L, what);
+    }
+    case E_ATTR: {
+      const char *d = dotted(a);
+      if (!d) return lit_fail(c, L, "unreadable attribute");
+      if (!strncmp(d, "torch.", 6)) {
+        int dt = sdb_dtype_from_name(d);
+        if (dt >= 0 && !strcmp(sdb_dtype_name((sdb_dtype)dt), d)) {
+          out->kind = SDB_FXA_DTYPE;
+          out->ival = dt;
+          out->str = d;
+          return SDB_OK;
+        }
+      }
+      out->kind = SDB_FXA_ATTR;
+      out->str = d;
+      return SDB_OK;
+    }
+    case E_CALL: {
+      const char *fn = dotted(a->kids[0]);
+      if (fn && !strcmp(fn, "slice")) {
+        out->kind = SDB_FXA_SLICE;
+        out->items = calloc(3, sizeof *out->items);
+        if (!out->items) return fx_oom(c);
+        out->n = 3;
+        size_t np = a->n - 1;
+        if (np < 1 || np > 3) return lit_fail(c, L, "slice() takes 1 to 3 arguments");
+        /* slice(stop) or slice(start, stop[, step]) */
+        for (size_t i = 0; i < np; i++) {
+          size_t slot = np == 1 ? 1 : i;
+          int rc = to_arg(c, L, g, a->kids[i + 1], &out->items[slot]);
+          if (rc) return rc;
+        }
+        return SDB_OK;
+      }
+      if (fn && !strcmp(fn, "device")) {
+        const char *type = NULL;
+        int64_t index = -1;
+        for (size_t i = 1; i < a->n; i++) {
+          const ast *k = a->kids[i];
+          const char *kw = a->kws[i];
+          if (k->k == E_STR && (!kw || !strcmp(kw, "type"))) type = k->s;
+          else if (k->k == E_INT && (!kw || !strcmp(kw, "index"))) index = k->ival;
+          else return lit_fail(c, L, "unreadable device(...)");
+        }
+        if (!type) return lit_fail(c, L, "device(...) without a type");
+        out->kind = SDB_FXA_DEVICE;
+        out->str = index >= 0 ? sdb_internf("%s:%lld", type, (long long)index) : type;
+        return SDB_OK;
+      }
+      if (fn && !strcmp(fn, "float") && a->n == 2 && a->kids[1]->k == E_STR) {
+        out->kind = SDB_FXA_FLOAT;
+        out->fval = strtod(a->kids[1]->s, NULL);
+        return SDB_OK;
+      }
+      char what[200];
+      snprintf(what, sizeof what, "a call to %s inside an argument", fn ? fn : "an expression");
+      return lit_fail(c, L, what);
+    }
+    case E_UN:
+    case E_BIN:
+    case E_INDEX:
+      return lit_fail(c, L, "an operator inside an argument");
+  }
+  return lit_fail(c, L, "unreadable argument");
+}
+
+static const char *bin_target(const char *op) {
+  static const struct { const char *op, *target; } t[] = {
+    {"+", "operator.add"}, {"-", "operator.sub"}, {"*", "operator.mul"},
+    {"/", "operator.truediv"}, {"//", "operator.floordiv"}, {"%", "operator.mod"},
+    {"**", "operator.pow"}, {"@", "operator.matmul"}, {"==", "operator.eq"},
+    {"!=", "operator.ne"}, {"<", "operator.lt"}, {"<=", "operator.le"},
+    {">", "operator.gt"}, {">=", "operator.ge"}, {"&", "operator.and_"},
+    {"|", "operator.or_"}, {"^", "operator.xor"}, {"<<", "operator.lshift"},
+    {">>", "operator.rshift"}, {"and", "operator.and_"}, {"or", "operator.or_"},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+    if (!strcmp(t[i].op, op)) return t[i].target;
+  return NULL;
+}
+
+/* Fill node n (op, target, args) from the right-hand side a. */
+static int rhs_to_node(fx_ctx *c, lexer *L, sdb_fx_graph *g, const ast *a, sdb_fx_node *n) {
+  int rc;
+  switch (a->k) {
+    case E_ATTR:
+      if (a->kids[0]->k == E_NAME && !strcmp(a->kids[0]->s, "self")) {
+        n->op = SDB_FX_GET_ATTR;
+        n->target = a->s;
+        return SDB_OK;
+      }
+      return lit_fail(c, L, "expected a call, an operator or self.<attribute>");
+    case E_CALL: {
+      const ast *fn = a->kids[0];
+      const ast *root = dotted_root(fn);
+      if (fn->k == E_ATTR && root == fn->kids[0] && root->k == E_NAME && find_node(g, root->s)) {
+        /* x.method(args): call_method with self first. */
+        n->op = SDB_FX_CALL_METHOD;
+        n->target = fn->s;
+        n->args = calloc(a->n, sizeof *n->args);
+        if (!n->args) return fx_oom(c);
+        n->nargs = 1;
+        if ((rc = to_arg(c, L, g, root, &n->args[0]))) return rc;
+        for (size_t i = 1; i < a->n; i++) {
+          rc = to_arg(c, L, g, a->kids[i], &n->args[i]);
+          n->nargs = i + 1;
+          if (rc) return rc;
+          n->args[i].kw = a->kws[i];
+        }
+        return SDB_OK;
+      }
+      const char *d = dotted(fn);
+      if (!d || (root->k == E_NAME && find_node(g, root->s)))
+        return lit_fail(c, L, "expected a function name before '('");
+      n->op = SDB_FX_CALL_FUNCTION;
+      n->target = d;
+      return to_args(c, L, g, a->kids + 1, a->kws + 1, a->n - 1, &n->args, &n->nargs);
+    }
+    case E_BIN:
+      n->op = SDB_FX_CALL_FUNCTION;
+      n->target = bin_target(a->s);
+      return to_args(c, L, g, a->kids, NULL, 2, &n->args, &n->nargs);
+    case E_UN:
+      n->op = SDB_FX_CALL_FUNCTION;
+      n->target = !strcmp(a->s, "-")   ? "operator.neg"
+                  : !strcmp(a->s, "+") ? "operator.pos"
+                  : !strcmp(a->s, "~") ? "operator.invert"
+                                       : "operator.not_";
+      return to_args(c, L, g, a->kids, NULL, 1, &n->args, &n->nargs);
+    case E_INDEX:
+      n->op = SDB_FX_CALL_FUNCTION;
+      n->target = "operator.getitem";
+      return to_args(c, L, g, a->kids, NULL, 2, &n->args, &n->nargs);
+    default:
+      return lit_fail(c, L, "expected a call, an operator or an attribute");
+  }
+}
+
+/* --- statements ---------------------------------------------------------------- */
+
+static void set_loc(fx_ctx *c, sdb_fx_node *n) {
+  n->file = c->file;
+  n->line = c->line;
+  n->fn = c->fn;
+  n->code = c->code;
+}
+
+/* `# File: /p/m.py:12 in fn, code: y = x.sin()` (FX's stack-trace comment). */
+static void read_comment(fx_ctx *c, const char *s) {
+  s++;
+  while (*s == ' ') s++;
+  if (!strncmp(s, "No stacktrace found", 19)) {
+    c->file = c->fn = c->code = NULL;
+    c->line = 0;
+    return;
+  }
+  if (strncmp(s, "File: ", 6)) return;
+  s += 6;
+  const char *in = strstr(s, " in ");
+  if (!in) return;
+  const char *colon = in;
+  while (colon > s && colon[-1] != ':') colon--;
+  if (colon == s) return;
+  c->file = sdb_intern_n(s, (size_t)(colon - 1 - s));
+  c->line = atoi(colon);
+  const char *fn = in + 4;
+  const char *code = strstr(fn, ", code: ");
+  if (code) {
+    c->fn = sdb_intern_n(fn, (size_t)(code - fn));
+    c->code = sdb_intern(code + 8);
+  } else {
+    c->fn = sdb_intern(fn);
+    c->code = NULL;
+  }
+}
+
+static int parse_statement(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
+  lexer L = {c, ln->no, ln->s, ln->s, {0}, 0};
+  int rc;
+  ast *rhs = NULL;
+  sdb_fx_node *n = calloc(1, sizeof *n);
+  if (!n) return fx_oom(c);
+  n->pline = ln->no;
+  set_loc(c, n);
+  if ((rc = lex_next(&L))) goto fail;
+  if (is_name(&L, "return")) {
+    n->op = SDB_FX_OUTPUT;
+    n->name = sdb_intern("output");
+    n->target = n->name;
+    if ((rc = lex_next(&L))) goto fail;
+    if (L.t.k == T_END) {
+      n->nargs = 0;
+    } else {
+      if ((rc = parse_expr(&L, &rhs))) goto fail;
+      n->args = calloc(1, sizeof *n->args);
+      if (!n->args) {
+        rc = fx_oom(c);
+        goto fail;
+      }
+      n->nargs = 1;
+      if ((rc = to_arg(c, &L, g, rhs, &n->args[0]))) goto fail;
+    }
+  } else {
+    if (L.t.k != T_NAME) {
+      rc = tok_fail(&L, "a node name");
+      goto fail;
+    }
+    n->name = L.t.str;
+    if ((rc = lex_next(&L))) goto fail;
+    if (is_op(&L, ":")) {
+      if ((rc = lex_next(&L))) goto fail;
+      if (L.t.k != T_STR) {
+        rc = tok_fail(&L, "a quoted annotation");
+        goto fail;
+      }
+      if ((rc = parse_meta(c, ln->no, L.t.str, &n->meta)) || (rc = lex_next(&L))) goto fail;
+    }
+    if ((rc = expect_op(&L, "=")) || (rc = parse_expr(&L, &rhs))) goto fail;
+    /* `l_x_ = L_x_`: Dynamo's placeholders are named l_x_ with target L_x_. */
+    if (rhs->k == E_NAME) {
+      sdb_fx_node *p = find_node(g, rhs->s);
+      if (!p || p->op != SDB_FX_PLACEHOLDER) {
+        rc = lit_fail(c, &L, "an assignment of a name that is not an input");
+        goto fail;
+      }
+      p->name = n->name;
+      if (!p->file) {
+        p->file = n->file;
+        p->line = n->line;
+        p->fn = n->fn;
+        p->code = n->code;
+      }
+      if (n->meta.kind != SDB_FXM_NONE) {
+        free(p->meta.sizes);
+        free(p->meta.strides);
+        p->meta = n->meta;
+        n->meta.sizes = n->meta.strides = NULL;
+      }
+      ast_free(rhs);
+      node_free(n);
+      return SDB_OK;
+    }
+    if ((rc = rhs_to_node(c, &L, g, rhs, n))) goto fail;
+  }
+  /* `;  a = b = None` after a node only drops references. */
+  if (is_op(&L, ";")) {
+    while (L.t.k != T_END) {
+      if ((rc = lex_next(&L))) goto fail;
+      if (L.t.k == T_NAME || is_op(&L, "=") || is_op(&L, ";")) continue;
+      if (L.t.k != T_END) {
+        rc = tok_fail(&L, "'name = None'");
+        goto fail;
+      }
+    }
+  }
+  if (L.t.k != T_END) {
+    rc = tok_fail(&L, "the end of the line");
+    goto fail;
+  }
+  ast_free(rhs);
+  return add_node(c, g, n);
+fail:
+  ast_free(rhs);
+  node_free(n);
+  return rc;
+}
+
+/* `def forward(self, L_x_: "f32[5]", s0: "Sym(s0)"):` -> placeholders. */
+static int parse_def(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
+  lexer L = {c, ln->no, ln->s, ln->s, {0}, 0};
+  int rc;
+  if ((rc = lex_next(&L))) return rc;
+  if (!is_name(&L, "def")) return tok_fail(&L, "'def forward(self, ...):'");
+  if ((rc = lex_next(&L))) return rc;
+  if (!is_name(&L, "forward")) return tok_fail(&L, "'forward'");
+  if ((rc = lex_next(&L)) || (rc = expect_op(&L, "("))) return rc;
+  if (!is_name(&L, "self")) return tok_fail(&L, "'self'");
+  if ((rc = lex_next(&L))) return rc;
+  while (is_op(&L, ",")) {
+    if ((rc = lex_next(&L))) return rc;
+    if (is_op(&L, ")")) break;
+    if (L.t.k != T_NAME) return tok_fail(&L, "a parameter name");
+    sdb_fx_node *n = calloc(1, sizeof *n);
+    if (!n) return fx_oom(c);
+    n->op = SDB_FX_PLACEHOLDER;
+    n->name = n->target = L.t.str;
+    n->pline = ln->no;
+    if ((rc = add_node(c, g, n))) {
+      node_free(n);
+      return rc;
+    }
+    if ((rc = lex_next(&L))) return rc;
+    if (is_op(&L, ":")) {
+      if ((rc = lex_next(&L))) return rc;
+      if (L.t.k != T_STR) return tok_fail(&L, "a quoted annotation");
+      if ((rc = parse_meta(c, ln->no, L.t.str, &n->meta)) || (rc = lex_next(&L))) return rc;
+    }
+  }
+  if ((rc = expect_op(&L, ")"))) return rc;
+  if (is_op(&L, "->")) {
+    /* A return annotation: skip to the colon. */
+    while (L.t.k != T_END && !is_op(&L, ":"))
+      if ((rc = lex_next(&L))) return rc;
+  }
+  if ((rc = expect_op(&L, ":"))) return rc;
+  if (L.t.k != T_END) return tok_fail(&L, "the end of the line");
+  return SDB_OK;
+}
+
+static bool next_nonblank(fx_ctx *c) {
+  while (c->pos < c->nlines && c->lines[c->pos].indent < 0) c->pos++;
+  return c->pos < c->nlines;
+}
+
+/* `class NAME(torch.nn.Module):` at the current line. */
+static int class_name(fx_ctx *c, const fx_line *ln, const char **name) {
+  const char *s = ln->s;
+  if (strncmp(s, "class ", 6)) return 1;
+  s += 6;
+  const char *p = strchr(s, '(');
+  if (!p || strcmp(p, "(torch.nn.Module):")) return 1;
+  for (const char *q = s; q < p; q++)
+    if (!isalnum((unsigned char)*q) && *q != '_') return 1;
+  if (p == s) return 1;
+  *name = sdb_intern_n(s, (size_t)(p - s));
+  return *name ? 0 : fx_oom(c);
+}
+
+static int parse_class(fx_ctx *c, sdb_fx_graph *parent, int depth, sdb_fx_graph **out) {
+  const fx_line *cl = &c->lines[c->pos];
+  const char *name;
+  int rc = class_name(c, cl, &name);
+  if (rc > 0)
+    return fx_fail(c, cl->no,
+                   "not a GraphModule: expected 'class GraphModule(torch.nn.Module):', found '%s'",
+                   cl->s);
+  if (rc) return rc;
+  if (depth > FX_MAX_DEPTH) return fx_fail(c, cl->no, "classes nested too deeply");
+  sdb_fx_graph *g = calloc(1, sizeof *g);
+  if (!g) return fx_oom(c);
+  g->name = name;
+  g->pline = cl->no;
+  g->parent = parent;
+  *out = g;
+  int ci = cl->indent;
+  c->pos++;
+  bool have_forward = false;
+  while (next_nonblank(c)) {
+    const fx_line *ln = &c->lines[c->pos];
+    if (ln->indent <= ci) break;
+    if (ln->s[0] == '#') {
+      c->pos++;
+      continue;
+    }
+    if (!strncmp(ln->s, "class ", 6)) {
+      sdb_fx_graph *sub;
+      sdb_fx_graph **ns = realloc(g->subs, (g->nsubs + 1) * sizeof *ns);
+      if (!ns) return fx_oom(c);
+      g->subs = ns;
+      rc = parse_class(c, g, depth + 1, &sub);
+      g->subs[g->nsubs++] = sub;
+      if (rc) return rc;
+      continue;
+    }
+    if (have_forward)
+      return fx_fail(c, ln->no, "cannot read '%s': expected a nested class after forward", ln->s);
+    if ((rc = parse_def(c, g, ln))) return rc;
+    have_forward = true;
+    int di = ln->indent;
+    c->pos++;
+    c->file = c->fn = c->code = NULL;
+    c->line = 0;
+    while (next_nonblank(c)) {
+      const fx_line *st = &c->lines[c->pos];
+      if (st->indent <= di) break;
+      if (st->s[0] == '#') read_comment(c, st->s);
+      else if ((rc = parse_statement(c, g, st))) return rc;
+      c->pos++;
+    }
+    if (!sdb_fx_graph_output(g))
+      return fx_fail(c, ln->no, "forward of %s has no return statement", g->name);
+  }
+  if (!have_forward) return fx_fail(c, cl->no, "class %s has no forward", g->name);
+  return SDB_OK;
+}
+
+int sdb_fx_parse(const char *text, const char *where, sdb_fx_graph **out, sdb_err *err) {
+  fx_ctx c;
+  memset(&c, 0, sizeof c);
+  c.where = where ? where : "payload";
+  c.err = err;
+  *out = NULL;
+  int rc = split_lines(&c, text ? text : "");
+  if (!rc) {
+    if (!next_nonblank(&c)) {
+      rc = fx_fail(&c, 1, "not a GraphModule: the payload is empty");
+    } else {
+      sdb_fx_graph *g = NULL;
+      rc = parse_class(&c, NULL, 0, &g);
+      if (!rc && next_nonblank(&c))
+        rc = fx_fail(&c, c.lines[c.pos].no, "cannot read '%s' after the GraphModule",
+                     c.lines[c.pos].s);
+      if (rc) sdb_fx_graph_free(g);
+      else *out = g;
+    }
+  }
+  for (size_t i = 0; i < c.nlines; i++) free((char *)c.lines[i].s);
+  free(c.lines);
+  return rc;
+}
+
+/* --- printing ------------------------------------------------------------------ */
+
+static void arg_print(sdb_buf *b, const sdb_fx_arg *a) {
+  if (a->kw) sdb_buf_printf(b, "%s = ", a->kw);
+  switch (a->kind) {
+    case SDB_FXA_NONE: sdb_buf_puts(b, "None"); break;
+    case SDB_FXA_BOOL: sdb_buf_puts(b, a->ival ? "True" : "False"); break;
+    case SDB_FXA_INT: sdb_buf_printf(b, "%lld", (long long)a->ival); break;
+    case SDB_FXA_FLOAT:
+      if (isinf(a->fval)) sdb_buf_puts(b, a->fval > 0 ? "inf" : "-inf");
+      else if (isnan(a->fval)) sdb_buf_puts(b, "nan");
+      else if (a->fval == floor(a->fval) && fabs(a->fval) < 1e16) sdb_buf_printf(b, "%.1f", a->fval);
+      else sdb_buf_printf(b, "%.17g", a->fval);
+      break;
+    case SDB_FXA_STR: sdb_buf_printf(b, "'%s'", a->str); break;
+    case SDB_FXA_NODE: sdb_buf_puts(b, a->node->name); break;
+    case SDB_FXA_DTYPE:
+    case SDB_FXA_ATTR: sdb_buf_puts(b, a->str); break;
+    case SDB_FXA_DEVICE: sdb_buf_printf(b, "device(type='%s')", a->str); break;
+    case SDB_FXA_ELLIPSIS: sdb_buf_puts(b, "Ellipsis"); break;
+    case SDB_FXA_SLICE:
+    case SDB_FXA_TUPLE:
+    case SDB_FXA_LIST:
+      sdb_buf_puts(b, a->kind == SDB_FXA_SLICE ? "slice(" : a->kind == SDB_FXA_TUPLE ? "(" : "[");
+      for (size_t i = 0; i < a->n; i++) {
+        if (i) sdb_buf_puts(b, ", ");
+        arg_print(b, &a->items[i]);
+      }
+      if (a->kind == SDB_FXA_TUPLE && a->n == 1) sdb_buf_putc(b, ',');
+      sdb_buf_putc(b, a->kind == SDB_FXA_LIST ? ']' : ')');
+      break;
+  }
+}
+
+char *sdb_fx_arg_str(const sdb_fx_arg *a) {
+  sdb_buf b = SDB_BUF_INIT;
+  arg_print(&b, a);
+  sdb_buf_cstr(&b);
+  if (b.failed) {
+    sdb_buf_free(&b);
+    return NULL;
+  }
+  return sdb_buf_take(&b);
+}
+
+char *sdb_fx_node_str(const sdb_fx_node *n) {
+  sdb_buf b = SDB_BUF_INIT;
+  sdb_buf_printf(&b, "%s = %s[%s](", n->name, sdb_fx_op_name(n->op), n->target);
+  for (size_t i = 0; i < n->nargs; i++) {
+    if (i) sdb_buf_puts(&b, ", ");
+    arg_print(&b, &n->args[i]);
+  }
+  sdb_buf_putc(&b, ')');
+  if (n->meta.kind != SDB_FXM_NONE) sdb_buf_printf(&b, " : %s", n->meta.text);
+  sdb_buf_cstr(&b);
+  if (b.failed) {
+    sdb_buf_free(&b);
+    return NULL;
+  }
+  return sdb_buf_take(&b);
+}
