@@ -33,6 +33,7 @@ static const char *const event_names[SDB_EV_COUNT] = {
   "symbol_bound", "cond_output_symbol", "hop_check", "autograd",
   "refakified", "buffer_lowered", "binding_check", "guards_installed",
   "guard_check", "recompile", "error", "note", "node_erased", "oblivious",
+  "divergence",
 };
 
 const char *sdb_event_name(sdb_event_kind k) {

@@ -82,6 +82,8 @@ typedef enum sdb_event_kind {
                                 condition or operand, text2 = the result,
                                 detail = what was assumed and why; flags =
                                 SDB_EVF_GUARDED if a guard was taken */
+  SDB_EV_DIVERGENCE,         /* a retrace (core/retrace.h): text = node name, text2 =
+                                what differs, detail = both sides */
   SDB_EV_COUNT
 } sdb_event_kind;
 
