@@ -84,7 +84,7 @@ int dbg_report_html(repl_session *s, const char *dir) {
     return -1;
   }
   const char *why;
-  int n = repl_html_write(dir, d->tl, d->cur, s->program ? s->program : d->label, &why);
+  int n = repl_html_write(dir, d->tl, d->cur, s->program ? s->program : d->label, d->import, &why);
   if (n < 0) {
     repl_error(s, "report html: %s: %s", dir, why);
     return -1;

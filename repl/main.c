@@ -96,7 +96,7 @@ static void print_report(lua_State *L, int report) {
 /* --html DIR: the HTML report of the whole run (`report html DIR`). */
 static const char *dot_path, *html_dir, *record_path;
 
-static int write_pictures(lua_State *L, const char *title) {
+static int write_pictures(lua_State *L, const char *title, const sdb_tti *imp) {
   if (!dot_path && !html_dir) return 0;
   sdb_timeline *t = sdb_timeline_new(lsdb_events(L));
   const char *why = "out of memory";
@@ -105,7 +105,7 @@ static int write_pictures(lua_State *L, const char *title) {
     fprintf(stderr, "shapedb: --dot %s: %s\n", dot_path, why);
     rc = -1;
   }
-  if (html_dir && (!t || repl_html_write(html_dir, t, sdb_timeline_length(t), title, &why) < 0)) {
+  if (html_dir && (!t || repl_html_write(html_dir, t, sdb_timeline_length(t), title, imp, &why) < 0)) {
     fprintf(stderr, "shapedb: --html %s: %s\n", html_dir, why);
     rc = -1;
   }
@@ -133,7 +133,7 @@ static int run_script(lua_State *L, char **argv, int argc, int report) {
   if (record_path && dbg_save_stream(lsdb_events(L), argv[0], argv + 1, argc - 1,
                                      status != LUA_OK, record_path) != 0)
     return 1;
-  if (write_pictures(L, argv[0]) != 0) return 1;
+  if (write_pictures(L, argv[0], NULL) != 0) return 1;
   return status == LUA_OK ? 0 : 1;
 }
 
@@ -173,7 +173,12 @@ static int run_session(lua_State *L, bool batch, char **xs, int nx, char **argv,
   ** fails even an interactive session fed from a pipe. */
   int status = s->status_set ? s->status
              : (batch && s->failures > 0) || s->input_failed ? 1 : 0;
-  if (write_pictures(s->L, s->program) != 0 && status == 0) status = 1;
+  {
+    /* a replayed TORCH_TRACE log is reported with what only the log has */
+    const sdb_tti *imp = dbg_of(s)->import;
+    const char *title = imp ? sdb_tt_path(sdb_tti_reader(imp)) : s->program;
+    if (write_pictures(s->L, title, imp) != 0 && status == 0) status = 1;
+  }
   if (record_path && dbg_save(dbg_of(s), record_path, true) != 0) status = 1;
   dbg_free(s);
   repl_session_free(s);

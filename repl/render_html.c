@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "expr.h"
+#include "torch_trace_import.h"
 
 #include <errno.h>
 #include <spawn.h>
@@ -107,6 +108,7 @@ typedef struct compile_info {
   const char *recompile;   /* the reason it was compiled again, or NULL */
   const char *const *installed;
   size_t ninstalled;
+  const sdb_tti_compile *tc; /* the log's compile, on an imported log */
 } compile_info;
 
 static void timeline_svg(sdb_buf *b, sdb_timeline *t, const compile_info *c) {
@@ -199,12 +201,38 @@ static void guard_diff(sdb_buf *b, const compile_info *prev, const compile_info 
   sdb_buf_puts(b, "</pre>\n");
 }
 
+/* Was p an earlier compile of c's function? On a log, the same frame id
+** (PyTorch's [frame/attempt] numbering); on a run, the same function. */
+static bool same_function(const compile_info *p, const compile_info *c) {
+  if (p->tc && c->tc)
+    return p->tc->cid.frame == c->tc->cid.frame && p->tc->cid.ca == c->tc->cid.ca;
+  return p->fn && c->fn && !strcmp(p->fn, c->fn);
+}
+
+/* The log's own texts for one compile: its graphs and generated code, as
+** `info graph ID KIND` prints them. */
+static void log_graphs(sdb_buf *b, const sdb_tti_compile *tc) {
+  sdb_buf_printf(b, "<h2>Graphs and code in the log (%zu)</h2>\n", tc->ngraphs);
+  for (size_t g = 0; g < tc->ngraphs; g++) {
+    const sdb_tti_graph *gr = &tc->graphs[g];
+    sdb_buf_puts(b, g == 0 ? "<details open><summary>" : "<details><summary>");
+    esc(b, gr->kind);
+    sdb_buf_printf(b, " <span class=\"muted\">(log line %ld)</span></summary><pre>", gr->line);
+    esc(b, gr->text);
+    sdb_buf_puts(b, "</pre></details>\n");
+  }
+}
+
 static int compile_page(const char *dir, sdb_timeline *t, const compile_info *cs, size_t i,
                         const char **why) {
   const compile_info *c = &cs[i];
   sdb_buf b = SDB_BUF_INIT;
   char title[256];
   snprintf(title, sizeof title, "compile %u (%s)", c->n, c->fn ? c->fn : "?");
+  if (c->tc && c->tc->func)
+    snprintf(title, sizeof title, "compile %s %s", c->tc->id, c->tc->func);
+  else if (c->tc)
+    snprintf(title, sizeof title, "compile %s", c->tc->id);
   page_head(&b, title);
   sdb_buf_puts(&b, "<nav><a href=\"index.html\">index</a>");
   if (i > 0) sdb_buf_printf(&b, "<a href=\"compile-%u.html\">previous compile</a>", cs[i - 1].n);
@@ -213,12 +241,32 @@ static int compile_page(const char *dir, sdb_timeline *t, const compile_info *cs
   sdb_buf_printf(&b, "</h1>\n<p>Events %zu-%zu: %zu symbols (%zu unbacked), %zu guards, %zu runtime asserts.</p>\n",
                  c->lo, c->hi ? c->hi - 1 : 0, c->nsyms, c->nunbacked, c->nguards, c->nasserts);
 
+  if (c->tc) {
+    const sdb_tti_compile *tc = c->tc;
+    sdb_buf_puts(&b, "<p>");
+    if (tc->file) {
+      sdb_buf_puts(&b, "<code>");
+      esc(&b, tc->file);
+      sdb_buf_printf(&b, ":%ld</code>, ", tc->lineno);
+    }
+    sdb_buf_printf(&b, "from log line %ld: <span class=\"%s\">", tc->first_line,
+                   strcmp(tc->status, "failed") ? "ok" : "bad");
+    esc(&b, tc->status);
+    sdb_buf_puts(&b, "</span></p>\n");
+    if (tc->fail_type || tc->fail_reason) {
+      sdb_buf_puts(&b, "<h2 class=\"bad\">Failure</h2>\n<pre>");
+      esc(&b, tc->fail_type ? tc->fail_type : "");
+      if (tc->fail_type && tc->fail_reason) sdb_buf_puts(&b, ": ");
+      esc(&b, tc->fail_reason ? tc->fail_reason : "");
+      sdb_buf_puts(&b, "</pre>\n");
+    }
+  }
   if (c->recompile) {
     sdb_buf_puts(&b, "<h2>Why it was compiled again</h2>\n<pre>");
     esc(&b, c->recompile);
     sdb_buf_puts(&b, "</pre>\n");
     for (size_t p = i; p-- > 0;)
-      if (cs[p].fn && c->fn && !strcmp(cs[p].fn, c->fn)) {
+      if (same_function(&cs[p], c)) {
         guard_diff(&b, &cs[p], c);
         break;
       }
@@ -228,14 +276,16 @@ static int compile_page(const char *dir, sdb_timeline *t, const compile_info *cs
   timeline_svg(&b, t, c);
 
   const sdb_view *v = sdb_timeline_seek(t, c->hi);
-  sdb_buf_puts(&b, "<h2>Graphs</h2>\n");
+  if (c->tc) log_graphs(&b, c->tc);
+  size_t ngraphs = v ? sdb_view_graph_count(v) : 0;
+  if (!c->tc || ngraphs) sdb_buf_puts(&b, "<h2>Graphs</h2>\n");
   char dotname[64], svgname[64], dotpath[4200], svgpath[4200];
   snprintf(dotname, sizeof dotname, "compile-%u.dot", c->n);
   snprintf(svgname, sizeof svgname, "compile-%u.svg", c->n);
   snprintf(dotpath, sizeof dotpath, "%s/%s", dir, dotname);
   snprintf(svgpath, sizeof svgpath, "%s/%s", dir, svgname);
   const char *dwhy;
-  if (repl_dot_save(t, c->hi, false, dotpath, &dwhy) == 0) {
+  if ((!c->tc || ngraphs) && repl_dot_save(t, c->hi, false, dotpath, &dwhy) == 0) {
     if (run_dot(dotpath, svgpath))
       sdb_buf_printf(&b, "<p><img src=\"%s\" alt=\"the graphs of this compile\" style=\"max-width:100%%\"></p>\n", svgname);
     else
@@ -269,7 +319,11 @@ static int compile_page(const char *dir, sdb_timeline *t, const compile_info *cs
 
   facts_table(&b, v, SDB_EV_GUARD_ADDED, "Guards");
   facts_table(&b, v, SDB_EV_RUNTIME_ASSERT, "Runtime asserts");
-  sdb_buf_printf(&b, "<h2>Installed guard set (%zu)</h2>\n<pre>", c->ninstalled);
+  sdb_buf_printf(&b, "<h2>Installed guard set (%zu)</h2>\n", c->ninstalled);
+  if (c->tc && c->tc->installed_from)
+    sdb_buf_printf(&b, "<p class=\"muted\">From the log's <code>%s</code>, sorted.</p>\n",
+                   c->tc->installed_from);
+  sdb_buf_puts(&b, "<pre>");
   for (size_t k = 0; k < c->ninstalled; k++) {
     esc(&b, c->installed[k]);
     sdb_buf_putc(&b, '\n');
@@ -322,8 +376,33 @@ static size_t count_in(const sdb_view *v, sdb_event_kind k, size_t lo, size_t hi
   return n;
 }
 
+/* A compile's status cell: the log's status and reason on an import, else
+** what the run's events say. */
+static void status_cell(sdb_buf *b, const compile_info *c) {
+  const sdb_tti_compile *tc = c->tc;
+  if (tc) {
+    bool failed = !strcmp(tc->status, "failed");
+    sdb_buf_printf(b, "<span class=\"%s\">", failed ? "bad" : "ok");
+    esc(b, tc->status);
+    if (tc->fail_type) {
+      sdb_buf_puts(b, ": ");
+      esc(b, tc->fail_type);
+    }
+    sdb_buf_puts(b, "</span>");
+    if (tc->recompile_reason) {
+      sdb_buf_puts(b, ", recompile: ");
+      esc(b, tc->recompile_reason);
+    }
+    return;
+  }
+  if (c->nerrors) sdb_buf_printf(b, "<span class=\"bad\">failed (%zu error%s)</span>", c->nerrors,
+                                 c->nerrors == 1 ? "" : "s");
+  else sdb_buf_puts(b, "<span class=\"ok\">ok</span>");
+  if (c->recompile) sdb_buf_puts(b, ", recompile");
+}
+
 static int index_page(const char *dir, sdb_timeline *t, size_t step, const char *title,
-                      const compile_info *cs, size_t ncs, const char **why) {
+                      const sdb_tti *imp, const compile_info *cs, size_t ncs, const char **why) {
   sdb_buf b = SDB_BUF_INIT;
   char head[512];
   snprintf(head, sizeof head, "shapedb report: %s", title ? title : "run");
@@ -335,17 +414,35 @@ static int index_page(const char *dir, sdb_timeline *t, size_t step, const char 
                    "<th>symbols</th><th>unbacked</th><th>guards</th><th>runtime asserts</th><th>status</th></tr>\n");
   for (size_t i = 0; i < ncs; i++) {
     const compile_info *c = &cs[i];
-    sdb_buf_printf(&b, "<tr><td><a href=\"compile-%u.html\">%u</a></td><td class=\"m\">", c->n, c->n);
-    esc(&b, c->fn ? c->fn : "?");
+    if (c->tc) {
+      sdb_buf_printf(&b, "<tr><td><a href=\"compile-%u.html\">", c->n);
+      esc(&b, c->tc->id);
+      sdb_buf_puts(&b, "</a></td><td class=\"m\">");
+      esc(&b, c->tc->func ? c->tc->func : "?");
+      if (c->tc->file) {
+        const char *base = strrchr(c->tc->file, '/');
+        sdb_buf_puts(&b, " <span class=\"muted\">(");
+        esc(&b, base ? base + 1 : c->tc->file);
+        sdb_buf_printf(&b, ":%ld)</span>", c->tc->lineno);
+      }
+    } else {
+      sdb_buf_printf(&b, "<tr><td><a href=\"compile-%u.html\">%u</a></td><td class=\"m\">", c->n, c->n);
+      esc(&b, c->fn ? c->fn : "?");
+    }
     sdb_buf_printf(&b, "</td><td>%zu-%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>",
                    c->lo, c->hi ? c->hi - 1 : 0, c->nsyms, c->nunbacked, c->nguards, c->nasserts);
-    if (c->nerrors) sdb_buf_printf(&b, "<span class=\"bad\">failed (%zu error%s)</span>", c->nerrors,
-                                   c->nerrors == 1 ? "" : "s");
-    else sdb_buf_puts(&b, "<span class=\"ok\">ok</span>");
-    if (c->recompile) sdb_buf_puts(&b, ", recompile");
+    status_cell(&b, c);
     sdb_buf_puts(&b, "</td></tr>\n");
   }
   sdb_buf_puts(&b, "</table>\n");
+  if (imp) {
+    /* what was read and what was skipped, as `info records` says it */
+    char *records = sdb_tti_records_text(imp);
+    sdb_buf_puts(&b, "<h2>Records</h2>\n<pre>");
+    esc(&b, records ? records : "");
+    sdb_buf_puts(&b, "</pre>\n");
+    free(records);
+  }
 
   const sdb_view *v = sdb_timeline_seek(t, step);
   size_t np = v ? sdb_view_count(v, SDB_EV_PHASE_START) : 0;
@@ -388,10 +485,35 @@ static int index_page(const char *dir, sdb_timeline *t, size_t step, const char 
   return rc;
 }
 
+/* mkdir -p: the report folder's parents are made too, as tlparse -o does. */
+static int make_dirs(const char *dir) {
+  char path[4096];
+  size_t n = strlen(dir);
+  if (n == 0 || n >= sizeof path) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  memcpy(path, dir, n + 1);
+  for (char *p = path + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  if (mkdir(path, 0777) != 0 && errno != EEXIST) return -1;
+  struct stat st;
+  if (stat(path, &st) != 0) return -1;
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return -1;
+  }
+  return 0;
+}
+
 int repl_html_write(const char *dir, sdb_timeline *t, size_t step, const char *title,
-                    const char **why) {
+                    const sdb_tti *imp, const char **why) {
   *why = NULL;
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+  if (make_dirs(dir) != 0) {
     *why = strerror(errno);
     return -1;
   }
@@ -415,6 +537,7 @@ int repl_html_write(const char *dir, sdb_timeline *t, size_t step, const char *t
     const sdb_view *sv = sdb_timeline_seek(t, first);
     const sdb_event *pe = sv ? sdb_view_event(sv) : NULL;
     c->fn = pe && pe->kind == SDB_EV_PHASE_START ? pe->text : NULL;
+    c->tc = imp ? sdb_tti_compile_of_event(imp, c->lo) : NULL;
     const sdb_view *v = sdb_timeline_seek(t, c->hi);
     if (!v) continue;
     c->nsyms = sdb_view_symbol_count(v);
@@ -437,13 +560,17 @@ int repl_html_write(const char *dir, sdb_timeline *t, size_t step, const char *t
     /* the guard set installed within this compile's events */
     const char *const *inst;
     size_t ni = sdb_view_installed_guards(v, &inst);
-    if (ni && count_in(v, SDB_EV_GUARDS_INSTALLED, c->lo, c->hi)) {
+    if (c->tc) {
+      c->installed = (const char *const *)c->tc->installed;
+      c->ninstalled = c->tc->ninstalled;
+      c->recompile = c->tc->recompile_reason;
+    } else if (ni && count_in(v, SDB_EV_GUARDS_INSTALLED, c->lo, c->hi)) {
       c->installed = inst;
       c->ninstalled = ni;
     }
     ncs++;
   }
-  int rc = index_page(dir, t, step, title, cs, ncs, why);
+  int rc = index_page(dir, t, step, title, imp, cs, ncs, why);
   for (size_t i = 0; i < ncs && rc == 0; i++) rc = compile_page(dir, t, cs, i, why);
   free(cs);
   return rc == 0 ? (int)ncs : -1;

@@ -15,6 +15,7 @@
 #ifndef REPL_RENDER_HTML_H
 #define REPL_RENDER_HTML_H
 
+#include "torch_trace_import.h"
 #include "view.h"
 
 #include <stddef.h>
@@ -22,8 +23,11 @@
 /* Write the report of the first `step` events of t into dir (created if
 ** missing). title names the run (the program's file). Returns the number
 ** of compile pages written (>= 0), or -1 with *why (a static string or
-** strerror's) naming what failed. */
+** strerror's) naming what failed. imp, when the events were imported from
+** a TORCH_TRACE log, adds what only the log has: compile ids ([0/1]),
+** statuses and failure reasons, the logged graphs and code, the installed
+** guards and the records read and skipped. */
 int repl_html_write(const char *dir, sdb_timeline *t, size_t step, const char *title,
-                    const char **why);
+                    const sdb_tti *imp, const char **why);
 
 #endif

@@ -376,12 +376,50 @@ index.html
 EOF
 check "--html writes the report of a whole run"
 
+# The report of an imported TORCH_TRACE log (read from ../shared, never
+# copied): compile ids as PyTorch writes them, the log's status and failure,
+# the logged graphs and code, the installed guards it logged.
+LOGS=${SHAPEDB_SHARED:-$root/../shared}/examples/torch_trace
+run --replay "$LOGS/tlparse_links.log" --html log/links
+run --replay "$LOGS/tlparse_comp_failure.log" --html log/failure
+(cd "$work/log/links" && ls
+ grep -o '<tr><td><a href="compile-[0-9]*.html">[^<]*</a></td><td class="m">[^<]*<span class="muted">([^)]*)</span>' index.html
+ grep -o '<summary>[a-z_]* <span class="muted">(log line [0-9]*)</span>' compile-1.html
+ grep -A3 '<h2>Installed guard set' compile-1.html
+ cd ../failure
+ grep -o '<span class="bad">[^<]*</span>' index.html compile-1.html
+ grep -A2 '<h2 class="bad">Failure' compile-1.html
+ grep -c '<h2>Graphs</h2>' compile-1.html) > "$tmp/got" 2>&1
+want <<'EOF'
+compile-1.html
+index.html
+<tr><td><a href="compile-1.html">[0/0]</a></td><td class="m">forward <span class="muted">(tmp.py:7)</span>
+<summary>dynamo_output_graph <span class="muted">(log line 5)</span>
+<summary>aot_forward_graph <span class="muted">(log line 21)</span>
+<summary>inductor_post_grad_graph <span class="muted">(log line 32)</span>
+<summary>inductor_output_code <span class="muted">(log line 43)</span>
+<summary>dynamo_guards <span class="muted">(log line 128)</span>
+<summary>dynamo_cpp_guards_str <span class="muted">(log line 132)</span>
+<h2>Installed guard set (13)</h2>
+<p class="muted">From the log's <code>dynamo_cpp_guards_str</code>, sorted.</p>
+<pre>DEFAULT_DEVICE: utils_device.CURRENT_DEVICE == None
+GLOBAL_STATE: ___check_global_state()
+index.html:<span class="bad">failed: BackendCompilerFailed</span>
+compile-1.html:<span class="bad">failed</span>
+<h2 class="bad">Failure</h2>
+<pre>BackendCompilerFailed: backend='broken_backend' raised:
+RuntimeError: broken backend</pre>
+0
+EOF
+check "--html on an imported log: compile ids, the log's status and failure, its graphs and installed guards"
+
 # The pages open in headless Chromium with no console errors; the
 # screenshots are kept in tests/out/ for a person to look at.
 shots="$root/tests/out"
 mkdir -p "$shots"
 browser_ok=0 browser_n=0
-for page in "$work/out/index.html" "$work/out/compile-3.html" "$work/tour/compile-1.html"; do
+for page in "$work/out/index.html" "$work/out/compile-3.html" "$work/tour/compile-1.html" \
+            "$work/log/links/index.html" "$work/log/links/compile-1.html"; do
   browser_n=$((browser_n + 1))
   shot="$shots/report-$browser_n.png"
   rm -f "$shot"
