@@ -38,7 +38,8 @@ typedef struct tut_stop {
 
 typedef struct tut_lesson {
   int num;
-  char *path;          /* the program */
+  char *path;          /* the program, or the log it replays */
+  bool is_log;         /* path is a TORCH_TRACE log (the lesson's `log`) */
   char *title, *intro, *outro;
   tut_stop stops[MAX_STOPS];
   int nstops;
@@ -132,7 +133,7 @@ static int lesson_read(int num, tut_lesson *l, char *err, size_t errlen) {
   memset(l, 0, sizeof *l);
   char *text = lesson_file(num, ".lesson");
   l->path = lesson_file(num, ".lua");
-  if (!text || !l->path) {
+  if (!text) {
     snprintf(err, errlen, "there is no lesson %d (in %s)", num, lessons_dir());
     free(text);
     lesson_free(l);
@@ -156,6 +157,17 @@ static int lesson_read(int num, tut_lesson *l, char *err, size_t errlen) {
       l->title = dup_field(L, -1, "title");
       l->intro = dup_field(L, -1, "intro");
       l->outro = dup_field(L, -1, "outro");
+      /* a lesson on a real PyTorch log names the log beside it instead of
+      ** a program: `log = "11-draft-export.log"` */
+      char *log = dup_field(L, -1, "log");
+      if (log) {
+        size_t n = strlen(lessons_dir()) + strlen(log) + 2;
+        free(l->path);
+        l->path = malloc(n);
+        if (l->path) snprintf(l->path, n, "%s/%s", lessons_dir(), log);
+        l->is_log = true;
+        free(log);
+      }
       lua_getfield(L, -1, "stops");
       int n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 0;
       rc = 0;
@@ -175,6 +187,10 @@ static int lesson_read(int num, tut_lesson *l, char *err, size_t errlen) {
       }
       if (!l->title || !n) {
         snprintf(err, errlen, "%s: needs a title and stops", text);
+        rc = -1;
+      } else if (!l->path) {
+        snprintf(err, errlen, "%s: has no program beside it (%02d-NAME.lua) and names no `log`",
+                 text, num);
         rc = -1;
       }
     }
@@ -275,6 +291,18 @@ static bool engine_fact(dbg *d, const char *what, sdb_buf *b) {
   } else if (!strcmp(kind, "tracer")) {
     const char *t = sdb_view_tracer(v);
     sdb_buf_puts(b, t ? t : "-");
+  } else if (!strcmp(kind, "line")) {
+    /* the user's file:line, as the stop header names it */
+    if (!e || !e->file) return false;
+    const char *base = strrchr(e->file, '/');
+    sdb_buf_printf(b, "%s:%d", base ? base + 1 : e->file, (int)e->line);
+  } else if (!strcmp(kind, "free")) {
+    if (!e || !e->expr) return false;
+    const sdb_expr **syms = NULL;
+    long n = sdb_free_symbols(e->expr, &syms);
+    if (n < 0) return false;
+    put_set(b, syms, (size_t)n);
+    free(syms);
   } else {
     return false;
   }
@@ -287,7 +315,7 @@ static bool is_fact(const char *what) {
   static const char *const kinds[] = {
     "pending", "symbols", "unbacked", "keypath", "range", "source", "replacement",
     "created", "symbol", "renamed", "expr", "event", "text", "detail", "guards",
-    "installed", "hit", "phase", "tracer", NULL};
+    "installed", "hit", "phase", "tracer", "line", "free", NULL};
   size_t n = strcspn(what, " ");
   for (int i = 0; kinds[i]; i++)
     if (strlen(kinds[i]) == n && !strncmp(kinds[i], what, n)) return true;
@@ -341,7 +369,8 @@ static void normalize(const char *in, bool set, char *out, size_t cap) {
 }
 
 static bool is_set_fact(const char *check) {
-  return !strncmp(check, "pending", 7) || !strncmp(check, "symbols", 7) || !strncmp(check, "unbacked", 8);
+  return !strncmp(check, "pending", 7) || !strncmp(check, "symbols", 7) ||
+         !strncmp(check, "unbacked", 8) || !strncmp(check, "free", 4);
 }
 
 /* --- moving between stops ------------------------------------------------------ */
@@ -379,11 +408,11 @@ static void progress_save(int num, int right, int total);
 
 static void finish_lesson(repl_session *s) {
   dbg *d = dbg_of(s);
-  (void)s;
   say(d, "", T.lesson.outro);
+  char *next = lesson_file(T.lesson.num + 1, ".lesson");
   printf("Lesson %d finished: %d of %d prediction%s right.%s\n", T.lesson.num, T.right, T.total,
-         T.total == 1 ? "" : "s",
-         T.lesson.num < 11 ? " `tutorial next` starts the next lesson." : "");
+         T.total == 1 ? "" : "s", next ? " `tutorial next` starts the next lesson." : "");
+  free(next);
   progress_save(T.lesson.num, T.right, T.total);
 }
 
@@ -422,7 +451,9 @@ static int goto_stop(repl_session *s, int i) {
   char cmd[256];
   snprintf(cmd, sizeof cmd, "tbreak %s", T.lesson.stops[i].at);
   int rc = quietly(s, cmd);
-  if (rc == 0) rc = quietly(s, d->prog == PROG_READY || d->prog == PROG_NONE ? "run" : "continue");
+  /* a program runs to its first stop; a replayed log has nothing to run */
+  bool run = !T.lesson.is_log && (d->prog == PROG_READY || d->prog == PROG_NONE);
+  if (rc == 0) rc = quietly(s, run ? "run" : "continue");
   /* the stop is shown after the prediction, with what changed since the last one */
   if (before) {
     sdb_view_free(d->shown);
@@ -574,7 +605,7 @@ static int start(repl_session *s, int num, const char *answers) {
   T.stop = -1;
   T.answers = af;
   char cmd[4200];
-  snprintf(cmd, sizeof cmd, "load %s", l.path);
+  snprintf(cmd, sizeof cmd, l.is_log ? "replay \"%s\"" : "load %s", l.path);
   if (quietly(s, "delete") != 0 || quietly(s, cmd) != 0) {
     repl_error(s, "tutorial: cannot load %s", l.path);
     return -1;

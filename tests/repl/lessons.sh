@@ -26,10 +26,12 @@ answers() {
     8) printf "%s\n" "{u0, u1}" "u1 -> u0" ;;
     9) printf "%s\n" "buf1" "lower" ;;
     10) printf "%s\n" "1" "yes" "no" ;;
+    11) printf "%s\n" "test_draft_export.py:269" "test_draft_export.py:276" \
+               "L['args'][0][1].size()[0]" "test_draft_export.py:279" "u1" "[-int_oo, 15]" ;;
   esac
 }
 
-for l in 1 2 3 4 5 6 7 8 9 10; do
+for l in 1 2 3 4 5 6 7 8 9 10 11; do
   answers $l > "$work/right$l.txt"
   count=$(wc -l < "$work/right$l.txt" | tr -d ' ')
   yes | head -n "$count" | sed 's/.*/wrong/' > "$work/wrong$l.txt"
@@ -154,6 +156,7 @@ Lessons (scripts in ROOT/scripts/lessons):
    8  the aot retrace: a new symbol renamed to the old one  [done 0/2]
    9  lowering: where each symbol is bound in generated code  [done 0/2]
   10  the unified guard set and a recompile  [done 0/3]
+  11  reading a real PyTorch log: a draft-export guard back to its unbacked symbol  [done 0/6]
 `tutorial N` starts lesson N; in it, `predict TEXT`, `tutorial next`, `tutorial back`, `tutorial quit`.
 Lesson 2: nonzero: a fresh symbol is pending until its node is placed
 x:nonzero() returns the indices of x's non-zero entries: how many rows
@@ -224,6 +227,7 @@ Lessons (scripts in ROOT/scripts/lessons):
    8  the aot retrace: a new symbol renamed to the old one  [done 0/2]
    9  lowering: where each symbol is bound in generated code  [done 0/2]
   10  the unified guard set and a recompile  [done 0/3]
+  11  reading a real PyTorch log: a draft-export guard back to its unbacked symbol  [done 0/6]
 `tutorial N` starts lesson N; in it, `predict TEXT`, `tutorial next`, `tutorial back`, `tutorial quit`.
 [exit 1]
 EOF
