@@ -56,6 +56,24 @@ for l in 1 2 3 4 5 6 7 8 9 10 11; do
   fi
 done
 
+# lesson 11's commentary says explain walks the log's expression_created
+# records from the real-tensor answer down to u0: the engine must agree
+# (answered wrongly: the saved progress stays as the loop above left it)
+run --batch -x 'tutorial 11 wrong11.txt' -x 'explain u0'
+grep -o '^ *└─ [a-z_]*(.*) -> .*   (expression_created' "$tmp/got" | sed 's/   (expression_created//' | head -8 > "$tmp/got.t"
+mv "$tmp/got.t" "$tmp/got"
+want <<'EOF'
+└─ eq((((-u0)//3)) + 5, 0) -> Eq((((-u0)//3)) + 5, 0)
+   └─ int_floordiv((((-u0)//3)) + 5, 1) -> (((-u0)//3)) + 5
+      └─ sub((((-u0)//3)) + 6, 1) -> (((-u0)//3)) + 5
+         └─ add((((-u0)//3)) + 5, 1) -> (((-u0)//3)) + 6
+            └─ sub((((-u0)//3)) + 5, 0) -> (((-u0)//3)) + 5
+               └─ add(((-u0)//3), 5) -> (((-u0)//3)) + 5
+                  └─ int_floordiv(-u0, 3) -> ((-u0)//3)
+                     └─ neg(u0) -> -u0
+EOF
+check "lesson 11: explain u0 shows the log's expression tree from the answer down to u0"
+
 # every lesson is also a plain program (lesson 3 ends in its error on purpose)
 plain=""
 for f in "$root"/scripts/lessons/*.lua; do
