@@ -29,10 +29,16 @@ fail() {
 }
 sess=none
 screen() { T capture-pane -p -t "$sess" > "$tmp/screen" 2> /dev/null; }
-# wait_for TEXT: poll the screen until a line contains TEXT (3 s at most).
+# Keys must reach readline, not the terminal driver: typed while shapedb is
+# busy between two prompts, the tty is in canonical mode, where Ctrl-D
+# becomes a NUL byte and Ctrl-C a signal to whatever runs. So every key
+# that matters waits for a marker first (a prompt, a line of output), never
+# for a time. The waits poll; their limit (20 s) only bounds a failure.
+polls=400
+# wait_for TEXT: poll the screen until a line contains TEXT.
 wait_for() {
   i=0
-  while [ $i -lt 60 ]; do
+  while [ $i -lt $polls ]; do
     screen
     grep -Fq -- "$1" "$tmp/screen" && return 0
     sleep 0.05
@@ -43,9 +49,22 @@ wait_for() {
 # wait_line LINE: the same, for a whole line.
 wait_line() {
   i=0
-  while [ $i -lt 60 ]; do
+  while [ $i -lt $polls ]; do
     screen
     grep -Fqx -- "$1" "$tmp/screen" && return 0
+    sleep 0.05
+    i=$((i + 1))
+  done
+  return 1
+}
+# at_prompt PROMPT: poll until the screen's last non-blank line is PROMPT
+# alone: readline shows a prompt only once it owns the terminal, so keys
+# sent now are read by it. (capture-pane drops trailing blanks.)
+at_prompt() {
+  i=0
+  while [ $i -lt $polls ]; do
+    screen
+    [ "$(grep -v '^ *$' "$tmp/screen" | tail -n 1)" = "$1" ] && return 0
     sleep 0.05
     i=$((i + 1))
   done
@@ -55,8 +74,19 @@ wait_line() {
 expect() { if wait_for "$2"; then pass "$1"; else fail "$1"; fi; }
 keys() { T send-keys -t "$sess" "$@"; }
 type_line() { keys -l "$1"; keys Enter; }
-# Clear the screen (readline's C-l) so later checks see only new output.
-clear_screen() { keys C-l; sleep 0.1; }
+# Clear the screen (readline's C-l) so later checks see only new output:
+# at the prompt, then until the prompt is the only line left.
+clear_screen() {
+  at_prompt "(shapedb)" > /dev/null
+  keys C-l
+  i=0
+  while [ $i -lt $polls ]; do
+    screen
+    [ "$(grep -vc '^ *$' "$tmp/screen")" = 1 ] && return 0
+    sleep 0.05
+    i=$((i + 1))
+  done
+}
 # start NAME xdg|home: a new tmux session running shapedb, with its history
 # under $XDG_STATE_HOME or (XDG_STATE_HOME unset) in $HOME, and NO_COLOR
 # unset unless $with_env (VAR=VALUE) sets it. When shapedb exits, the pane
@@ -89,11 +119,12 @@ clear_screen
 type_line 'x = 41'
 type_line 'print("hist" .. 1)'
 wait_for "hist1" > /dev/null
+at_prompt "(shapedb)" > /dev/null
 keys Up
 if wait_for '(shapedb) print("hist" .. 1)'; then
   keys Enter
   i=0
-  while [ $i -lt 60 ]; do
+  while [ $i -lt $polls ]; do
     screen
     [ "$(grep -cx 'hist1' "$tmp/screen")" = 2 ] && break
     sleep 0.05
@@ -109,8 +140,9 @@ else
 fi
 
 clear_screen
-type_line 'while true do end'
-sleep 0.3
+# the loop is on the same line as the marker it prints first
+type_line 'print("spin" .. "ning") while true do end'
+wait_line "spinning" > /dev/null
 keys C-c
 if wait_line "interrupted!"; then
   pass "Ctrl-C interrupts a running Lua loop"
@@ -138,7 +170,7 @@ fi
 
 clear_screen
 type_line 'for i = 1, 2 do'
-wait_for ">> " > /dev/null
+at_prompt ">>" > /dev/null
 keys C-c
 type_line '7'
 # wait for the output line too: the echo of the input comes first
@@ -149,6 +181,8 @@ else
 fi
 
 type_line 'answer = 6 * 7'
+wait_for "(shapedb) answer = 6 * 7" > /dev/null
+at_prompt "(shapedb)" > /dev/null
 keys C-d
 expect "Ctrl-D at an empty prompt quits with status 0" "[exit 0]"
 
@@ -197,7 +231,7 @@ local f = torch.compile(function(x)
 end, { backend = "eager" })
 local out = f(shapedb.tensor{4})
 local spins = 0
-while true do spins = spins + 1 end
+print("spin" .. "ning") while true do spins = spins + 1 end
 LUA
 start four home -i loop.lua
 wait_for "(shapedb)" > /dev/null
@@ -226,8 +260,7 @@ else
 fi
 clear_screen
 type_line 'continue'
-wait_for "program" > /dev/null
-sleep 0.3
+wait_line "spinning" > /dev/null
 keys C-c
 if wait_line "Program interrupted at loop.lua:7."; then
   pass "Ctrl-C pauses a running program at its line"
@@ -323,8 +356,9 @@ for sig in TERM HUP; do
   wait_for "(shapedb)" > /dev/null
   type_line "echo before-$sig"
   wait_for "before-$sig" > /dev/null
+  at_prompt "(shapedb)" > /dev/null
   keys -l 'half typed'
-  sleep 0.1
+  wait_for "(shapedb) half typed" > /dev/null
   kill -$sig "$(shapedb_pid)"
   if wait_line "echo" && grep -qx "echo before-$sig" "$tmp/h2/.shapedb_history" &&
      ! grep -q 'half typed' "$tmp/h2/.shapedb_history"; then
