@@ -62,7 +62,7 @@ LUA_OBJ  = $(LUA_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/prelude.o
 REPL_OBJ = $(REPL_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # libFuzzer targets (see "fuzzing" below)
-FUZZ_NAMES  = expr cmdline torch_trace torch_trace_import
+FUZZ_NAMES  = expr cmdline torch_trace torch_trace_import trace_io
 FUZZ_TIME  ?= 60
 FUZZ_SMOKE  = $(FUZZ_NAMES:%=$(BUILD)/fuzz/smoke_%)
 FUZZ_EXTRA_cmdline = repl/cmd.c
@@ -71,6 +71,10 @@ FUZZ_SHARED_torch_trace_import = examples/torch_trace
 # the log readers go through a file per input: fewer mutations in make test
 FUZZ_RUNS_torch_trace = 400
 FUZZ_RUNS_torch_trace_import = 400
+# saved traces: seeds recorded at test time from these programs (the
+# driver runs $$SHAPEDB), so they always have the current format
+FUZZ_RECORD_trace_io = scripts/nonzero.lua scripts/item.lua scripts/broadcast.lua scripts/ddbranch.lua
+FUZZ_RUNS_trace_io = 400
 SHARED_DIR ?= $(abspath ../shared)
 
 SHAPEDB  = $(BIN)/shapedb
@@ -212,6 +216,7 @@ $(BUILD)/fuzz/smoke_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(FUZZ_EXTRA_$*) 
 	$(Q)$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) $(JSON_CFLAGS) -DFUZZ_NAME='"$*"' \
 	  $(if $(FUZZ_SHARED_$*),-DFUZZ_SHARED='"$(FUZZ_SHARED_$*)"') \
 	  $(if $(FUZZ_RUNS_$*),-DFUZZ_RUNS=$(FUZZ_RUNS_$*)) \
+	  $(if $(FUZZ_RECORD_$*),-DFUZZ_RECORD='"$(FUZZ_RECORD_$*)"') \
 	  -o $@ $< tests/fuzz/driver.c $(FUZZ_EXTRA_$*) $(BUILD)/libcore.a $(CORE_LIBS) -lm
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_EXTRA_$*) $(BUILD)/libcore.a
@@ -229,7 +234,10 @@ fuzz-run: $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 	@status=0; for n in $(FUZZ_NAMES); do \
 	  mkdir -p $(BUILD)/corpus/$$n; \
 	  extra=""; case $$n in torch_trace*) [ -d "$(SHARED_DIR)/examples/torch_trace" ] \
-	    && extra="$(SHARED_DIR)/examples/torch_trace";; esac; \
+	    && extra="$(SHARED_DIR)/examples/torch_trace";; \
+	  trace_io) extra=$(BUILD)/recorded; mkdir -p $$extra; \
+	    for p in $(FUZZ_RECORD_trace_io); do [ -x bin/shapedb ] && bin/shapedb --batch \
+	      --record $$extra/$$(basename $$p .lua).jsonl -x run $$p > /dev/null 2>&1; done;; esac; \
 	  $(BUILD)/fuzz/fuzz_$$n -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
 	    -max_len=65536 -print_final_stats=1 -artifact_prefix=$(BUILD)/crash-$$n- \
 	    $(BUILD)/corpus/$$n tests/fuzz/$$n $$extra > $(BUILD)/fuzz-$$n.log 2>&1 \

@@ -6,11 +6,13 @@
 #include "map.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct {
   const char **lines;   /* interned, as written (no newline) */
@@ -46,11 +48,27 @@ static bool split_lines(file_lines *fl, const char *text, size_t n) {
   return true;
 }
 
-/* The whole file, or NULL (errno set; EFBIG past the cap) with a read
-** error counted as an error rather than a short file. */
+/* errno-like code of a path that is a pipe, a socket or a directory */
+#define NOT_A_FILE 100000
+
+/* The whole file, or NULL (errno set; EFBIG past the cap, NOT_A_FILE)
+** with a read error counted as an error rather than a short file. The
+** path comes from the user or from a saved trace: opening a FIFO would
+** wait for a writer and reading a terminal for a line, so the open does
+** not block, pipes and sockets are refused, and a device with nothing to
+** read is a read error (EAGAIN), never a hang. */
 static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  if (fstat(fd, &st) != 0) { int e = errno; close(fd); errno = e; return NULL; }
+  if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode)) {
+    close(fd);
+    errno = NOT_A_FILE;
+    return NULL;
+  }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) { int e = errno; close(fd); errno = e; return NULL; }
   size_t n = 0, cap = 0;
   char *buf = NULL;
   for (;;) {
@@ -189,5 +207,6 @@ const char *sdb_srcfile_error(const char *file) {
   if (!fl) return "out of memory";
   if (fl->n >= 0) return NULL;
   if (fl->err == EFBIG) return "file too large (over 16 MiB)";
+  if (fl->err == NOT_A_FILE) return "not a regular file (a pipe, a socket or a directory)";
   return fl->err ? strerror(fl->err) : "out of memory";
 }

@@ -417,6 +417,22 @@ static const char *required(sdb_event_kind k, sdb_event *e) {
   }
 }
 
+/* Fields the view and the REPL read as symbols (their name), which a live
+** run only ever fills with one: a trace that puts 3 or Max(s0, 2) there is
+** refused at its line rather than crashing `info pending` later. */
+static const char *not_symbol(sdb_event_kind k, const sdb_event *e) {
+  switch (k) {
+    case SDB_EV_CREATE_SYMBOL: case SDB_EV_CREATE_UNBACKED: case SDB_EV_RANGE_REFINED:
+    case SDB_EV_SIZE_LIKE: case SDB_EV_MEMO_HIT: case SDB_EV_SYMBOL_BOUND:
+    case SDB_EV_COND_OUTPUT_SYMBOL: case SDB_EV_REPLACEMENT_ADDED:
+      return e->sym->kind != SDB_SYM ? "sym" : NULL;
+    case SDB_EV_RENAMED:
+      return e->sym->kind != SDB_SYM ? "sym" : e->sym2->kind != SDB_SYM ? "sym2" : NULL;
+    default:
+      return NULL;
+  }
+}
+
 typedef struct {
   const char **texts;
   const sdb_expr **syms;
@@ -489,7 +505,10 @@ static int parse_event(json_t *o, sdb_event *e, parsed *p, const char **why, cha
     for (size_t i = 0; i < ns; i++) {
       json_t *j = json_array_get(syms, i);
       const char *w = NULL;
-      if (!json_is_null(j) && !(p->syms[i] = json_expr(j, 1, &w))) {
+      /* every entry a symbol: the view and `info` print their names */
+      if (!json_is_string(j)) w = "a symbol name expected";
+      else p->syms[i] = json_expr(j, 1, &w);
+      if (!p->syms[i]) {
         snprintf(buf, cap, "%s: bad \"syms\" entry %zu: %s", name, i, w ? w : "?");
         *why = buf;
         return -1;
@@ -503,6 +522,12 @@ static int parse_event(json_t *o, sdb_event *e, parsed *p, const char **why, cha
   const char *missing = required((sdb_event_kind)kind, e);
   if (missing) {
     snprintf(buf, cap, "%s: missing field \"%s\"", name, missing);
+    *why = buf;
+    return -1;
+  }
+  const char *bad = not_symbol((sdb_event_kind)kind, e);
+  if (bad) {
+    snprintf(buf, cap, "%s: bad \"%s\": a symbol name expected", name, bad);
     *why = buf;
     return -1;
   }

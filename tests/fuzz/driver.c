@@ -173,6 +173,38 @@ static size_t mutate(uint8_t *buf, size_t n) {
   return n;
 }
 
+#ifdef FUZZ_RECORD
+/* Seeds recorded now by the shapedb under test ($SHAPEDB), so they always
+** have the current format: each program of FUZZ_RECORD (paths from the
+** repository's root) run to its end with --record, and saved paused at
+** its first unbacked symbol. They go to a scratch directory, read, and
+** are removed. Returns how many were made. */
+static size_t record_seeds(const char *tests) {
+  const char *shapedb = getenv("SHAPEDB");
+  char dir[] = "/tmp/sdb-fuzz-rec-XXXXXX";
+  if (!shapedb || !mkdtemp(dir)) return 0;
+  size_t before = nseeds;
+  char list[] = FUZZ_RECORD, *save = NULL;
+  int k = 0;
+  for (char *prog = strtok_r(list, " ", &save); prog; prog = strtok_r(NULL, " ", &save), k++) {
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s/..' && { '%s' --batch --record '%s/%d-end.jsonl' -x run '%s'; "
+             "'%s' --batch -x 'break unbacked' -x continue -x 'save %s/%d-paused.jsonl' '%s'; }",
+             tests, shapedb, dir, k, prog, shapedb, dir, k, prog);
+    char quiet[8300];
+    snprintf(quiet, sizeof quiet, "(%s) < /dev/null > /dev/null 2>&1", cmd);
+    /* a program that fails still leaves its trace (failed runs are seeds too) */
+    if (system(quiet) != 0) {}
+  }
+  add_dir(dir);
+  char rm[128];
+  snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+  if (system(rm) != 0) {}
+  return nseeds - before;
+}
+#endif
+
 int main(int argc, char **argv) {
   const char *tests = getenv("SHAPEDB_TESTS");
   char dir[4096];
@@ -186,6 +218,9 @@ int main(int argc, char **argv) {
   add_dir(sdir);
 #endif
   for (int i = 1; i < argc; i++) add_dir(argv[i]);
+#ifdef FUZZ_RECORD
+  size_t recorded = record_seeds(tests ? tests : "tests");
+#endif
   printf("1..2\n");
   signal(SIGABRT, on_crash);
   signal(SIGSEGV, on_crash);
@@ -193,7 +228,16 @@ int main(int argc, char **argv) {
   signal(SIGFPE, on_crash);
   signal(SIGALRM, on_crash);
   for (size_t i = 0; i < nseeds; i++) run(seeds[i].p, seeds[i].n);
+#ifdef FUZZ_RECORD
+  if (!recorded) {
+    printf("not ok 1 - %s: no seed could be recorded (is $SHAPEDB set?)\n", FUZZ_NAME);
+    return 1;
+  }
+  printf("ok 1 - %s: %zu seed inputs from %s, %zu of them recorded now\n", FUZZ_NAME, nseeds,
+         dir, recorded);
+#else
   printf("ok 1 - %s: %zu seed inputs from %s\n", FUZZ_NAME, nseeds, dir);
+#endif
   fflush(stdout);
   const char *env = getenv("FUZZ_SMOKE_RUNS");
 #ifndef FUZZ_RUNS

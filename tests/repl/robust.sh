@@ -51,6 +51,47 @@ rm -f "$work/big.lua"
 sed -i 's|/dev/zero|big.lua|' "$tmp/want"
 check "a program past the size cap is refused"
 
+# A source path that names a FIFO (typed, or inside a saved trace) used to
+# block in open() for a writer that never comes; `timeout` only bounds a
+# regression, the answer is immediate.
+mkfifo "$work/fifo.lua"
+printf '%s\n' '{"format": "shapedb-trace", "version": 1, "events": 1}' \
+  '{"event": "note", "phase": "trace", "file": "fifo.lua", "line": 1, "text": "hi"}' > "$work/fifo.jsonl"
+want <<'OUT'
+list: cannot read fifo.lua: not a regular file (a pipe, a socket or a directory)
+list: cannot read .: not a regular file (a pipe, a socket or a directory)
+Replaying fifo.jsonl: 1 event of a program.
+event 0, phase trace, fifo.lua:1
+  note hi
+  phase: none -> trace
+[exit 0]
+OUT
+(cd "$work" && timeout 60 "$SHAPEDB" --batch -x 'list fifo.lua:1' -x 'list .:1' < /dev/null;
+ timeout 60 "$SHAPEDB" --replay fifo.jsonl --batch -x step < /dev/null) > "$tmp/got" 2>&1
+echo "[exit $?]" >> "$tmp/got"
+rm -f "$work/fifo.lua"
+check "a FIFO or a directory as a source file is an error, not a hang"
+
+# Saved traces whose symbol fields hold something else (found by
+# structural fuzzing of recorded traces: `info pending` dereferenced a null
+# entry): refused at their line, the events before still load.
+hdr='{"format": "shapedb-trace", "version": 1, "events": 2}'
+ev0='{"event": "phase_start", "phase": "trace", "text": "f"}'
+for bad in '{"event": "pending_changed", "phase": "trace", "syms": [null]}' \
+           '{"event": "unbacked_bindings", "phase": "trace", "text": "n", "syms": [3], "texts": [""]}' \
+           '{"event": "create_unbacked_symbol", "phase": "trace", "sym": ["Add", 0, "u0", 1]}' \
+           '{"event": "renamed", "phase": "trace", "sym": "u0", "sym2": 7}'; do
+  printf '%s\n' "$hdr" "$ev0" "$bad" > "$work/badsym.jsonl"
+  (cd "$work" && "$SHAPEDB" --replay badsym.jsonl --batch -x 'info pending' -x 'info bindings' < /dev/null 2>&1 | sed -n 2p)
+done > "$tmp/got"
+want <<'OUT'
+replay: badsym.jsonl:3: pending_changed: bad "syms" entry 0: a symbol name expected
+replay: badsym.jsonl:3: unbacked_bindings: bad "syms" entry 0: a symbol name expected
+replay: badsym.jsonl:3: create_unbacked_symbol: bad "sym": a symbol name expected
+replay: badsym.jsonl:3: renamed: bad "sym2": a symbol name expected
+OUT
+check "a saved trace with a non-symbol where a symbol belongs is refused at its line"
+
 want <<'OUT'
 load: cannot open missing.lua: No such file or directory
 [exit 1]
