@@ -248,13 +248,17 @@ fuzz-run: $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 	    "$$(ls $(BUILD)/corpus/$$n | wc -l)"; \
 	done; exit $$status
 
-# Many more random programs (tests/lua/randprog.lua runs 150 in make test):
-# `make soak SOAK_N=20000 SOAK_SEED=7`; the same seed replays a failure.
+# Many more random programs (tests/lua/randprog.lua runs 150 in make test,
+# tests/repl/randreplay.sh records and replays 8): `make soak SOAK_N=20000
+# SOAK_SEED=7`; the same seed replays a failure. SOAK_REPLAY_N programs
+# are recorded and replayed (two debugger sessions each, live and replay).
 SOAK_N    ?= 5000
 SOAK_SEED ?= 1
+SOAK_REPLAY_N ?= 200
 soak: $(SHAPEDB)
 	SHAPEDB=$(abspath $(SHAPEDB)) RANDPROG_N=$(SOAK_N) RANDPROG_SEED=$(SOAK_SEED) \
-	  prove -v --exec $(abspath tests/tap-exec) tests/lua/randprog.lua
+	  RANDREPLAY_N=$(SOAK_REPLAY_N) RANDREPLAY_SEED=$(SOAK_SEED) \
+	  prove -v --exec $(abspath tests/tap-exec) tests/lua/randprog.lua tests/repl/randreplay.sh
 
 clean:
 	rm -rf build bin

@@ -3,8 +3,11 @@
 -- every backend. Each compile either succeeds or fails with a clean error,
 -- and its event stream keeps the invariants:
 --   no pending fresh unbacked symbol survives past the next node;
---   every unbacked symbol of the trace graph has exactly one binding site.
--- RANDPROG_N programs (default 150 here; `make soak` runs many more),
+--   every unbacked symbol of the trace graph has exactly one binding site;
+--   after lowering (inductor) every binding is defined by a buffer.
+-- (tests/repl/randreplay.sh checks the last one: a saved trace of each
+-- program replays as the live run.) The programs come from
+-- tests/lib/randgen.lua. RANDPROG_N programs (default 150 here; `make soak` runs many more),
 -- seeded by RANDPROG_SEED so a failure can be replayed.
 local t = require("tap")
 local T = shapedb.tensor
@@ -13,37 +16,13 @@ local seed = tonumber(os.getenv("RANDPROG_SEED")) or 16
 math.randomseed(seed)
 local R = math.random
 
-local BACKENDS = { "eager", "aot_eager", "inductor" }
+local gen = require("randgen")
+local BACKENDS = gen.BACKENDS
 
--- a step turns a tensor into a tensor; some make unbacked symbols
-local steps
-steps = {
-  function(x) return x + x end,
-  function(x) return x * 2 end,
-  function(x) return x:sum() + x end,
-  function(x) local i = x:nonzero(); torch._check_is_size(i:size(0)); return i:sum() + x end,
-  function(x) local n = x:sum():long():item(); torch._check(n:ge(0)); return x * 2 end,
-  function(x, d)
-    if d > 2 then return x end
-    local a, b = steps[R(#steps)], steps[R(#steps)]
-    return torch.cond(x:sum():gt(0), function(y) return a(y, d + 1) end,
-      function(y) return b(y, d + 1) end, { x })
-  end,
-  function(x, d)
-    if d > 2 then return x end
-    local a = steps[R(#steps)]
-    return torch.wrap(function(y) return a(y, d + 1) end, x)
-  end,
-}
-
+-- a program: its source (kept for the failure message) and its function
 local function program()
-  local n = R(1, 5)
-  local chosen = {}
-  for i = 1, n do chosen[i] = steps[R(#steps)] end
-  return function(x)
-    for i = 1, n do x = chosen[i](x, 0) end
-    return x
-  end
+  local src = gen.program(R)
+  return assert(load(gen.chunk(src), "=randprog", "t"))(), src
 end
 
 -- the invariants over the events of one compile
@@ -75,6 +54,54 @@ local function check_events(evs)
   return true
 end
 
+-- after lowering (inductor), every unbacked symbol the AOT graph binds at
+-- a node that survived DCE is defined by a buffer (after the renamings of
+-- the retraces), and no binding check failed: PyTorch's "u0 not defined"
+-- assertion in GraphLowering. Returns ok, why, and whether it applied.
+local lowered_syms = 0   -- symbols the lowering check looked at
+local function check_lowering(evs)
+  local phase, renamed, bound, defined, lowered = nil, {}, {}, {}, false
+  local function canon(s)
+    for _ = 1, 100 do
+      if not renamed[s] then break end
+      s = renamed[s]
+    end
+    return s
+  end
+  for _, e in ipairs(evs) do
+    phase = e:match("^phase_start (%a+)") or phase
+    local a, b = e:match("^renamed ([%w_]+) %-> ([%w_]+)")
+    if a then renamed[a] = b end
+    if phase == "aot" then
+      local node, rest = e:match("^unbacked_bindings %%([%w_]+) (.*)")
+      if node then
+        for sym in rest:gmatch("(u%d+): ") do bound[sym] = node end
+      end
+      local gone = e:match("^node_erased ([%w_]+)")
+      if gone then
+        for sym, n in pairs(bound) do
+          if n == gone then bound[sym] = nil end
+        end
+      end
+    elseif phase == "lower" then
+      local set = e:match("^buffer_lowered .* defines {(.-)}")
+      if set then
+        for sym in set:gmatch("[%w_]+") do defined[canon(sym)] = true end
+      end
+      if e:find("^binding_check FAILED") then return false, "lowering: " .. e, true end
+      if e:find("^phase_end lower") then lowered = true end
+    end
+  end
+  if not lowered then return true, nil, false end
+  for sym, node in pairs(bound) do
+    lowered_syms = lowered_syms + 1
+    if not defined[canon(sym)] then
+      return false, string.format("%s (bound at %%%s) is not defined by any buffer after lowering", sym, node), true
+    end
+  end
+  return true, nil, true
+end
+
 local function check_bindings(tr)
   local seen = {}
   for _, line in ipairs(tr:bindings()) do
@@ -86,9 +113,21 @@ local function check_bindings(tr)
   return true
 end
 
+-- the lowering check has teeth: a binding no buffer defines fails it
+do
+  local evs = { "phase_start aot (aot_autograd)", "unbacked_bindings %nonzero u2: .size()[0]",
+    "renamed u2 -> u0 (aot retrace)", "phase_end aot (aot_autograd)", "phase_start lower (inductor)",
+    "buffer_lowered buf0 (FallbackKernel for nonzero)", "phase_end lower (inductor)" }
+  local good, why = check_lowering(evs)
+  t.is(why, "u2 (bound at %nonzero) is not defined by any buffer after lowering", "lowering check: an undefined binding")
+  evs[6] = "buffer_lowered buf1 (MultiOutput for nonzero) defines {u0}"
+  t.ok(check_lowering(evs) and not good, "lowering check: defined through the renaming")
+  lowered_syms = 0
+end
+
 local programs, compiles, ok_runs, clean_errors, invariants, bad = 0, 0, 0, 0, 0, 0
 for p = 1, N do
-  local fn = program()
+  local fn, src = program()
   programs = programs + 1
   for _, backend in ipairs(BACKENDS) do
     local mark = shapedb.event_count()
@@ -112,6 +151,15 @@ for p = 1, N do
       bad = bad + 1
       t.ok(false, string.format("program %d (%s): %s", p, backend, why))
     end
+    if okc then
+      local applied
+      good, why, applied = check_lowering(shapedb.events(false, mark))
+      if applied then invariants = invariants + 1 end
+      if not good then
+        bad = bad + 1
+        t.ok(false, string.format("program %d (%s): %s\n%s", p, backend, why, src))
+      end
+    end
     if okc and c.traces and c.traces[1] then
       good, why = check_bindings(c.traces[1].trace)
       invariants = invariants + 1
@@ -124,5 +172,6 @@ for p = 1, N do
 end
 t.ok(bad == 0, string.format("%d random programs, %d compiles (%d ran, %d clean errors), %d invariant checks, seed %d",
   programs, compiles, ok_runs, clean_errors, invariants, seed))
-t.diag(string.format("randprog: programs=%d compiles=%d invariants=%d failures=%d", programs, compiles, invariants, bad))
+t.diag(string.format("randprog: programs=%d compiles=%d invariants=%d failures=%d lowered_symbols=%d",
+  programs, compiles, invariants, bad, lowered_syms))
 t.done()
