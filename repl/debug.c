@@ -623,13 +623,21 @@ static void announce_breakpoint(dbg *d) {
   if (bp->temporary) bp_remove(d, (size_t)(bp - d->bps));
 }
 
-/* Where the program's thread is now (after an interrupt). */
+/* Where the program's thread is now (after an interrupt). The stop shown
+** next is the last event, which may be lines away from where the program
+** was interrupted (a loop after a compile): the message says so, and
+** `list` then shows the program's line. */
 static void print_program_location(dbg *d) {
   if (d->s->tty) putchar('\n');   /* after the ^C the terminal echoed */
-  if (d->paused_line > 0)
-    printf("Program interrupted at %s:%d.\n", dbg_basename(d->paused_file), d->paused_line);
-  else
+  const sdb_event *e = d->cur > d->base ? sdb_events_at(d->ev, d->cur - 1) : NULL;
+  d->interrupted_at = d->paused_line > 0 ? d->cur + 1 : 0;
+  if (d->paused_line <= 0)
     printf("Program interrupted.\n");
+  else if (e && e->file && (e->file != d->paused_file || e->line != d->paused_line))
+    printf("Program interrupted at %s:%d (after event %u, at %s:%d, shown below).\n",
+           dbg_basename(d->paused_file), d->paused_line, e->seq, dbg_basename(e->file), e->line);
+  else
+    printf("Program interrupted at %s:%d.\n", dbg_basename(d->paused_file), d->paused_line);
 }
 
 /* ------------------------------------------------------------------------
@@ -713,10 +721,15 @@ static int forward(dbg *d, int motion, size_t count, const char *cmd) {
   size_t before = d->cur;
   d->cur = d->stop_at ? d->stop_at : dbg_length(d);
   d->motion = M_NONE;
+  d->interrupted_at = 0;
   if (interrupted) print_program_location(d);
   if (d->cur != before || interrupted) {   /* else: it ended with no new event */
     announce_breakpoint(d);
     dbg_show_stop(d);
+  }
+  if (d->interrupted_at) {   /* a plain `list` lists around the program's line */
+    d->list_file = d->paused_file;
+    d->list_next = d->paused_line > 5 ? d->paused_line - 5 : 1;
   }
   if (ended >= 0 || (!alive(d) && !replay_ending(d) && d->cur == dbg_length(d))) say_end(d);
   /* an interrupted --batch run fails, so scripts can tell */

@@ -100,6 +100,9 @@ typedef struct dbg {
   bool killing;           /* `kill`: raise in user code until it ends */
   const char *paused_file;/* the user's line where the last pause happened */
   int paused_line;
+  size_t interrupted_at;  /* cursor + 1 of a stop made by Ctrl-C (0: none):
+                             there `list` shows the program's line, not the
+                             last event's */
 
   /* the scan for a stop, shared by the engine and the sink */
   int motion;             /* enum in debug.c */

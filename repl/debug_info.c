@@ -527,8 +527,15 @@ static void list_lines(dbg *d, const char *file, int from, int to, int mark) {
 static int cmd_list(repl_session *s, const repl_cmd *c, const repl_args *a) {
   dbg *d = dbg_of(s);
   const sdb_event *e = sdb_view_event(dbg_view(d));
-  int mark = e && e->file ? e->line : -1;
   const char *file = d->list_file ? d->list_file : dbg_program(d);
+  /* the arrow: the program's line at a stop made by Ctrl-C, else the
+  ** event's line, in that file only */
+  const char *mark_file = e ? e->file : NULL;
+  int mark = e && e->file ? e->line : -1;
+  if (d->interrupted_at == d->cur + 1 && d->paused_line > 0) {
+    mark_file = d->paused_file;
+    mark = d->paused_line;
+  }
   int from = d->list_next > 0 ? d->list_next : 1;
   if (a->argc) {
     const char *w = a->argv[0];
@@ -563,7 +570,7 @@ static int cmd_list(repl_session *s, const repl_cmd *c, const repl_args *a) {
                dbg_basename(file), count);
     return -1;
   }
-  if (!e || !e->file || strcmp(e->file, file)) mark = -1;
+  if (!mark_file || strcmp(mark_file, file)) mark = -1;
   list_lines(d, file, from, from + 9, mark);
   return 0;
 }

@@ -29,6 +29,8 @@
 #include "trace_io.h"
 
 #include <lauxlib.h>
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,7 +196,24 @@ static int bad_usage(const char *fmt, const char *arg) {
   return 2;
 }
 
+/* Output that could not be written is lost data: a full disk or a broken
+** pipe behind stdout ends the process with a message and status 1, not 0.
+** Registered first, so it runs after every other exit handler, and
+** os.exit in a program goes through it too. */
+static void close_stdout(void) {
+  bool bad = ferror(stdout) != 0;
+  errno = 0;
+  if (fclose(stdout) != 0) bad = true;
+  if (!bad) return;
+  /* errno is the fclose's, when the last buffer was what failed */
+  fprintf(stderr, "shapedb: cannot write to standard output: %s; the output is incomplete\n",
+          errno ? strerror(errno) : "write error");
+  fflush(stderr);
+  _exit(1);
+}
+
 int main(int argc, char **argv) {
+  atexit(close_stdout);
   char **chunks = calloc((size_t)argc + 1, sizeof *chunks);
   char **xs = calloc((size_t)argc + 1, sizeof *xs);
   int nchunks = 0, nx = 0, script = 0, status = 0;

@@ -262,7 +262,7 @@ clear_screen
 type_line 'continue'
 wait_line "spinning" > /dev/null
 keys C-c
-if wait_line "Program interrupted at loop.lua:7."; then
+if wait_for "Program interrupted at loop.lua:7 (after event 20, at loop.lua:5, shown below)."; then
   pass "Ctrl-C pauses a running program at its line"
 else
   fail "Ctrl-C pauses a running program at its line"

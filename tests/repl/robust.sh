@@ -220,6 +220,56 @@ OUT
 run --batch -x run intr.lua
 check "an interrupted --batch run exits non-zero"
 
+# The stop after Ctrl-C shows the last event, which can be lines away from
+# where the program was interrupted: the message names both, and `list`
+# shows the program's line.
+cat > "$work/intr2.lua" <<'LUA'
+local f = torch.compile(function(x) return x:nonzero() end, { backend = "eager" })
+local out = f(shapedb.tensor{4})
+local n = 0
+local go = io.popen("read line; kill -INT $PPID", "w")
+-- the signal comes after the flush, inside the loop
+go:write("go\n") go:flush() while true do n = n + 1 end
+LUA
+want <<'OUT'
+Starting program: intr2.lua
+Program interrupted at intr2.lua:6 (after event 20, at intr2.lua:2, shown below).
+event 20, intr2.lua:2 in main chunk
+2	local out = f(shapedb.tensor{4})
+  1    local f = torch.compile(function(x) return x:nonzero() end, { backend = "eager" })
+  2    local out = f(shapedb.tensor{4})
+  3    local n = 0
+  4    local go = io.popen("read line; kill -INT $PPID", "w")
+  5    -- the signal comes after the flush, inside the loop
+->6    go:write("go\n") go:flush() while true do n = n + 1 end
+[exit 1]
+OUT
+run --batch -x run -x list intr2.lua
+grep -v '^  [a-z]' "$tmp/got" > "$tmp/got2"
+mv "$tmp/got2" "$tmp/got"
+check "an interrupt names the program's line and the last event's, and list shows the program's"
+
+# --- output that cannot be written -------------------------------------------
+# Standard output on a full disk (/dev/full): the output is lost, so the
+# status says so, also after a program that ends with os.exit(0).
+cp "$SHAPEDB_TESTS/../scripts/nonzero.lua" "$work/nz.lua"
+want <<'OUT'
+shapedb: cannot write to standard output: No space left on device; the output is incomplete
+[exit 1]
+shapedb: cannot write to standard output: write error; the output is incomplete
+[exit 1]
+shapedb: cannot write to standard output: write error; the output is incomplete
+[exit 1]
+shapedb: cannot write to standard output: write error; the output is incomplete
+[exit 1]
+OUT
+(cd "$work" && for args in --version nz.lua '--batch -x run -x info\ events\ all nz.lua' \
+    "-e 'print(1) os.exit(0)'"; do
+  eval "\"\$SHAPEDB\" $args" < /dev/null 2>&1 > /dev/full
+  echo "[exit $?]"
+done) > "$tmp/got" 2>&1
+check "a full standard output fails the run with a message"
+
 # --- error objects -----------------------------------------------------------
 want <<'OUT'
 shapedb: error object is a table: {code = 3}
