@@ -10,6 +10,7 @@
 #include "torch_trace.h"
 
 #include "buf.h"
+#include "cancel.h"
 #include "intern.h"
 #include "map.h"
 
@@ -438,9 +439,11 @@ static bool assemble(sdb_tt_reader *r) {
 }
 
 int sdb_tt_next(sdb_tt_reader *r, const sdb_tt_record **out, sdb_err *err) {
-  (void)err;
   *out = NULL;
   for (;;) {
+    if (sdb_cancelled())   /* Ctrl-C: the records before this line stay */
+      return sdb_err_set(err, SDB_E_INVALID, "KeyboardInterrupt", "%s:%ld: interrupted (%zu "
+                         "records read)", r->path, r->lineno + 1, (size_t)r->nrecords), -1;
     if (!r->has_pending) {
       /* find the first header; anything before it is a bad line */
       const char *line;

@@ -81,7 +81,8 @@ bool sdb_tt_sniff(const char *path);
 /* Open PATH (plain or gzip). Fails only when the file cannot be opened. */
 int sdb_tt_open(const char *path, sdb_tt_reader **out, sdb_err *err);
 /* The next well-formed record: 1 and *rec set, 0 at the end, negative on
-** a read error (err filled; what was read so far stays valid). */
+** a read error or Ctrl-C (cancel.h) (err filled; what was read so far
+** stays valid). */
 int sdb_tt_next(sdb_tt_reader *r, const sdb_tt_record **rec, sdb_err *err);
 void sdb_tt_close(sdb_tt_reader *r);           /* NULL is a no-op */
 

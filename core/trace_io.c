@@ -3,6 +3,7 @@
 */
 #define _GNU_SOURCE   /* mkstemp, fsync, strdup */
 #include "trace_io.h"
+#include "cancel.h"
 #include "intern.h"
 #include "srcfile.h"
 
@@ -577,6 +578,12 @@ int sdb_trace_read(const char *path, sdb_events *out, sdb_trace_meta *meta,
   char buf[256], jbuf[200];
   while ((len = getline(&line, &cap, f)) >= 0) {
     lineno++;
+    if (sdb_cancelled()) {   /* Ctrl-C: what was read so far stays */
+      sdb_err_set(err, SDB_E_INVALID, "KeyboardInterrupt", "%s:%ld: interrupted (the %zu events "
+                  "before it are loaded)", path, lineno, rep->loaded);
+      rc = -1;
+      break;
+    }
     bool complete = len > 0 && line[len - 1] == '\n';
     int c = fgetc(f);
     bool last = c == EOF;

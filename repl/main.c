@@ -18,6 +18,7 @@
 ** Exit status: 0 on success, 1 when a chunk, the script or a --batch
 ** command fails, 2 on bad usage; `quit N` exits with N.
 */
+#include "cancel.h"
 #include "debug.h"
 #include "host.h"
 #include "runlimit.h"
@@ -214,6 +215,7 @@ static void close_stdout(void) {
 
 int main(int argc, char **argv) {
   atexit(close_stdout);
+  sdb_cancel_watch(&repl_host_interrupted);   /* Ctrl-C stops long reads in core */
   char **chunks = calloc((size_t)argc + 1, sizeof *chunks);
   char **xs = calloc((size_t)argc + 1, sizeof *xs);
   int nchunks = 0, nx = 0, script = 0, status = 0;
