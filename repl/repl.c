@@ -428,6 +428,10 @@ static int run_line(repl_session *s, const char *line, input *in, const repl_cmd
   const repl_cmd *cmd;
   const char *rest;
   bool unknown_if_bad;
+  /* A Ctrl-C belongs to the line it interrupted: each line starts with the
+  ** flag down, or a later `replay` in a --batch list would stop at once.
+  ** (A sourced file's reader checks it before reading the next line.) */
+  repl_host_clear_interrupt();
   switch (classify(s, line, &cmd, &rest, &unknown_if_bad)) {
   case REPL_LINE_BLANK:
     return 0;

@@ -220,6 +220,20 @@ OUT
 run --batch -x run intr.lua
 check "an interrupted --batch run exits non-zero"
 
+# The Ctrl-C belonged to `run`: a `replay` after it in the same --batch
+# list reads its whole trace (core's readers stop on the flag it raised).
+printf '%s\n' '{"format": "shapedb-trace", "version": 1, "events": 1}' \
+  '{"event": "note", "phase": "trace", "text": "hi"}' > "$work/one.jsonl"
+want <<'OUT'
+Starting program: intr.lua
+Program interrupted at intr.lua:4.
+start of the run: no events yet
+Replaying one.jsonl: 1 event of a program.
+[exit 1]
+OUT
+run --batch -x run -x 'replay one.jsonl' intr.lua
+check "a Ctrl-C does not outlive its command"
+
 # The stop after Ctrl-C shows the last event, which can be lines away from
 # where the program was interrupted: the message names both, and `list`
 # shows the program's line.
