@@ -199,6 +199,17 @@ static int on_signal_event(void) {
   return 0;
 }
 
+/* A Ctrl-C that lands while readline is not blocked in read() (drawing
+** the prompt, between two keys on a busy machine) raises the flag without
+** any EINTR, so the hook above would only run at some later signal: the
+** keys typed after the Ctrl-C would join the line it cleared. Readline
+** reads a key at a time through here, so a raised flag is acted on before
+** the next key. */
+static int getc_after_signals(FILE *f) {
+  if (prompt_sigint || term_sig) on_signal_event();
+  return rl_getc(f);
+}
+
 /* ------------------------------------------------------------------------
 ** Completion
 ** ---------------------------------------------------------------------- */
@@ -505,6 +516,7 @@ void repl_lineio_init(repl_session *s) {
   rl_basic_word_break_characters = " \t\n\"'`@$><=;|&{([,+*/%^#~)}";
   rl_catch_signals = 0;
   rl_signal_event_hook = on_signal_event;
+  rl_getc_function = getc_after_signals;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_prompt_sigint;

@@ -161,6 +161,7 @@ keys -l 'abc'
 wait_for "(shapedb) abc" > /dev/null
 keys C-c
 wait_for "(shapedb) abc^C" > /dev/null
+at_prompt "(shapedb)" > /dev/null
 type_line '1 + 2'
 if wait_for "(shapedb) 1 + 2" && wait_line "3" && ! grep -q "abc1" "$tmp/screen"; then
   pass "Ctrl-C at the prompt clears the line"
@@ -172,6 +173,9 @@ clear_screen
 type_line 'for i = 1, 2 do'
 at_prompt ">>" > /dev/null
 keys C-c
+# the terminal turns ^C into a signal at once, but keys sent right after
+# it can reach shapedb's read() before the signal does: wait for its answer
+at_prompt "(shapedb)" > /dev/null
 type_line '7'
 # wait for the output line too: the echo of the input comes first
 if wait_for "(shapedb) 7" && wait_line "7" && [ "$(grep -cx '7' "$tmp/screen")" = 1 ]; then
