@@ -13,22 +13,44 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int repl_dot_save(sdb_timeline *t, size_t step, bool all, const char *path,
                   const char **why) {
   *why = NULL;
-  FILE *f = !strcmp(path, "-") ? stdout : fopen(path, "w");
+  if (!strcmp(path, "-")) {
+    int rc = repl_dot_write(stdout, t, step, all, why);
+    if (rc != 0 && !*why) *why = strerror(errno);
+    return rc;
+  }
+  /* a temporary file beside it, renamed over it once complete: a full disk
+  ** leaves the old file as it was, not half of a new one */
+  size_t n = strlen(path) + 16;
+  char *tmp = malloc(n);
+  if (!tmp) { *why = "out of memory"; return -1; }
+  snprintf(tmp, n, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!f) {
     *why = strerror(errno);
+    if (fd >= 0) { close(fd); unlink(tmp); }
+    free(tmp);
     return -1;
   }
+  fchmod(fd, 0644);
   int rc = repl_dot_write(f, t, step, all, why);
   if (rc != 0 && !*why) *why = strerror(errno);
-  if (f != stdout && fclose(f) != 0 && rc == 0) {
+  if (fclose(f) != 0 && rc == 0) {
     *why = strerror(errno);
     rc = -1;
   }
+  if (rc == 0 && rename(tmp, path) != 0) {
+    *why = strerror(errno);
+    rc = -1;
+  }
+  if (rc != 0) unlink(tmp);
+  free(tmp);
   return rc;
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -73,13 +74,23 @@ static void where(sdb_buf *b, const sdb_event *e) {
   }
 }
 
+/* Through a temporary file renamed over the old one once complete: a full
+** disk leaves a page of an earlier report whole, not cut short. */
 static int write_file(const char *dir, const char *name, sdb_buf *b, const char **why) {
-  char path[4096];
+  char path[4096], tmp[4200];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
+  snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f && fd >= 0) { close(fd); unlink(tmp); fd = -1; }
+  if (f) fchmod(fd, 0644);
   bool ok = f && fwrite(sdb_buf_cstr(b), 1, b->len, f) == b->len;
   if (f && fclose(f) != 0) ok = false;
-  if (!ok) *why = strerror(errno);
+  if (ok && rename(tmp, path) != 0) ok = false;
+  if (!ok) {
+    *why = strerror(errno);
+    if (f) unlink(tmp);
+  }
   return ok ? 0 : -1;
 }
 

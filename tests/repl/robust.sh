@@ -284,6 +284,30 @@ OUT
 done) > "$tmp/got" 2>&1
 check "a full standard output fails the run with a message"
 
+# --dot and --html on a full disk (a 16 KiB tmpfs, root only): an error
+# and exit 1, the old file whole, no temporary file left.
+mnt=$tmp/mnt
+mkdir "$mnt"
+if mount -t tmpfs -o size=16k tmpfs "$mnt" 2> /dev/null; then
+  trap 'umount "$mnt" 2> /dev/null; rm -rf "$tmp"' EXIT
+  echo 'digraph old {}' > "$mnt/old.dot"
+  head -c 14000 /dev/zero > "$mnt/fill"
+  want <<'OUT'
+shapedb: --dot MNT/old.dot: No space left on device
+[exit 1]
+digraph old {}
+files: fill old.dot
+OUT
+  (cd "$work" && "$SHAPEDB" --dot "$mnt/old.dot" nz.lua < /dev/null 2>&1 > /dev/null; echo "[exit $?]") |
+    sed "s|$mnt|MNT|g" > "$tmp/got"
+  cat "$mnt/old.dot" >> "$tmp/got"
+  echo "files: $(ls "$mnt" | tr '\n' ' ' | sed 's/ $//')" >> "$tmp/got"
+  umount "$mnt"
+  check "--dot on a full disk keeps the old file"
+else
+  n=$((n + 1)); echo "ok $n # skip --dot on a full disk: cannot mount a tmpfs here"
+fi
+
 # --- error objects -----------------------------------------------------------
 want <<'OUT'
 shapedb: error object is a table: {code = 3}
