@@ -20,8 +20,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char path[64];
 
+/* the scratch file goes when the run ends */
+static void remove_scratch(void) { unlink(path); }
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (!path[0]) snprintf(path, sizeof path, "/tmp/sdb-fuzz-tt-%ld.log", (long)getpid());
+  if (!path[0]) {
+    snprintf(path, sizeof path, "/tmp/sdb-fuzz-tt-%ld.log", (long)getpid());
+    atexit(remove_scratch);
+  }
   FILE *f = fopen(path, "wb");
   if (!f) return 0;
   if (size) fwrite(data, 1, size, f);

@@ -27,6 +27,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char in_path[64], out1[64], out2[64];
 
+/* the scratch files go when the run ends */
+static void remove_scratch(void) {
+  unlink(in_path);
+  unlink(out1);
+  unlink(out2);
+}
+
 /* the stacks a read hands over, by event position */
 typedef struct { const char **v; size_t n; } stacks;
 static void on_stack(void *ud, size_t seq, const char *stack) {
@@ -100,6 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     snprintf(in_path, sizeof in_path, "/tmp/sdb-fuzz-tio-%ld.jsonl", pid);
     snprintf(out1, sizeof out1, "/tmp/sdb-fuzz-tio-%ld-1.jsonl", pid);
     snprintf(out2, sizeof out2, "/tmp/sdb-fuzz-tio-%ld-2.jsonl", pid);
+    atexit(remove_scratch);
   }
   FILE *f = fopen(in_path, "wb");
   if (!f) return 0;
