@@ -106,7 +106,8 @@ int dbg_report_html(repl_session *s, const char *dir) {
     return -1;
   }
   const char *why;
-  int n = repl_html_write(dir, d->tl, d->cur, s->program ? s->program : d->label, d->import, &why);
+  const char *title = d->import ? sdb_tt_path(sdb_tti_reader(d->import)) : dbg_program(d);
+  int n = repl_html_write(dir, d->tl, d->cur, title ? title : d->label, d->import, &why);
   if (n < 0) {
     repl_error(s, "report html: %s: %s", dir, why);
     return -1;

@@ -179,7 +179,7 @@ static int run_session(lua_State *L, bool batch, char **xs, int nx, char **argv,
   {
     /* a replayed TORCH_TRACE log is reported with what only the log has */
     const sdb_tti *imp = dbg_of(s)->import;
-    const char *title = imp ? sdb_tt_path(sdb_tti_reader(imp)) : s->program;
+    const char *title = imp ? sdb_tt_path(sdb_tti_reader(imp)) : dbg_program(dbg_of(s));
     if (write_pictures(s->L, title, imp) != 0 && status == 0) status = 1;
   }
   if (record_path && dbg_save(dbg_of(s), record_path, true) != 0) status = 1;

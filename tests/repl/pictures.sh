@@ -376,6 +376,20 @@ index.html
 EOF
 check "--html writes the report of a whole run"
 
+# The report of a saved trace is the live run's report, page for page
+run -q --record tour.sdbtrace --html live "$root/scripts/tour.lua"
+run --replay tour.sdbtrace --html replayed
+(cd "$work" && for f in live/*.html; do cmp "$f" "replayed/${f#live/}" && echo "same ${f#live/}"; done
+ grep -o '<title>[^<]*</title>' replayed/index.html | sed "s|$root|ROOT|") > "$tmp/got" 2>&1
+want <<'EOF'
+same compile-1.html
+same compile-2.html
+same compile-3.html
+same index.html
+<title>shapedb report: ROOT/scripts/tour.lua</title>
+EOF
+check "--html on a saved trace writes the live run's report, page for page"
+
 # The report of an imported TORCH_TRACE log (read from ../shared, never
 # copied): compile ids as PyTorch writes them, the log's status and failure,
 # the logged graphs and code, the installed guards it logged.
