@@ -1405,6 +1405,7 @@ void dbg_init(repl_session *s) {
   dbg_tutorial_init();
   dbg_ask_init();
   dbg_import_init();
+  dbg_retrace_init();
   dbg_save_init();
 }
 
@@ -1413,6 +1414,7 @@ void dbg_free(repl_session *s) {
   if (!d) return;
   dbg_tutorial_free();
   dbg_import_free(d);
+  dbg_retrace_free();
   dbg_save_free(d);
   free(d->failure);
   release_program(d);

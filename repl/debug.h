@@ -198,6 +198,9 @@ void dbg_tutorial_free(void);
 ** it: both return 1 when it is not theirs to answer (no log, no such id;
 ** QUIET: nothing found is not an error). */
 void dbg_import_init(void);
+/* debug_retrace.c: `retrace [ID]` on an imported log, `info divergences`. */
+void dbg_retrace_init(void);
+void dbg_retrace_free(void);
 void dbg_import_free(dbg *d);
 int dbg_import_open(dbg *d, const char *path, long rank);
 int dbg_import_graph(dbg *d, const repl_args *a);

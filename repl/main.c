@@ -56,6 +56,9 @@ static void usage(FILE *f) {
     "                   Graphviz DOT to FILE (render with dot -Tsvg)\n"
     "  --html DIR       at the end, write a static HTML report of the run\n"
     "                   into DIR (DIR/index.html)\n"
+    "  --retrace LOG [ID]  open LOG as --replay does and re-run compile ID's\n"
+    "                   dynamo_output_graph in the model (`retrace ID`; the\n"
+    "                   first compile with a graph when ID is left out)\n"
     "  --replay LOG     open a PyTorch TORCH_TRACE log (plain, .gz, or a\n"
     "                   directory of per-rank logs) in the debugger\n"
     "  --rank N         with --replay DIR: rank N's log (default 0)\n"
@@ -221,6 +224,9 @@ int main(int argc, char **argv) {
   int nchunks = 0, nx = 0, script = 0, status = 0;
   bool debug = false, batch = false;
   const char *replay_path = NULL, *replay_rank = NULL;
+  bool retrace = false;
+  const char *retrace_id = NULL;
+  char *retrace_cmd = NULL;
   char *replay_cmd = NULL;
   int report = REPORT_FULL;
   if (!chunks || !xs) {
@@ -244,6 +250,20 @@ int main(int argc, char **argv) {
       }
       if (a[1] == 'e') chunks[nchunks++] = argv[++i];
       else xs[nx++] = argv[++i];
+      continue;
+    }
+    if (!strcmp(a, "--retrace")) {
+      /* --retrace LOG [ID]: `replay LOG` then `retrace [ID]`; an ID is a
+      ** compile id as PyTorch writes it (0/0, [1/0], !0/0/1, -/-) */
+      if (i + 1 >= argc) {
+        status = bad_usage("'%s' needs a TORCH_TRACE log", a);
+        goto done;
+      }
+      replay_path = argv[++i];
+      retrace = true;
+      if (i + 1 < argc && strchr(argv[i + 1], '/') &&
+          strspn(argv[i + 1], "[]!-/0123456789_") == strlen(argv[i + 1]))
+        retrace_id = argv[++i];
       continue;
     }
     if (!strcmp(a, "--replay") || !strcmp(a, "--rank")) {
@@ -310,6 +330,15 @@ int main(int argc, char **argv) {
     memmove(xs + 1, xs, (size_t)nx * sizeof *xs);
     xs[0] = replay_cmd;
     nx++;
+    if (retrace) {
+      size_t m = (retrace_id ? strlen(retrace_id) : 0) + 16;
+      retrace_cmd = malloc(m);
+      if (!retrace_cmd) { status = 1; goto done; }
+      snprintf(retrace_cmd, m, "retrace%s%s", retrace_id ? " " : "", retrace_id ? retrace_id : "");
+      memmove(xs + 2, xs + 1, (size_t)(nx - 1) * sizeof *xs);
+      xs[1] = retrace_cmd;
+      nx++;
+    }
   }
   {
     /* tests: make saves fail after N bytes (a full disk, on any disk) */
@@ -338,6 +367,7 @@ int main(int argc, char **argv) {
   }
 done:
   free(replay_cmd);
+  free(retrace_cmd);
   free(chunks);
   free(xs);
   return status;

@@ -1,0 +1,113 @@
+#!/bin/sh
+# retrace.sh — `retrace [ID]`, `--retrace LOG [ID]` and `info divergences`:
+# the dynamo_output_graph of each real sample log in
+# $SHAPEDB_SHARED/examples/torch_trace (read there, never copied) re-run in
+# the model with its exact summary; a log written here whose graph carries
+# a wrong annotation, reported as a divergence at that node, where `break
+# event divergence` stops; stepping, where and list on the retraced run;
+# bad input (harness: tests/lib/transcript.sh).
+NAME=retrace
+. "${SHAPEDB_TESTS:-$(dirname "$0")/..}/lib/transcript.sh"
+LOGS=${SHAPEDB_SHARED:-$(dirname "$0")/../../../shared}/examples/torch_trace
+
+for l in links comp_failure artifacts; do
+  run --batch --retrace "$LOGS/tlparse_$l.log" -x 'info divergences'
+  grep '^retrace: \|^No divergences\|^Retracing\|^\[exit' "$tmp/got" > "$tmp/got.s"
+  mv "$tmp/got.s" "$tmp/got"
+  case $l in
+    links) want <<'EOF'
+Retracing [0/0]: its dynamo_output_graph (log line 5) through shapedb's ops, 14 events.
+retrace: 6 nodes, 6 matched, 0 diverged, 0 unsupported ops
+retrace: 6 nodes, 6 matched, 0 diverged, 0 unsupported ops
+No divergences: every annotated node matched.
+[exit 0]
+EOF
+    ;;
+    comp_failure) want <<'EOF'
+Retracing [0/0]: its dynamo_output_graph (log line 38) through shapedb's ops, 9 events.
+retrace: 2 nodes, 2 matched, 0 diverged, 0 unsupported ops
+retrace: 2 nodes, 2 matched, 0 diverged, 0 unsupported ops
+No divergences: every annotated node matched.
+[exit 0]
+EOF
+    ;;
+    artifacts) want <<'EOF'
+Retracing [0/0]: its dynamo_output_graph (log line 15) through shapedb's ops, 11 events.
+retrace: 3 nodes, 3 matched, 0 diverged, 0 unsupported ops
+retrace: 3 nodes, 3 matched, 0 diverged, 0 unsupported ops
+No divergences: every annotated node matched.
+[exit 0]
+EOF
+    ;;
+  esac
+  check "--retrace on the real $l log: every node matches PyTorch's annotation"
+done
+
+# A log written here: nonzero, its size, and a mul whose annotation is wrong
+# (PyTorch would say [u0, 2]; the log says [u0, 3]).
+tab=$(printf '\t')
+{
+  echo 'V1124 10:00:00.000000 1234 torch/_dynamo/convert_frame.py:1] {"dynamo_start": {"stack": [{"line": 3, "name": "forward", "filename": "/home/u/model.py"}]}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0}'
+  echo 'V1124 10:00:00.100000 1234 torch/_dynamo/output_graph.py:1] {"dynamo_output_graph": {"sizes": {"l_x_": [5, 2]}}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "0"}'
+  sed "s/^/$tab/" <<'EOF'
+class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[5, 2][2, 1]cpu"):
+        l_x_ = L_x_
+
+         # File: /home/u/model.py:4 in forward, code: idx = x.nonzero()
+        nonzero: "i64[u0, 2][1, u0]cpu" = l_x_.nonzero();  l_x_ = None
+
+         # File: /home/u/model.py:5 in forward, code: n = idx.size(0)
+        sym_size_int: "Sym(u0)" = torch.ops.aten.sym_size.int(nonzero, 0)
+
+         # File: /home/u/model.py:6 in forward, code: return idx * 2
+        mul: "i64[u0, 3][1, u0]cpu" = nonzero * 2;  nonzero = None
+        return (mul,)
+EOF
+} > "$work/wrong.log"
+run --batch --replay wrong.log -x 'retrace 0/0' -x 'info divergences' -x 'break event divergence' -x continue -x where
+sed -n '/^Retracing/,$p' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+want <<'EOF'
+Retracing [0/0]: its dynamo_output_graph (log line 2) through shapedb's ops, 23 events.
+retrace: 4 nodes, 3 matched, 1 diverged, 0 unsupported ops
+`step` and `continue` move through it; `info divergences` lists the differences.
+retrace: 4 nodes, 3 matched, 1 diverged, 0 unsupported ops
+1  GraphModule.mul (payload line 12): sizes differ
+     PyTorch  i64[u0, 3][1, u0]cpu
+     shapedb  i64[u0, 2][2, 1]cpu
+Breakpoint 1: event divergence
+Breakpoint 1, event divergence
+event 17, phase trace, tracer trace, model.py:6 in forward
+  divergence mul: sizes differ: PyTorch i64[u0, 3][1, u0]cpu, shapedb i64[u0, 2][2, 1]cpu
+6	return idx * 2
+  compile 1 (retrace [0/0]) began at event 5
+  tracer: - -> trace
+  new symbol: u0 [0, 10]
+  binding: u0: .size()[0] on %nonzero
+event 17, trace phase:
+#0  forward at model.py:6
+[exit 0]
+EOF
+check "a wrong annotation is a divergence at its node; break event divergence stops there; where and list show the Python line"
+
+# Bad input
+printf '%s\n' 'V1124 10:00:00.000000 1234 torch/_dynamo/output_graph.py:1] {"dynamo_output_graph": {}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "0"}' \
+  "${tab}def not_a_graph(x):" "${tab}    return x" > "$work/notgm.log"
+run --batch -x retrace -x 'info divergences'
+want <<'EOF'
+retrace: no TORCH_TRACE log is open (`replay LOG` opens one)
+No retrace yet (`retrace [ID]` re-runs a compile of a replayed TORCH_TRACE log).
+[exit 1]
+EOF
+check "retrace with no log open, info divergences before any retrace"
+
+run --batch --replay notgm.log -x 'retrace' -x 'retrace 3/0'
+sed 's|[^ ]*/notgm.log|notgm.log|g' "$tmp/got" | grep -v '^`info compiles`\|^Replaying' > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+want <<'EOF'
+retrace: notgm.log:1: dynamo_output_graph of [0/0]: payload line 1: not a GraphModule: expected 'class GraphModule(torch.nn.Module):', found 'def not_a_graph(x):'
+retrace: no compile 3/0 in this log (`info compiles` lists them)
+[exit 1]
+EOF
+check "a payload that is not a GraphModule (named with its log and payload lines), an unknown compile id"
+
+echo "1..$n"
