@@ -94,9 +94,13 @@ static int write_file(const char *dir, const char *name, sdb_buf *b, const char 
   return ok ? 0 : -1;
 }
 
-/* `dot -Tsvg in -o out`; false when Graphviz is missing or fails. */
+/* `dot -Tsvg in -o out.tmp`, renamed onto out when dot succeeds, so a
+** failing dot or a full disk keeps an earlier out whole; false when
+** Graphviz is missing or fails. */
 static bool run_dot(const char *in, const char *out) {
-  char *argv[] = {"dot", "-Tsvg", (char *)in, "-o", (char *)out, NULL};
+  char tmp[4300];
+  snprintf(tmp, sizeof tmp, "%s.tmp", out);
+  char *argv[] = {"dot", "-Tsvg", (char *)in, "-o", tmp, NULL};
   pid_t pid;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -105,8 +109,10 @@ static bool run_dot(const char *in, const char *out) {
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) return false;
   int st;
-  if (waitpid(pid, &st, 0) < 0) return false;
-  return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  bool ok = waitpid(pid, &st, 0) >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  if (ok && rename(tmp, out) != 0) ok = false;
+  if (!ok) remove(tmp);
+  return ok;
 }
 
 /* --- one compile ------------------------------------------------------------ */
