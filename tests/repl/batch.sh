@@ -33,6 +33,7 @@ Running
   kill                     end the paused program
   next [N]                 step over a nested tracer or phase
   replay LOG [--rank N]    open a PyTorch TORCH_TRACE log in the debugger
+  retrace [ID]             re-run a compile's graph from a TORCH_TRACE log in shapedb's model
   reverse-continue         go back to the previous breakpoint hit or the start
   reverse-finish           go back to where the current tracer or phase began
   reverse-next [N]         go back over a nested tracer or phase
@@ -141,6 +142,7 @@ info subcommands:
   info breakpoints         the breakpoints, with their hit counts
   info compiles            the compiles of an imported TORCH_TRACE log
   info display             what is shown at every stop
+  info divergences         where the last retrace differs from PyTorch
   info events [N|all]      the events around the cursor (or N, or all)
   info graph [NAME]        the nodes of a graph so far
   info guards              the guards taken, with phase and Lua line
@@ -435,6 +437,9 @@ usage: shapedb [options] [FILE.lua [args...]]
                    Graphviz DOT to FILE (render with dot -Tsvg)
   --html DIR       at the end, write a static HTML report of the run
                    into DIR (DIR/index.html)
+  --retrace LOG [ID]  open LOG as --replay does and re-run compile ID's
+                   dynamo_output_graph in the model (`retrace ID`; the
+                   first compile with a graph when ID is left out)
   --replay LOG     open a PyTorch TORCH_TRACE log (plain, .gz, or a
                    directory of per-rank logs) in the debugger
   --rank N         with --replay DIR: rank N's log (default 0)
