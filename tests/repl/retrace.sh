@@ -10,37 +10,20 @@ NAME=retrace
 . "${SHAPEDB_TESTS:-$(dirname "$0")/..}/lib/transcript.sh"
 LOGS=${SHAPEDB_SHARED:-$(dirname "$0")/../../../shared}/examples/torch_trace
 
-for l in links comp_failure artifacts; do
-  run --batch --retrace "$LOGS/tlparse_$l.log" -x 'info divergences'
+# LOG, the graph's log line, the events of the retrace, its nodes
+for spec in "links 5 14 6" "comp_failure 38 9 2" "artifacts 15 11 3"; do
+  set -- $spec
+  run --batch --retrace "$LOGS/tlparse_$1.log" -x 'info divergences'
   grep '^retrace: \|^No divergences\|^Retracing\|^\[exit' "$tmp/got" > "$tmp/got.s"
   mv "$tmp/got.s" "$tmp/got"
-  case $l in
-    links) want <<'EOF'
-Retracing [0/0]: its dynamo_output_graph (log line 5) through shapedb's ops, 14 events.
-retrace: 6 nodes, 6 matched, 0 diverged, 0 unsupported ops
-retrace: 6 nodes, 6 matched, 0 diverged, 0 unsupported ops
+  want <<EOF
+Retracing [0/0]: its dynamo_output_graph (log line $2) through shapedb's ops, $3 events.
+retrace: $4 nodes, $4 matched, 0 diverged, 0 unsupported ops
+retrace: $4 nodes, $4 matched, 0 diverged, 0 unsupported ops
 No divergences: every annotated node matched.
 [exit 0]
 EOF
-    ;;
-    comp_failure) want <<'EOF'
-Retracing [0/0]: its dynamo_output_graph (log line 38) through shapedb's ops, 9 events.
-retrace: 2 nodes, 2 matched, 0 diverged, 0 unsupported ops
-retrace: 2 nodes, 2 matched, 0 diverged, 0 unsupported ops
-No divergences: every annotated node matched.
-[exit 0]
-EOF
-    ;;
-    artifacts) want <<'EOF'
-Retracing [0/0]: its dynamo_output_graph (log line 15) through shapedb's ops, 11 events.
-retrace: 3 nodes, 3 matched, 0 diverged, 0 unsupported ops
-retrace: 3 nodes, 3 matched, 0 diverged, 0 unsupported ops
-No divergences: every annotated node matched.
-[exit 0]
-EOF
-    ;;
-  esac
-  check "--retrace on the real $l log: every node matches PyTorch's annotation"
+  check "--retrace on the real $1 log: every node matches PyTorch's annotation"
 done
 
 # A log written here: nonzero, its size, and a mul whose annotation is wrong
