@@ -71,7 +71,7 @@ event 17, trace phase:
 #0  forward at model.py:6
 [exit 0]
 EOF
-check "a wrong annotation is a divergence at its node; break event divergence stops there; where and list show the Python line"
+check "a wrong annotation is a divergence at its node; break event divergence stops there at the Python line; where names it"
 
 # Bad input
 printf '%s\n' 'V1124 10:00:00.000000 1234 torch/_dynamo/output_graph.py:1] {"dynamo_output_graph": {}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "0"}' \
