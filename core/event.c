@@ -255,6 +255,8 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       sdb_buf_putc(b, ' ');
       put_range(b, ev->range);
       if (ev->text && strcmp(ev->text, "int")) sdb_buf_printf(b, " (%s)", ev->text);
+      /* an imported log's symbol first seen in a guard: "(mentioned in guard_added)" */
+      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
       break;
     case SDB_EV_SPECIALIZATION:
       sdb_buf_printf(b, " %s = ", ev->text ? ev->text : "?");

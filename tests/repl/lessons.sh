@@ -74,6 +74,16 @@ want <<'EOF'
 EOF
 check "lesson 11: explain u0 shows the log's expression tree from the answer down to u0"
 
+# lesson 11's stop 5: the second trace's u1 has no record of its own; the
+# stop says it was created where a guard first mentions it
+run --batch --replay "$root/scripts/lessons/11-draft-export.log" -x 'break event create_unbacked_symbol' -x continue -x continue
+grep '^  create_unbacked_symbol' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+want <<'EOF'
+  create_unbacked_symbol u0 [-int_oo, int_oo]
+  create_unbacked_symbol u1 [-int_oo, int_oo] (mentioned in guard_added)
+EOF
+check "an imported unbacked symbol first seen in a guard says so"
+
 # every lesson is also a plain program (lesson 3 ends in its error on purpose)
 plain=""
 for f in "$root"/scripts/lessons/*.lua; do
