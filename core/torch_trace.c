@@ -498,15 +498,19 @@ bool sdb_tt_sniff(const char *path) {
 }
 
 int sdb_tt_open(const char *path, sdb_tt_reader **out, sdb_err *err) {
+  return sdb_tt_open_as(path, path, out, err);
+}
+
+int sdb_tt_open_as(const char *path, const char *name, sdb_tt_reader **out, sdb_err *err) {
   *out = NULL;
   sdb_tt_reader *r = calloc(1, sizeof *r);
   if (!r) return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
-  r->path = sdb_intern(path);
+  r->path = sdb_intern(name);
   r->gz = gzopen(path, "rb");
   if (!r->gz) {
     int e = errno;
     free(r);
-    return sdb_err_set(err, SDB_E_INVALID, "FileNotFoundError", "%s: %s", path,
+    return sdb_err_set(err, SDB_E_INVALID, "FileNotFoundError", "%s: %s", name,
                        e ? strerror(e) : "cannot open");
   }
   gzbuffer(r->gz, CHUNK);

@@ -80,6 +80,9 @@ typedef struct sdb_tt_reader sdb_tt_reader;
 bool sdb_tt_sniff(const char *path);
 /* Open PATH (plain or gzip). Fails only when the file cannot be opened. */
 int sdb_tt_open(const char *path, sdb_tt_reader **out, sdb_err *err);
+/* The same, naming the log NAME in problems and errors (a spooled pipe,
+** see spool.h, is read from a temporary file under the user's name). */
+int sdb_tt_open_as(const char *path, const char *name, sdb_tt_reader **out, sdb_err *err);
 /* The next well-formed record: 1 and *rec set, 0 at the end, negative on
 ** a read error or Ctrl-C (cancel.h) (err filled; what was read so far
 ** stays valid). */

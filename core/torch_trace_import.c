@@ -16,6 +16,7 @@
 #include "map.h"
 #include "ranges.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -773,6 +774,20 @@ static void range_constraints(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   }
 }
 
+/* PyTorch pads a guard's text before its "# comment"; a recompile reason
+** quoting that guard keeps the padding, which must not reach the screen. */
+static void put_trimmed(sdb_buf *b, const char *s) {
+  size_t n = strlen(s);
+  while (n && isspace((unsigned char)s[n - 1])) n--;
+  sdb_buf_putn(b, s, n);
+}
+
+static const char *intern_trimmed(const char *s) {
+  size_t n = strlen(s);
+  while (n && isspace((unsigned char)s[n - 1])) n--;
+  return sdb_intern_n(s, n);
+}
+
 static void on_metrics(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   const char *co = jstr(rec->meta, "co_name"), *file = jstr(rec->meta, "co_filename");
   json_t *ln = json_object_get(rec->meta, "co_firstlineno");
@@ -781,7 +796,7 @@ static void on_metrics(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   if (json_is_integer(ln)) c->pub.lineno = (long)json_integer_value(ln);
   const char *ft = jstr(rec->meta, "fail_type"), *fr = jstr(rec->meta, "fail_reason");
   const char *rr = jstr(rec->meta, "recompile_reason");
-  if (rr && !c->pub.recompile_reason) c->pub.recompile_reason = sdb_intern(rr);
+  if (rr && !c->pub.recompile_reason) c->pub.recompile_reason = intern_trimmed(rr);
   if (ft) {
     c->pub.status = sdb_intern("failed");
     c->pub.fail_type = sdb_intern(ft);
@@ -814,7 +829,10 @@ static void on_artifact(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
     size_t i;
     json_t *s;
     json_array_foreach(l, i, s)
-      if (json_is_string(s)) sdb_buf_printf(&b, "%s%s", b.len ? "; " : "", json_string_value(s));
+      if (json_is_string(s)) {
+        if (b.len) sdb_buf_puts(&b, "; ");
+        put_trimmed(&b, json_string_value(s));
+      }
     json_decref(l);
     if (!b.len) sdb_buf_putn(&b, rec->payload, rec->payload_len);
     c->pub.recompile_reason = sdb_intern(sdb_buf_cstr(&b));
@@ -899,11 +917,11 @@ static void on_record(sdb_tti *t, const sdb_tt_record *rec) {
 }
 
 int sdb_tti_import(const char *path, sdb_events *ev, sdb_tti **out, sdb_err *err) {
-  return sdb_tti_import_ex(path, ev, NULL, NULL, out, err);
+  return sdb_tti_import_ex(path, NULL, ev, NULL, NULL, out, err);
 }
 
-int sdb_tti_import_ex(const char *path, sdb_events *ev, sdb_tti_stack_fn stack_fn, void *ud,
-                      sdb_tti **out, sdb_err *err) {
+int sdb_tti_import_ex(const char *path, const char *name, sdb_events *ev,
+                      sdb_tti_stack_fn stack_fn, void *ud, sdb_tti **out, sdb_err *err) {
   *out = NULL;
   sdb_tti *t = calloc(1, sizeof *t);
   if (!t) return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
@@ -911,7 +929,7 @@ int sdb_tti_import_ex(const char *path, sdb_events *ev, sdb_tti_stack_fn stack_f
   t->stack_fn = stack_fn;
   t->stack_ud = ud;
   t->cur = -1;
-  int rc = sdb_tt_open(path, &t->r, err);
+  int rc = sdb_tt_open_as(path, name ? name : path, &t->r, err);
   if (rc) { free(t); return rc; }
   const sdb_tt_record *rec;
   while ((rc = sdb_tt_next(t->r, &rec, err)) == 1) {

@@ -83,10 +83,11 @@ int sdb_tti_import(const char *path, sdb_events *ev, sdb_tti **out, sdb_err *err
 /* The same, calling STACK_FN for each event whose record names the user's
 ** Python stack (user_stack, else the frames of its stack outside
 ** PyTorch), with that stack as `where` prints one, innermost first and
-** interned: "#0  forward at test_draft_export.py:297\n#1  ...". */
+** interned: "#0  forward at test_draft_export.py:297\n#1  ...". NAME
+** (NULL: PATH) is what problems and errors call the file (see spool.h). */
 typedef void (*sdb_tti_stack_fn)(void *ud, size_t seq, const char *stack);
-int sdb_tti_import_ex(const char *path, sdb_events *ev, sdb_tti_stack_fn stack_fn, void *ud,
-                      sdb_tti **out, sdb_err *err);
+int sdb_tti_import_ex(const char *path, const char *name, sdb_events *ev,
+                      sdb_tti_stack_fn stack_fn, void *ud, sdb_tti **out, sdb_err *err);
 void sdb_tti_free(sdb_tti *t);
 
 /* The reader after the end of the file: problems, per-kind counts, the

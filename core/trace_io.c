@@ -566,9 +566,15 @@ static const char *json_reason(const json_error_t *je, size_t len, char *buf, si
 int sdb_trace_read(const char *path, sdb_events *out, sdb_trace_meta *meta,
                    sdb_trace_stack_fn on_stack, void *ud, sdb_trace_report *rep,
                    sdb_err *err) {
+  return sdb_trace_read_as(path, path, out, meta, on_stack, ud, rep, err);
+}
+
+int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
+                      sdb_trace_meta *meta, sdb_trace_stack_fn on_stack, void *ud,
+                      sdb_trace_report *rep, sdb_err *err) {
   memset(meta, 0, sizeof *meta);
   memset(rep, 0, sizeof *rep);
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(fpath, "r");
   if (!f) return sdb_err_set(err, SDB_E_INVALID, "OSError", "%s: %s", path, strerror(errno)), -1;
   char *line = NULL;
   size_t cap = 0;

@@ -100,5 +100,9 @@ typedef void (*sdb_trace_stack_fn)(void *ud, size_t seq, const char *stack);
 int sdb_trace_read(const char *path, sdb_events *out, sdb_trace_meta *meta,
                    sdb_trace_stack_fn on_stack, void *ud, sdb_trace_report *rep,
                    sdb_err *err);
+/* The same, naming the file NAME in errors (a spooled pipe, see spool.h). */
+int sdb_trace_read_as(const char *path, const char *name, sdb_events *out,
+                      sdb_trace_meta *meta, sdb_trace_stack_fn on_stack, void *ud,
+                      sdb_trace_report *rep, sdb_err *err);
 
 #endif

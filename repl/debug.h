@@ -235,9 +235,10 @@ typedef struct dbg_replay_info {
 size_t dbg_replay_begin(dbg *d);
 void dbg_replay_stack(dbg *d, size_t seq, const char *stack);
 int dbg_replay_open(dbg *d, size_t first, const dbg_replay_info *info);
-/* `replay FILE` on a saved trace; 0 or -1 (error printed; the events before
+/* `replay FILE` on a saved trace, read from PATH and called NAME (a pipe is
+** read from its spooled copy); 0 or -1 (error printed; the events before
 ** a bad line stay loaded). */
-int dbg_replay_trace(dbg *d, const char *path);
+int dbg_replay_trace(dbg *d, const char *path, const char *name);
 /* Save the session's events to path (`save`, --record); 0 or -1. */
 int dbg_save(dbg *d, const char *path, bool quiet);
 /* --record FILE outside the debugger: the events of a script run. */

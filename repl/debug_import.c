@@ -10,6 +10,7 @@
 ** so motions stop at the last imported event.
 */
 #include "debug.h"
+#include "spool.h"
 #include "srcfile.h"
 #include "torch_trace_import.h"
 #include "trace_io.h"
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void put_text(char *text) {
   if (!text) {
@@ -84,30 +86,20 @@ static void on_stack(void *ud, size_t seq, const char *stack) {
   dbg_replay_stack(ud, seq, stack);
 }
 
-int dbg_import_open(dbg *d, const char *path, long rank) {
-  struct stat st;
-  if (stat(path, &st) != 0) {
-    repl_error(d->s, "replay: %s: no such file or directory", path);
-    return -1;
-  }
-  /* a trace shapedb saved (`save FILE`) rather than PyTorch's log */
-  if (!S_ISDIR(st.st_mode) && sdb_trace_sniff(path)) return dbg_replay_trace(d, path);
-  char *file = S_ISDIR(st.st_mode) ? pick_rank(d, path, rank) : strdup(path);
-  if (!file) return -1;
-  if (!sdb_tt_sniff(file)) {
+/* Import FILE, a log read from FPATH (a pipe's spooled copy) or FILE itself. */
+static int import_log(dbg *d, const char *fpath, const char *file) {
+  if (!sdb_tt_sniff(fpath)) {
     repl_error(d->s, "replay: %s: not a TORCH_TRACE log (its first line is not a "
                      "`V0211 16:42:20.546000 123 file.py:1] {...}` record)", file);
-    free(file);
     return -1;
   }
   size_t before = dbg_replay_begin(d);
   sdb_tti *t;
   sdb_err err = SDB_ERR_INIT;
-  int rc = sdb_tti_import_ex(file, d->ev, on_stack, d, &t, &err);
+  int rc = sdb_tti_import_ex(fpath, file, d->ev, on_stack, d, &t, &err);
   if (rc && !t) {
     repl_error(d->s, "replay: %s", err.msg ? err.msg : "cannot read the log");
     sdb_err_clear(&err);
-    free(file);
     return -1;
   }
   sdb_err_clear(&err);
@@ -134,8 +126,52 @@ int dbg_import_open(dbg *d, const char *path, long rank) {
   if (np) printf("; %zu problem%s (`info records`)", np, np == 1 ? "" : "s");
   printf(".\n`info compiles` lists them; `step`, `continue` and `break` move through the "
          "log.\n");
-  free(file);
   return 0;
+}
+
+/* A saved trace or a TORCH_TRACE log read from FPATH, called NAME. */
+static int open_file(dbg *d, const char *fpath, const char *name) {
+  struct stat st;
+  if (stat(fpath, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+    repl_error(d->s, "replay: %s: empty (neither a saved trace nor a TORCH_TRACE log)", name);
+    return -1;
+  }
+  if (sdb_trace_sniff(fpath)) return dbg_replay_trace(d, fpath, name);
+  return import_log(d, fpath, name);
+}
+
+int dbg_import_open(dbg *d, const char *path, long rank) {
+  if (!strcmp(path, "-") && isatty(STDIN_FILENO)) {
+    repl_error(d->s, "replay: -: standard input is a terminal; pipe a log into it "
+                     "(`zcat LOG.gz | shapedb --replay -`)");
+    return -1;
+  }
+  if (sdb_spool_needed(path)) {
+    /* a pipe is sniffed, then read: read it once, into a temporary file */
+    const char *name = strcmp(path, "-") ? path : "<stdin>";
+    char *tmp;
+    sdb_err err = SDB_ERR_INIT;
+    if (sdb_spool(path, &tmp, &err)) {
+      repl_error(d->s, "replay: %s", err.msg ? err.msg : "cannot read it");
+      sdb_err_clear(&err);
+      return -1;
+    }
+    int rc = open_file(d, tmp, name);
+    unlink(tmp);
+    free(tmp);
+    return rc;
+  }
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    repl_error(d->s, "replay: %s: no such file or directory", path);
+    return -1;
+  }
+  if (!S_ISDIR(st.st_mode)) return open_file(d, path, path);
+  char *file = pick_rank(d, path, rank);
+  if (!file) return -1;
+  int rc = import_log(d, file, file);
+  free(file);
+  return rc;
 }
 
 static int need_import(dbg *d, const char *cmd) {

@@ -71,12 +71,12 @@ static void on_stack(void *ud, size_t seq, const char *stack) {
   dbg_replay_stack(ud, seq, stack);
 }
 
-int dbg_replay_trace(dbg *d, const char *path) {
+int dbg_replay_trace(dbg *d, const char *fpath, const char *path) {
   size_t first = dbg_replay_begin(d);
   sdb_trace_meta m;
   sdb_trace_report rep;
   sdb_err err = SDB_ERR_INIT;
-  int rc = sdb_trace_read(path, d->ev, &m, on_stack, d, &rep, &err);
+  int rc = sdb_trace_read_as(fpath, path, d->ev, &m, on_stack, d, &rep, &err);
   size_t loaded = dbg_length(d) - first;
   if (rc < 0 && rep.bad_line <= 1) {   /* refused at the header: nothing loaded */
     repl_error(d->s, "replay: %s", err.msg ? err.msg : "cannot read the trace");

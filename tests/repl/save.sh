@@ -145,7 +145,7 @@ Replaying blank.jsonl: 1 event of nz.lua.
 replay: blank.jsonl:3: invalid JSON: empty line
 (the 1 event before line 3 is loaded)
 replay: noformat.jsonl:1: not a shapedb trace (its first line has no "format": "shapedb-trace")
-replay: empty.jsonl: not a TORCH_TRACE log (its first line is not a `V0211 16:42:20.546000 123 file.py:1] {...}` record)
+replay: empty.jsonl: empty (neither a saved trace nor a TORCH_TRACE log)
 [exit 1]
 OUT
 run --batch -x 'replay nosym.jsonl' -x 'replay noevent.jsonl' -x 'replay badexpr.jsonl' \

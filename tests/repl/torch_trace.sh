@@ -185,7 +185,8 @@ us() { echo "[{\"line\": $1, \"name\": \"f\", \"filename\": 0, \"loc\": \"$2\"}]
 | +- TENSOR_MATCH: check_tensor(L['x'], Tensor, torch.float32)"
   rec compilation_metrics '{"co_name": "f", "co_filename": "/home/user/model.py", "co_firstlineno": 3, "fail_type": null}' 0/0
   rec dynamo_start "{\"stack\": $(us 3 'def f(x, n):')}" 0/1
-  rec artifact '{"name": "recompile_reasons", "encoding": "json"}' 0/1 "[\"0/0: L['x'].size()[0] == 5\"]"
+  # PyTorch pads a guard before its comment, and the reason keeps the padding
+  rec artifact '{"name": "recompile_reasons", "encoding": "json"}' 0/1 "[\"0/0: L['x'].size()[0] == 5      \"]"
   rec create_symbol "{\"symbol\": \"s0\", \"val\": \"7\", \"vr\": \"[2, int_oo]\", \"source\": \"L['x'].size()[0]\", \"user_stack\": $(us 4 'y = x * 2')}" 0/1
   rec guard_added_fast "{\"expr\": \"Ne(s0, 5)\", \"user_stack\": $(us 9 'if x.shape[0] == 5:')}" 0/1
   rec dynamo_cpp_guards_str '{}' 0/1 "TREE_GUARD_MANAGER:
@@ -289,5 +290,48 @@ want <<'OUT'
 OUT
 for f in bad_header bad_json bad_md5 truncated time empty_line; do problems $f.log; done > "$tmp/got"
 check "bad input: header, JSON, MD5, truncation, time going back, empty payload line"
+
+# --- pipes and standard input: read once, named as the user named them -----------
+cd "$work" || exit 1
+mkfifo fifo.log
+cat syn.log > fifo.log &
+want <<'OUT'
+Replaying fifo.log (TORCH_TRACE): 17 records, 2 compiles, 19 events.
+`info compiles` lists them; `step`, `continue` and `break` move through the log.
+[0/1] f: recompile of [0/0]
+  reason: 0/0: L['x'].size()[0] == 5
+  + LAMBDA_GUARD: 2 <= L['x'].size()[0]
+  + LAMBDA_GUARD: L['x'].size()[0] != 5
+  - LAMBDA_GUARD: L['x'].size()[0] == 5
+[exit 0]
+OUT
+run --replay fifo.log --batch -x 'info recompiles'
+wait
+check "a FIFO is read once: sniffed and imported under its own name"
+want <<'OUT'
+Replaying <stdin> (TORCH_TRACE): 11 records, 1 compile, 12 events; 1 problem (`info records`).
+`info compiles` lists them; `step`, `continue` and `break` move through the log.
+1 problem (the rest was imported):
+  <stdin>:2: bad header line: 0516 11:47:27.901000 139733182882816 torch/_logging/structur...
+[exit 0]
+OUT
+(gzip -c bad_header.log | "$SHAPEDB" --replay - --batch -x 'info records' 2>&1 | sed '/^  [a-z_]* *[0-9]*$/d;/^[0-9]* records in/d') > "$tmp/got"
+echo "[exit $?]" >> "$tmp/got"
+check "--replay - reads a gzip log from standard input; problems name <stdin>:LINE"
+printf 'local f = torch.compile(function(x) return x:nonzero() end)\nf(shapedb.tensor{4})\n' > nz.lua
+"$SHAPEDB" --batch --record saved.jsonl -x run nz.lua > /dev/null 2>&1
+head -c 120 saved.jsonl > cut.jsonl
+want <<'OUT'
+Replaying <stdin>: 53 events of nz.lua.
+event 5, phase trace, tracer trace, nz.lua:1 in nz.lua:1
+1	local f = torch.compile(function(x) return x:nonzero() end)
+replay: <stdin>:1: invalid JSON: unexpected end of input
+replay: <stdin>: empty (neither a saved trace nor a TORCH_TRACE log)
+[exit 1]
+OUT
+(cd "$work" && "$SHAPEDB" --replay - --batch -x 'break op nonzero' -x continue < saved.jsonl | grep -v '^Breakpoint\|^  ' ;
+ "$SHAPEDB" --replay - --batch < cut.jsonl; "$SHAPEDB" --replay - --batch < /dev/null) > "$tmp/got" 2>&1
+echo "[exit $?]" >> "$tmp/got"
+check "a saved trace from standard input: errors name <stdin>; empty input is said to be empty"
 
 echo "1..$n"
