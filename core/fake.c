@@ -249,9 +249,64 @@ void sdb_memo_set(sdb_fake *t, sdb_memo *slot, const sdb_expr *value) {
 
 /* --- fakification ------------------------------------------------------------------- */
 
+/* Symbolic strides for a real tensor's strides, as ShapeEnv's
+** _compute_symbolic_stride finds them: in increasing order of stride
+** (the rightmost dim first among equals), a stride of 0 or 1 that does not
+** continue the next dim is that constant; one that equals size*stride of a
+** dim already done (a candidate) is that product; any other is a symbol
+** of its own (STATIC, a constant, when every size is). */
+static int symbolic_strides(sdb_fake_mode *m, const int64_t *sizes, const int64_t *strides,
+                            const sdb_expr *const *sz, int ndim, const sdb_source *source,
+                            const sdb_expr **st, sdb_err *err) {
+  int order[64];
+  for (int i = 0; i < ndim; i++) order[i] = i;
+  for (int i = 1; i < ndim; i++)   /* insertion sort by (stride, -index) */
+    for (int j = i; j > 0; j--) {
+      int a = order[j - 1], b = order[j];
+      if (strides[a] < strides[b] || (strides[a] == strides[b] && a > b)) break;
+      order[j - 1] = b;
+      order[j] = a;
+    }
+  bool sizes_static = true;
+  for (int i = 0; i < ndim; i++) sizes_static = sizes_static && sdb_is_int(sz[i]);
+  int64_t cand_val[64];
+  const sdb_expr *cand[64];
+  int ncand = 0;
+  for (int k = 0; k < ndim; k++) {
+    int i = order[k];
+    int64_t val = strides[i];
+    bool continues = i != ndim - 1 && strides[i] == sizes[i + 1] * strides[i + 1];
+    const sdb_expr *s = NULL;
+    if ((val == 0 || val == 1) && !continues) s = sdb_int(val);
+    for (int c = ncand - 1; !s && c >= 0; c--)
+      if (cand_val[c] == val) s = cand[c];
+    if (!s && sizes_static) s = sdb_int(val);
+    if (!s) {
+      sdb_dim_spec spec = {SDB_DIM_DUCK, false, false, 0, 0, false};
+      int rc = sdb_create_symbol(m->env, val, sdb_source_stride(source, i), &spec, NULL, &s, err);
+      if (rc) return rc;
+    }
+    st[i] = s;
+    /* the latest candidate of a value wins, as a dict update does */
+    cand_val[ncand] = sizes[i] * val;
+    cand[ncand] = sdb_mul(sz[i], s);
+    if (!cand[ncand]) return sdb_err_expr(err);
+    ncand++;
+  }
+  return SDB_OK;
+}
+
 int sdb_fakify(sdb_fake_mode *m, const int64_t *sizes, int ndim, sdb_dtype dtype,
                const char *device, bool requires_grad, const sdb_source *source,
                sdb_symctx *ctx, sdb_fake **out, sdb_err *err) {
+  return sdb_fakify_strided(m, sizes, NULL, ndim, dtype, device, requires_grad, source, ctx,
+                            out, err);
+}
+
+int sdb_fakify_strided(sdb_fake_mode *m, const int64_t *sizes, const int64_t *strides,
+                       int ndim, sdb_dtype dtype, const char *device, bool requires_grad,
+                       const sdb_source *source, sdb_symctx *ctx, sdb_fake **out,
+                       sdb_err *err) {
   *out = NULL;
   if (ndim < 0 || ndim > 64)
     return sdb_err_set(err, SDB_E_INVALID, "ValueError", "tensors have 0 to 64 dims, not %d", ndim);
@@ -264,9 +319,18 @@ int sdb_fakify(sdb_fake_mode *m, const int64_t *sizes, int ndim, sdb_dtype dtype
     int rc = sdb_create_symbol(m->env, sizes[i], sdb_source_size(source, i), &spec, ctx, &sz[i], err);
     if (rc) return rc;
   }
-  /* PyTorch infers contiguous strides from the sizes (candidates), so they
-  ** are expressions of the size symbols, not symbols of their own */
-  if (sdb_contiguous_strides(sz, ndim, st)) return sdb_err_expr(err);
+  /* PyTorch infers strides from the sizes (candidates), so they are
+  ** expressions of the size symbols, not symbols of their own */
+  if (!strides) {
+    if (sdb_contiguous_strides(sz, ndim, st)) return sdb_err_expr(err);
+  } else {
+    for (int i = 0; i < ndim; i++)
+      if (strides[i] < 0)
+        return sdb_err_set(err, SDB_E_INVALID, "ValueError", "negative stride %lld for %s dim %d",
+                           (long long)strides[i], source ? source->name : "tensor", i);
+    int rc = symbolic_strides(m, sizes, strides, sz, ndim, source, st, err);
+    if (rc) return rc;
+  }
   for (int i = 0; i < ndim; i++)
     if (!sdb_track(m->env, sdb_source_stride(source, i), st[i]))
       return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");

@@ -136,6 +136,13 @@ void sdb_memo_set(sdb_fake *t, sdb_memo *slot, const sdb_expr *value);
 int sdb_fakify(sdb_fake_mode *m, const int64_t *sizes, int ndim, sdb_dtype dtype,
                const char *device, bool requires_grad, const sdb_source *source,
                sdb_symctx *ctx, sdb_fake **out, sdb_err *err);
+/* The same for a real tensor with these strides (NULL: contiguous), made
+** symbolic as ShapeEnv._compute_symbolic_stride does: channels-last and
+** transposed inputs keep their layout. */
+int sdb_fakify_strided(sdb_fake_mode *m, const int64_t *sizes, const int64_t *strides,
+                       int ndim, sdb_dtype dtype, const char *device, bool requires_grad,
+                       const sdb_source *source, sdb_symctx *ctx, sdb_fake **out,
+                       sdb_err *err);
 
 /* --- printing -------------------------------------------------------------------- */
 /* `f32[s0, 2]` (sizes simplified through the ShapeEnv's replacements), with

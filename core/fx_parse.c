@@ -257,7 +257,7 @@ static int expect_op(lexer *L, const char *op) {
 
 typedef enum {
   E_NAME, E_ATTR, E_CALL, E_INDEX, E_BIN, E_UN, E_INT, E_FLOAT, E_STR,
-  E_NONE, E_BOOL, E_TUPLE, E_LIST, E_ELLIPSIS
+  E_NONE, E_BOOL, E_TUPLE, E_LIST, E_ELLIPSIS, E_DICT
 } ekind;
 
 typedef struct ast {
@@ -305,6 +305,32 @@ static int ast_push(lexer *L, ast *a, ast *kid, const char *kw) {
 }
 
 static int parse_expr(lexer *L, ast **out);
+
+/* { key: value, ... }: a dict literal (flex_attention's kernel options);
+** its kids alternate key, value. */
+static int parse_dict(lexer *L, ast **out) {
+  ast *a = ast_new(E_DICT);
+  if (!a) return fx_oom(L->c);
+  int rc;
+  while (!is_op(L, "}")) {
+    ast *k, *v;
+    if ((rc = parse_expr(L, &k)) || (rc = ast_push(L, a, k, NULL))) goto fail;
+    if ((rc = expect_op(L, ":"))) goto fail;
+    if ((rc = parse_expr(L, &v)) || (rc = ast_push(L, a, v, NULL))) goto fail;
+    if (is_op(L, ",")) {
+      if ((rc = lex_next(L))) goto fail;
+    } else if (!is_op(L, "}")) {
+      rc = tok_fail(L, "',' or '}'");
+      goto fail;
+    }
+  }
+  if ((rc = lex_next(L))) goto fail;
+  *out = a;
+  return SDB_OK;
+fail:
+  ast_free(a);
+  return rc;
+}
 
 /* ( ... ) or [ ... ]: a tuple/list of expressions (a parenthesized single
 ** expression without a comma is that expression). */
@@ -412,6 +438,10 @@ static int parse_atom(lexer *L, ast **out) {
         bool paren = is_op(L, "(");
         if ((rc = lex_next(L))) return rc;
         if ((rc = parse_seq(L, paren ? ")" : "]", paren ? E_TUPLE : E_LIST, &a))) return rc;
+        break;
+      }
+      if (is_op(L, "{")) {
+        if ((rc = lex_next(L)) || (rc = parse_dict(L, &a))) return rc;
         break;
       }
       if (is_op(L, "...")) {
@@ -795,6 +825,23 @@ static int to_arg(fx_ctx *c, lexer *L, sdb_fx_graph *g, const ast *a, sdb_fx_arg
       out->kind = a->k == E_TUPLE ? SDB_FXA_TUPLE : SDB_FXA_LIST;
       return to_args(c, L, g, a->kids, NULL, a->n, &out->items, &out->n);
     }
+    case E_DICT: {
+      /* the values, each named by its key (the keys FX prints are strings) */
+      out->kind = SDB_FXA_DICT;
+      out->n = a->n / 2;
+      if (!out->n) return SDB_OK;
+      out->items = calloc(out->n, sizeof *out->items);
+      if (!out->items) return fx_oom(c);
+      for (size_t i = 0; i < out->n; i++) {
+        const ast *k = a->kids[2 * i];
+        if (k->k != E_STR && k->k != E_INT) return lit_fail(c, L, "a dict key that is not a string");
+        int rc = to_arg(c, L, g, a->kids[2 * i + 1], &out->items[i]);
+        if (rc) return rc;
+        out->items[i].kw = k->k == E_STR ? k->s : sdb_internf("%lld", (long long)k->ival);
+        out->items[i].kw_int = k->k == E_INT;
+      }
+      return SDB_OK;
+    }
     case E_NAME: {
       sdb_fx_node *n = find_node(g, a->s);
       if (n) {
@@ -1108,6 +1155,15 @@ static int parse_def(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
     if ((rc = lex_next(&L))) return rc;
     if (is_op(&L, ":")) {
       if ((rc = lex_next(&L))) return rc;
+      if (L.t.k == T_NAME) {
+        /* older logs: `L_x_ : torch.Tensor`, a type with no shape */
+        do {
+          if ((rc = lex_next(&L))) return rc;
+          if (!is_op(&L, ".")) break;
+          if ((rc = lex_next(&L))) return rc;
+        } while (L.t.k == T_NAME);
+        continue;
+      }
       if (L.t.k != T_STR) return tok_fail(&L, "a quoted annotation");
       if ((rc = parse_meta(c, ln->no, L.t.str, &n->meta)) || (rc = lex_next(&L))) return rc;
     }
@@ -1227,9 +1283,24 @@ int sdb_fx_parse(const char *text, const char *where, sdb_fx_graph **out, sdb_er
 
 /* --- printing ------------------------------------------------------------------ */
 
+static void arg_print_value(sdb_buf *b, const sdb_fx_arg *a);
+
 static void arg_print(sdb_buf *b, const sdb_fx_arg *a) {
   if (a->kw) sdb_buf_printf(b, "%s = ", a->kw);
+  arg_print_value(b, a);
+}
+
+static void arg_print_value(sdb_buf *b, const sdb_fx_arg *a) {
   switch (a->kind) {
+    case SDB_FXA_DICT:
+      sdb_buf_putc(b, '{');
+      for (size_t i = 0; i < a->n; i++) {
+        const sdb_fx_arg *it = &a->items[i];
+        sdb_buf_printf(b, it->kw_int ? "%s%s: " : "%s'%s': ", i ? ", " : "", it->kw);
+        arg_print_value(b, it);
+      }
+      sdb_buf_putc(b, '}');
+      break;
     case SDB_FXA_NONE: sdb_buf_puts(b, "None"); break;
     case SDB_FXA_BOOL: sdb_buf_puts(b, a->ival ? "True" : "False"); break;
     case SDB_FXA_INT: sdb_buf_printf(b, "%lld", (long long)a->ival); break;

@@ -56,14 +56,17 @@ typedef enum sdb_fx_akind {
   SDB_FXA_DEVICE,    /* str: "cpu", "cuda:0" */
   SDB_FXA_SLICE,     /* items: start, stop, step */
   SDB_FXA_ELLIPSIS,
-  SDB_FXA_ATTR       /* another dotted constant: str "torch.strided" */
+  SDB_FXA_ATTR,      /* another dotted constant: str "torch.strided" */
+  SDB_FXA_DICT       /* items, each named (kw) by its key */
 } sdb_fx_akind;
 
 typedef struct sdb_fx_node sdb_fx_node;
 
 typedef struct sdb_fx_arg {
   sdb_fx_akind kind;
-  const char *kw;            /* keyword name (interned), NULL when positional */
+  const char *kw;            /* keyword name (interned), NULL when positional;
+                                in a dict, the key (kw_int: an int key) */
+  bool kw_int;
   int64_t ival;
   double fval;
   const char *str;

@@ -69,7 +69,7 @@ static const sdb_op op_table[] = {
   {"silu", "aten.silu.default", m_silu, F_ONLY, "silu(Tensor self, bool inplace=False) -> Tensor"},
   {"softmax", "aten._softmax.default", m_softmax, 0, "softmax(Tensor self, int dim, *, dtype=None) -> Tensor"},
   {"log_softmax", "aten._log_softmax.default", m_softmax, 0, "log_softmax(Tensor self, int dim, *, dtype=None) -> Tensor"},
-  {"dropout", "aten.dropout.default", m_dropout, F_ONLY, "dropout(Tensor self, float p=0.5, bool train=True, *, bool training=True, bool inplace=False) -> Tensor"},
+  {"dropout", "aten.dropout.default", m_dropout, F_ONLY, "dropout(Tensor self, float p=0.5, bool train=True, bool inplace=False, *, bool training=True) -> Tensor"},
   /* dtype conversions */
   {"to", "aten._to_copy.default", m_to, M_ONLY,
    "to(Tensor self, dtype|str device|Tensor other, bool non_blocking=False, bool copy=False, *, dtype=None, device=None) -> Tensor"},

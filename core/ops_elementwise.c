@@ -323,7 +323,8 @@ int m_dropout(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *
   sdb_fake *x = NULL;
   int rc = ah_tensor(op, a, 0, "self", &x, err);
   if (rc) return rc;
-  if ((rc = ah_max_pos(op, a, 3, err))) return rc;
+  /* F.dropout(input, p, training, inplace), as FX prints it positionally */
+  if ((rc = ah_max_pos(op, a, 4, err))) return rc;
   double p = 0.5;
   const sdb_value *pv = ah_get(a, 1, "p");
   if (pv && pv->kind != SDB_V_NONE) {
@@ -338,7 +339,11 @@ int m_dropout(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *
   bool train = true;
   const char *tname = ah_get(a, KW, "training") ? "training" : "train";
   if ((rc = ah_bool(op, a, 2, tname, true, &train, err))) return rc;
-  if ((rc = ah_reject(op, a, KW, "inplace", "use dropout_", err))) return rc;
+  bool inplace = false;
+  if ((rc = ah_bool(op, a, 3, "inplace", false, &inplace, err))) return rc;
+  if (inplace)
+    return sdb_err_set(err, SDB_E_UNSUPPORTED, "NotImplementedError",
+                       "%s(): argument 'inplace' is not supported: use dropout_", op->name);
   if (train && p > 0.0 && !sdb_dtype_is_floating(x->dtype)) return cast_error(SDB_F32, x->dtype, err);
   return out_like(m, x, x->dtype, NULL, x->requires_grad, out, err);
 }

@@ -278,6 +278,8 @@ static int to_value(const frame *f, const sdb_fx_arg *a, sdb_value *out) {
       *out = sdb_value_copy(&f->vals[i]);
       return 0;
     }
+    case SDB_FXA_DICT:
+      return -1;
     case SDB_FXA_TUPLE:
     case SDB_FXA_LIST:
     case SDB_FXA_SLICE: {
@@ -734,6 +736,37 @@ static int64_t hint_for(rctx *c, const char *sym) {
   return h;
 }
 
+/* The hints of their symbols while an input is made: its own sizes' symbols,
+** then those already mapped to ours. */
+typedef struct { rctx *c; const sdb_expr *const *theirs; const int64_t *sizes; int n; } hints;
+
+static int their_hint(void *ud, const sdb_expr *sym, int64_t *out) {
+  const hints *h = ud;
+  for (int i = 0; i < h->n; i++)
+    if (h->theirs[i] == sym) return *out = h->sizes[i], 0;
+  const sdb_expr *mapped = sdb_map_get(&h->c->ren, sym);
+  sdb_err e = SDB_ERR_INIT;
+  int rc = mapped && !sdb_size_hint(h->c->env, mapped, out, &e) ? 0 : -1;
+  sdb_err_clear(&e);
+  return rc;
+}
+
+/* The real strides the annotation implies (channels-last, transposed), or
+** NULL when it has none or one cannot be evaluated: then contiguous. */
+static const int64_t *stride_hints(rctx *c, const sdb_fx_meta *m, const sdb_expr *const *theirs,
+                                   const int64_t *sizes, int64_t *out) {
+  if (!m->strides) return NULL;
+  hints h = { c, theirs, sizes, m->ndim };
+  for (int i = 0; i < m->ndim; i++) {
+    sdb_err e = SDB_ERR_INIT;
+    const sdb_expr *s = parse_their(m->strides[i], &e);
+    sdb_err_clear(&e);
+    char why[64];
+    if (!s || sdb_eval(s, their_hint, &h, &out[i], why, sizeof why) || out[i] < 0) return NULL;
+  }
+  return out;
+}
+
 static int root_tensor_input(rctx *c, frame *f, const sdb_fx_node *n, size_t idx, sdb_err *err) {
   const sdb_fx_meta *m = &n->meta;
   if (m->ndim > 64) return fail_node(n, err, SDB_E_INVALID, "%s: too many dims", m->text);
@@ -769,8 +802,10 @@ static int root_tensor_input(rctx *c, frame *f, const sdb_fx_node *n, size_t idx
   }
   sdb_fake *t = NULL;
   const sdb_source *src = sdb_source_local(argname_of(n));
-  int rc = sdb_fakify(c->mode, sizes, m->ndim, (sdb_dtype)m->dtype, m->device ? m->device : "cpu",
-                      false, src, ctx, &t, err);
+  int64_t real_strides[64];
+  const int64_t *strides = stride_hints(c, m, theirs, sizes, real_strides);
+  int rc = sdb_fakify_strided(c->mode, sizes, strides, m->ndim, (sdb_dtype)m->dtype,
+                              m->device ? m->device : "cpu", false, src, ctx, &t, err);
   sdb_symctx_free(ctx);
   if (rc) return rc;
   for (int i = 0; i < m->ndim; i++)
@@ -844,7 +879,9 @@ static int run_graph(rctx *c, const sdb_fx_graph *g, sdb_tracer *tr, const sdb_v
       set_loc(c, n);
       if (n->meta.kind == SDB_FXM_TENSOR) rc = root_tensor_input(c, &f, n, i, err);
       else if (n->meta.kind == SDB_FXM_NONE)
-        rc = fail_node(n, err, SDB_E_INVALID, "input %s has no annotation", n->target);
+        rc = fail_node(n, err, SDB_E_INVALID, "input %s has no shape annotation (older PyTorch "
+                       "versions log graphs without shapes): nothing to re-run it with",
+                       n->target);
     }
     for (size_t i = 0; i < g->n && !rc; i++) {
       const sdb_fx_node *n = g->nodes[i];

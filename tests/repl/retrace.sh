@@ -93,4 +93,49 @@ retrace: no compile 3/0 in this log (`info compiles` lists them)
 EOF
 check "a payload that is not a GraphModule (named with its log and payload lines), an unknown compile id"
 
+# A channels-last input keeps its strides (fakified as PyTorch does, so
+# gelu and dropout keep them too), as does a transposed one; F.dropout with
+# all four arguments; an op shapedb does not know, with a dict argument,
+# takes its annotated result; a graph with no shapes (older PyTorch) is
+# refused at its input.
+{
+  echo 'V1124 10:00:00.000000 1234 torch/_dynamo/output_graph.py:1] {"dynamo_output_graph": {}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "0"}'
+  sed "s/^/$tab/" <<'EOF'
+class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[1, 320, 128, 128][5242880, 1, 40960, 320]cuda:0", L_y_: "f32[s0, s1][1, s0]cpu"):
+        l_x_ = L_x_
+        l_y_ = L_y_
+        out: "f32[1, 320, 128, 128][5242880, 1, 40960, 320]cuda:0" = torch._C._nn.gelu(l_x_);  l_x_ = None
+        input_1: "f32[1, 320, 128, 128][5242880, 1, 40960, 320]cuda:0" = torch.nn.functional.dropout(out, 0.1, True, False);  out = None
+        out_1: "f32[1, 320, 128, 128][5242880, 1, 40960, 320]cuda:0" = torch.ops.test.baz(input_1, {'BLOCK_M': 128, 'EXACT': False});  input_1 = None
+        t: "f32[s1, s0][s0, 1]cpu" = l_y_.t();  l_y_ = None
+        return (out_1, t)
+EOF
+  echo 'V1124 10:00:01.000000 1234 torch/_dynamo/output_graph.py:1] {"dynamo_output_graph": {}, "frame_id": 1, "frame_compile_id": 0, "attempt": 0, "has_payload": "0"}'
+  sed "s/^/$tab/" <<'EOF'
+class GraphModule(torch.nn.Module):
+    def forward(self, L_x_ : torch.Tensor):
+        l_x_ = L_x_
+        cos = l_x_.cos();  l_x_ = None
+        return (cos,)
+EOF
+} > "$work/layout.log"
+run --batch --replay layout.log -x 'retrace 0/0' -x 'info divergences' -x 'retrace 1/0'
+sed -n '/^Retracing/,$p' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+want <<'EOF'
+Retracing [0/0]: its dynamo_output_graph (log line 1) through shapedb's ops, 25 events.
+retrace: 6 nodes, 5 matched, 0 diverged, 1 unsupported ops
+  unsupported op: torch.ops.test.baz (x1)
+`step` and `continue` move through it; `info divergences` lists the differences.
+retrace: 6 nodes, 5 matched, 0 diverged, 1 unsupported ops
+  unsupported op: torch.ops.test.baz (x1)
+No divergences: every annotated node matched.
+Retracing [1/0]: its dynamo_output_graph (log line 11) through shapedb's ops, 6 events.
+The retrace stopped: payload line 2 (l_x_): input L_x_ has no shape annotation (older PyTorch versions log graphs without shapes): nothing to re-run it with
+retrace: 0 nodes, 0 matched, 0 diverged, 0 unsupported ops
+`step` and `continue` move through it; `info divergences` lists the differences.
+[exit 0]
+EOF
+check "strides of a channels-last and a transposed input kept; dropout's four arguments; an unknown op with a dict argument; a graph without shapes"
+
 echo "1..$n"

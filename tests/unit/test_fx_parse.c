@@ -172,6 +172,21 @@ static void test_literals(void **state) {
   check_node(g->nodes[3], "c = call_function[torch.clamp](l_x_, min = -2.5, max = inf)");
   check_node(g->nodes[4], "d = call_function[operator.getitem](l_x_, -1)");
   sdb_fx_graph_free(g);
+  /* a dict argument (flex_attention's kernel options); an older log's
+  ** parameter typed but with no shape */
+  g = parse_ok(
+    "class GraphModule(torch.nn.Module):\n"
+    "    def forward(self, L_x_ : torch.Tensor, L_n_ : int):\n"
+    "        e = torch.ops.higher_order.flex_attention(L_x_, {'PRESCALE_QK': False, "
+    "'BLOCK_M': 128, 3: (1, 2)}, {})\n"
+    "        return (e,)\n");
+  assert_int_equal(g->nodes[0]->meta.kind, SDB_FXM_NONE);
+  assert_string_equal(g->nodes[1]->name, "L_n_");
+  check_node(g->nodes[2], "e = call_function[torch.ops.higher_order.flex_attention](L_x_, "
+                          "{'PRESCALE_QK': False, 'BLOCK_M': 128, 3: (1, 2)}, {})");
+  assert_int_equal(g->nodes[2]->args[1].kind, SDB_FXA_DICT);
+  assert_int_equal(g->nodes[2]->args[1].n, 3);
+  sdb_fx_graph_free(g);
 }
 
 static void test_errors(void **state) {

@@ -577,6 +577,10 @@ static void test_clamp_and_activations(void **state) {
   assert_string_equal(ERR("softmax", T(xi), I(1)), "\"softmax_lastdim_kernel_impl\" not implemented for 'Long'");
   assert_string_equal(ERR("log_softmax", T(x), I(2)),
                       "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+  /* F.dropout(input, p, training, inplace): FX prints all four */
+  META(OP("dropout", T(x), Fl(0.1), B(true), B(false)), "f32[s0, s1]");
+  assert_string_equal(ERR("dropout", T(x), Fl(0.1), B(true), B(true)),
+                      "dropout(): argument 'inplace' is not supported: use dropout_");
   sdb_value *d = OP("dropout", T(x), Fl(0.25), B(true));
   META(d, "f32[s0, s1]");
   assert_ptr_not_equal(TEN(d)->storage, x->storage);
@@ -586,6 +590,49 @@ static void test_clamp_and_activations(void **state) {
   assert_string_equal(ERR("dropout", T(xi), Fl(0.5)),
                       "result type Float can't be cast to the desired output type Long");
   GUARDS("");
+}
+
+/* Inputs with the strides of a real tensor (a logged graph's annotation):
+** made symbolic as ShapeEnv._compute_symbolic_stride does. */
+static sdb_fake *strided_input(const char *name, const int64_t *sizes, const int64_t *strides,
+                               int n, sdb_dim_dynamic d) {
+  sdb_symctx *ctx = sdb_symctx_new(false, (size_t)n, d);
+  assert_non_null(ctx);
+  sdb_fake *t = NULL;
+  sdb_err err = SDB_ERR_INIT;
+  int rc = sdb_fakify_strided(F->m, sizes, strides, n, SDB_F32, "cpu", false,
+                              sdb_source_local(name), ctx, &t, &err);
+  sdb_symctx_free(ctx);
+  if (rc) fail_msg("fakify %s: %s", name, err.msg);
+  assert_true(F->nfakes < POOL);
+  F->fakes[F->nfakes++] = t;
+  return t;
+}
+
+static void test_fakify_strides(void **state) {
+  (void)state;
+  /* channels-last, static: the strides as they are */
+  int64_t cl[] = {1, 320, 128, 128}, cls[] = {5242880, 1, 40960, 320};
+  sdb_value v = T(strided_input("x", cl, cls, 4, SDB_DIM_STATIC));
+  STRIDED(&v, "f32[1, 320, 128, 128][5242880, 1, 40960, 320]");
+  /* channels-last, dynamic: each stride a product of the sizes before it
+  ** in stride order (the candidates), no symbol of its own */
+  int64_t cd[] = {2, 3, 4, 5}, cds[] = {60, 1, 15, 3};
+  v = T(strided_input("y", cd, cds, 4, SDB_DIM_DUCK));
+  STRIDED(&v, "f32[s0, s1, s2, s3][s1*s2*s3, 1, s1*s3, s1]");
+  /* transposed: [s4, s5] with strides [1, s4] */
+  int64_t td[] = {6, 8}, tds[] = {1, 6};
+  v = T(strided_input("z", td, tds, 2, SDB_DIM_DUCK));
+  STRIDED(&v, "f32[s4, s5][1, s4]");
+  /* a padded row (stride 10 for 8 columns) is no candidate: a symbol of
+  ** its own, s7 (8 is s5 again: duck sizing) */
+  int64_t pd[] = {7, 8}, pds[] = {10, 1};
+  v = T(strided_input("w", pd, pds, 2, SDB_DIM_DUCK));
+  STRIDED(&v, "f32[s6, s5][s7, 1]");
+  /* contiguous strides given: the same expressions as no strides */
+  int64_t cg[] = {9, 11}, cgs[] = {11, 1};
+  v = T(strided_input("c", cg, cgs, 2, SDB_DIM_DUCK));
+  STRIDED(&v, "f32[s8, s9][s9, 1]");
 }
 
 static void test_conversions(void **state) {
@@ -1670,6 +1717,7 @@ int main(void) {
     T_(test_where_masked_fill),
     T_(test_unary),
     T_(test_clamp_and_activations),
+    T_(test_fakify_strides),
     T_(test_conversions),
     T_(test_reductions),
     T_(test_view_contiguous),
