@@ -65,6 +65,7 @@
 */
 #include "view.h"
 #include "buf.h"
+#include "cancel.h"
 #include "intern.h"
 #include "map.h"
 
@@ -1465,14 +1466,25 @@ void sdb_timeline_free(sdb_timeline *t) {
   free(t);
 }
 
-size_t sdb_timeline_length(sdb_timeline *t) {
+/* Fold the stream's events up to k (all: SIZE_MAX). Folding millions of
+** events takes seconds, so when `cancellable` Ctrl-C (cancel.h) stops it
+** between events; what was folded stays, and the rest is folded when next
+** asked for. */
+static size_t fold_to(sdb_timeline *t, size_t k, bool cancellable) {
   size_t n = sdb_events_count(t->s);
-  while (t->head->step < n && sdb_view_apply(t->head, sdb_events_at(t->s, t->head->step)) == 0) {}
+  if (k < n) n = k;
+  for (size_t i = 0; t->head->step < n; i++) {
+    if (cancellable && (i & 4095) == 0 && sdb_cancelled()) break;
+    if (sdb_view_apply(t->head, sdb_events_at(t->s, t->head->step)) != 0) break;
+  }
   return t->head->step;
 }
 
+size_t sdb_timeline_length(sdb_timeline *t) { return fold_to(t, SIZE_MAX, true); }
+
 const sdb_view *sdb_timeline_seek(sdb_timeline *t, size_t k) {
-  if (k > sdb_timeline_length(t)) return NULL;
+  /* a position already handed out is reached even after a Ctrl-C */
+  if (k > sdb_events_count(t->s) || fold_to(t, k, false) < k) return NULL;
   if (t->cursor->st != t->head->st) {
     store_release(t->cursor->st);
     t->cursor->st = t->head->st;

@@ -233,7 +233,8 @@ typedef struct sdb_timeline sdb_timeline;
 
 sdb_timeline *sdb_timeline_new(const sdb_events *s);   /* NULL on OOM */
 void sdb_timeline_free(sdb_timeline *t);               /* NULL is a no-op */
-/* Events in the stream (folding any new ones); on OOM, those folded. */
+/* Events in the stream (folding any new ones); on OOM, or when Ctrl-C
+** (cancel.h) stopped the folding, those folded so far. */
 size_t sdb_timeline_length(sdb_timeline *t);
 /* The state after the first k events, valid until the next call on t
 ** (clone it to keep it). NULL when k > length, or on OOM. */

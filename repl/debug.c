@@ -15,6 +15,7 @@
 #include "runlimit.h"
 #include "lsdb.h"
 
+#include "cancel.h"
 #include "intern.h"
 #include "ops.h"
 #include "srcfile.h"
@@ -60,7 +61,18 @@ static void *xgrow(void *arr, size_t *cap, size_t need, size_t elem) {
 
 dbg *dbg_of(repl_session *s) { return s->ext; }
 
-size_t dbg_length(dbg *d) { return sdb_timeline_length(d->tl); }
+/* The events the debugger can show. Ctrl-C stops the folding of a long
+** stream (a replay of millions of events) where it is: said once, and
+** the rest is folded when a command next asks. */
+size_t dbg_length(dbg *d) {
+  size_t n = sdb_timeline_length(d->tl), all = sdb_events_count(d->ev);
+  if (n < all && sdb_cancelled() && d->fold_noted != n + 1) {
+    d->fold_noted = n + 1;
+    printf("Interrupted after %zu of %zu events (the rest are taken in when a command next "
+           "needs them).\n", n, all);
+  }
+  return n;
+}
 
 const sdb_view *dbg_view_at(dbg *d, size_t k) { return sdb_timeline_seek(d->tl, k); }
 

@@ -77,6 +77,7 @@ typedef struct dbg {
   sdb_events *ev;         /* the stream of s->L's runtime (not owned) */
   int sink;               /* our sink's id on ev */
   sdb_timeline *tl;       /* over ev (owned) */
+  size_t fold_noted;      /* 1 + where a Ctrl-C stopped folding ev, once said */
   size_t cur;             /* the cursor: the state after `cur` events */
   size_t base;            /* the step where the current run started */
   unsigned base_compile;  /* compiles before `base` (dbg_base_compile) */

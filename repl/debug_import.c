@@ -10,6 +10,7 @@
 ** so motions stop at the last imported event.
 */
 #include "debug.h"
+#include "host.h"
 #include "spool.h"
 #include "srcfile.h"
 #include "torch_trace_import.h"
@@ -102,6 +103,11 @@ static int import_log(dbg *d, const char *fpath, const char *file) {
     sdb_err_clear(&err);
     return -1;
   }
+  /* Ctrl-C stopped the reading: said, and what was read is imported (and
+  ** folded for the debugger: another Ctrl-C stops that) */
+  bool cut = rc < 0 && err.kind && !strcmp(err.kind, "KeyboardInterrupt");
+  if (cut) repl_host_clear_interrupt();
+  char *cut_msg = cut && err.msg ? strdup(err.msg) : NULL;
   sdb_err_clear(&err);
   sdb_tti_free(d->import);
   d->import = t;
@@ -126,6 +132,12 @@ static int import_log(dbg *d, const char *fpath, const char *file) {
   if (np) printf("; %zu problem%s (`info records`)", np, np == 1 ? "" : "s");
   printf(".\n`info compiles` lists them; `step`, `continue` and `break` move through the "
          "log.\n");
+  if (cut_msg) {
+    fflush(stdout);
+    repl_error(d->s, "replay: %s", cut_msg);
+    free(cut_msg);
+    return -1;
+  }
   return 0;
 }
 

@@ -6,6 +6,7 @@
 ** the TORCH_TRACE importer and retracing can use as well.
 */
 #include "debug.h"
+#include "host.h"
 #include "srcfile.h"
 #include "trace_io.h"
 
@@ -77,6 +78,9 @@ int dbg_replay_trace(dbg *d, const char *fpath, const char *path) {
   sdb_trace_report rep;
   sdb_err err = SDB_ERR_INIT;
   int rc = sdb_trace_read_as(fpath, path, d->ev, &m, on_stack, d, &rep, &err);
+  /* a Ctrl-C stopped the reading and is said below: the events read are
+  ** still folded for the debugger (another Ctrl-C stops that) */
+  if (err.kind && !strcmp(err.kind, "KeyboardInterrupt")) repl_host_clear_interrupt();
   size_t loaded = dbg_length(d) - first;
   if (rc < 0 && rep.bad_line <= 1) {   /* refused at the header: nothing loaded */
     repl_error(d->s, "replay: %s", err.msg ? err.msg : "cannot read the trace");

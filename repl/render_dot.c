@@ -10,6 +10,7 @@
 #include "render_dot.h"
 
 #include "buf.h"
+#include "cancel.h"
 #include "map.h"
 #include "intern.h"
 
@@ -205,6 +206,10 @@ static void compile_cluster(dot *d, const sdb_view *v, const char *fn) {
 int repl_dot_write(FILE *f, sdb_timeline *t, size_t step, bool all, const char **why) {
   *why = NULL;
   size_t len = sdb_timeline_length(t);
+  if (sdb_cancelled()) {   /* Ctrl-C: nothing half-drawn is written */
+    *why = "interrupted";
+    return -1;
+  }
   if (step > len) step = len;
   const sdb_view *at = sdb_timeline_seek(t, step);
   unsigned last = at ? sdb_view_compile(at) : 0;

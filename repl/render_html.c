@@ -11,6 +11,7 @@
 #include "render_timeline.h"
 
 #include "buf.h"
+#include "cancel.h"
 #include "expr.h"
 #include "torch_trace_import.h"
 
@@ -535,6 +536,10 @@ int repl_html_write(const char *dir, sdb_timeline *t, size_t step, const char *t
     return -1;
   }
   size_t len = sdb_timeline_length(t);
+  if (sdb_cancelled()) {   /* Ctrl-C: the earlier report stays whole */
+    *why = "interrupted";
+    return -1;
+  }
   if (step > len) step = len;
   const sdb_view *at = sdb_timeline_seek(t, step);
   unsigned last = at ? sdb_view_compile(at) : 0;

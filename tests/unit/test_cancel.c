@@ -1,7 +1,9 @@
 /*
 ** test_cancel.c — Ctrl-C in core's long reads (cancel.h): with the watched
 ** flag raised, reading a saved trace or a TORCH_TRACE log stops at the
-** line it reached with an "interrupted" error; lowered, both read.
+** line it reached with an "interrupted" error; lowered, both read. Folding
+** an event stream into the debugger's timeline stops too, keeping what it
+** folded, while any position already reachable can still be sought.
 */
 #include <setjmp.h>
 #include <signal.h>
@@ -18,6 +20,7 @@
 #include "event.h"
 #include "torch_trace.h"
 #include "trace_io.h"
+#include "view.h"
 
 static volatile sig_atomic_t flag;
 
@@ -93,8 +96,34 @@ static void test_torch_trace(void **state) {
   unlink(path);
 }
 
+static void test_timeline(void **state) {
+  (void)state;
+  sdb_events *ev = sdb_events_new();
+  assert_non_null(ev);
+  for (int i = 0; i < 10000; i++) {
+    sdb_event e = {0};
+    e.kind = SDB_EV_NOTE;
+    e.text = "n";
+    assert_true(sdb_emit(ev, &e) >= 0);
+  }
+  sdb_timeline *t = sdb_timeline_new(ev);
+  assert_non_null(t);
+  sdb_cancel_watch(&flag);
+  flag = 1;
+  assert_int_equal(sdb_timeline_length(t), 0);    /* stopped before the first */
+  assert_non_null(sdb_timeline_seek(t, 5000));     /* folded as far as asked */
+  assert_int_equal(sdb_timeline_length(t), 5000);
+  assert_null(sdb_timeline_seek(t, 10001));
+  flag = 0;
+  assert_int_equal(sdb_timeline_length(t), 10000);
+  sdb_cancel_watch(NULL);
+  sdb_timeline_free(t);
+  sdb_events_free(ev);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_timeline),
     cmocka_unit_test(test_saved_trace),
     cmocka_unit_test(test_torch_trace),
   };
