@@ -615,24 +615,29 @@ static void test_fakify_strides(void **state) {
   int64_t cl[] = {1, 320, 128, 128}, cls[] = {5242880, 1, 40960, 320};
   sdb_value v = T(strided_input("x", cl, cls, 4, SDB_DIM_STATIC));
   STRIDED(&v, "f32[1, 320, 128, 128][5242880, 1, 40960, 320]");
+  sdb_value_free(&v);
   /* channels-last, dynamic: each stride a product of the sizes before it
   ** in stride order (the candidates), no symbol of its own */
   int64_t cd[] = {2, 3, 4, 5}, cds[] = {60, 1, 15, 3};
   v = T(strided_input("y", cd, cds, 4, SDB_DIM_DUCK));
   STRIDED(&v, "f32[s0, s1, s2, s3][s1*s2*s3, 1, s1*s3, s1]");
+  sdb_value_free(&v);
   /* transposed: [s4, s5] with strides [1, s4] */
   int64_t td[] = {6, 8}, tds[] = {1, 6};
   v = T(strided_input("z", td, tds, 2, SDB_DIM_DUCK));
   STRIDED(&v, "f32[s4, s5][1, s4]");
+  sdb_value_free(&v);
   /* a padded row (stride 10 for 8 columns) is no candidate: a symbol of
   ** its own, s7 (8 is s5 again: duck sizing) */
   int64_t pd[] = {7, 8}, pds[] = {10, 1};
   v = T(strided_input("w", pd, pds, 2, SDB_DIM_DUCK));
   STRIDED(&v, "f32[s6, s5][s7, 1]");
+  sdb_value_free(&v);
   /* contiguous strides given: the same expressions as no strides */
   int64_t cg[] = {9, 11}, cgs[] = {11, 1};
   v = T(strided_input("c", cg, cgs, 2, SDB_DIM_DUCK));
   STRIDED(&v, "f32[s8, s9][s9, 1]");
+  sdb_value_free(&v);
 }
 
 static void test_conversions(void **state) {
