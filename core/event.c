@@ -33,7 +33,7 @@ static const char *const event_names[SDB_EV_COUNT] = {
   "symbol_bound", "cond_output_symbol", "hop_check", "autograd",
   "refakified", "buffer_lowered", "binding_check", "guards_installed",
   "guard_check", "recompile", "error", "note", "node_erased", "oblivious",
-  "divergence",
+  "divergence", "graph_break",
 };
 
 const char *sdb_event_name(sdb_event_kind k) {
@@ -344,6 +344,11 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       }
       sdb_buf_printf(b, " -> %s", ev->text2 ? ev->text2 : "?");
       if (ev->detail) sdb_buf_printf(b, ": %s", ev->detail);
+      break;
+    case SDB_EV_GRAPH_BREAK:
+      /* the reason's first line: the rest (explanation, hints, the user's
+      ** traceback) is the detail, for `info graph` and saved traces */
+      if (ev->text) sdb_buf_printf(b, " %s", ev->text);
       break;
     case SDB_EV_ERROR: {
       /* the message usually starts with its kind already: say it once */

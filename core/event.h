@@ -84,6 +84,10 @@ typedef enum sdb_event_kind {
                                 SDB_EVF_GUARDED if a guard was taken */
   SDB_EV_DIVERGENCE,         /* a retrace (core/retrace.h): text = node name, text2 =
                                 what differs, detail = both sides */
+  SDB_EV_GRAPH_BREAK,        /* Dynamo split the frame (an imported log's
+                                dynamo_graph_break_reason): text = the reason's
+                                first line ("Data-dependent branching"),
+                                detail = the whole reason */
   SDB_EV_COUNT
 } sdb_event_kind;
 

@@ -692,7 +692,16 @@ static bool set_installed(cstate *c, const sdb_tt_record *rec) {
   return true;
 }
 
+static void keep_graph_as(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const char *kind,
+                          bool note);
 static void keep_graph(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const char *kind) {
+  keep_graph_as(t, c, rec, kind, true);
+}
+
+/* KIND's payload kept for `info graph ID KIND`, and a note event saying
+** so unless the caller says more itself. */
+static void keep_graph_as(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const char *kind,
+                          bool note) {
   if (!grow((void **)&c->pub.graphs, &c->capgraphs, c->pub.ngraphs, sizeof *c->pub.graphs)) return;
   char *text = strndup(rec->payload, rec->payload_len);
   if (!text) return;
@@ -702,6 +711,7 @@ static void keep_graph(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const ch
     c->pub.graph_count++;
     t->totals.graphs++;
   }
+  if (!note) return;
   where w = locate(t, rec);
   size_t lines = 1;
   for (const char *p = text; *p; p++) lines += *p == '\n';
@@ -819,6 +829,99 @@ static void on_metrics(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   }
 }
 
+/* The line after PREFIX in text (up to its end), or NULL. */
+static const char *line_after(const char *text, const char *prefix, size_t *len) {
+  const char *p = strstr(text, prefix);
+  if (!p) return NULL;
+  p += strlen(prefix);
+  *len = strcspn(p, "\n");
+  return p;
+}
+
+/* A dynamo_graph_break_reason artifact (symbolic_convert.log_graph_break):
+**   Graph break in user code at /home/u/model.py:12
+**   Graph Break Reason: Data-dependent branching
+**     Explanation: ...
+**   User code traceback:
+**     File "/home/u/model.py", line 12, in forward
+** The reason is what lies between "Graph Break Reason: " and the
+** traceback; older and other writers ("Graph break: skip: from user code
+** at:", a verbose error) give their first line, and the innermost `File`
+** of the traceback for the place. */
+static void on_graph_break(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const char *name) {
+  keep_graph_as(t, c, rec, name, false);
+  const char *text = c->pub.ngraphs ? c->pub.graphs[c->pub.ngraphs - 1].text : NULL;
+  if (!text || c->pub.graphs[c->pub.ngraphs - 1].kind != sdb_intern(name)) return;
+  where w = locate(t, rec);
+  /* the user's frames come before any Python exception traceback */
+  const char *exc = strstr(text, "Traceback (most recent call last):");
+  const char *end = exc ? exc : text + strlen(text);
+  const char *file = NULL, *func = NULL, *code = NULL;
+  long line = 0;
+  size_t codelen = 0;
+  for (const char *p = strstr(text, "File \""); p && p < end; p = strstr(p + 1, "File \"")) {
+    const char *q = strchr(p + 6, '"');
+    if (!q || strncmp(q, "\", line ", 8)) continue;
+    file = sdb_intern_n(p + 6, (size_t)(q - p - 6));
+    line = strtol(q + 8, NULL, 10);
+    const char *in = strstr(q, ", in "), *eol = strchr(q, '\n');
+    func = in && (!eol || in < eol) ? sdb_intern_n(in + 5, strcspn(in + 5, "\n")) : NULL;
+    /* the line's code, quoted under its File entry */
+    code = eol ? eol + 1 : NULL;
+    while (code && *code == ' ') code++;
+    codelen = code && code > eol + 1 ? strcspn(code, "\n") : 0;
+  }
+  size_t n;
+  const char *at = line_after(text, "Graph break in user code at ", &n);
+  const char *colon = NULL;
+  for (size_t i = at ? n : 0; i > 0 && !colon; i--)
+    if (at[i - 1] == ':') colon = at + i - 1;
+  if (colon && colon > at && isdigit((unsigned char)colon[1])) {
+    const char *f = sdb_intern_n(at, (size_t)(colon - at));
+    long l = strtol(colon + 1, NULL, 10);
+    if (f != file || l != line) func = NULL, codelen = 0;
+    file = f;
+    line = l;
+  }
+  if (file && line > 0) {
+    w.file = file;
+    w.line = line;
+    w.func = func;
+    /* `list` shows the quoted line when the file is not on this machine */
+    if (codelen) quote_line(t, file, line, sdb_intern_n(code, codelen));
+  }
+  /* the reason: after "Graph Break Reason: ", else the exception's last
+  ** line, else the first line */
+  const char *reason = line_after(text, "Graph Break Reason: ", &n);
+  if (!reason && exc) {
+    const char *last = NULL;
+    for (const char *p = exc; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+      size_t l = strcspn(p, "\n");
+      size_t k = 0;
+      while (k < l && isspace((unsigned char)p[k])) k++;
+      if (k < l) last = p, n = l;
+    }
+    reason = last;
+  }
+  if (!reason) {
+    reason = text;
+    n = strcspn(text, "\n");
+  }
+  while (n && isspace((unsigned char)reason[n - 1])) n--;
+  c->pub.graph_breaks++;
+  if (!c->pub.first_break) {
+    c->pub.first_break = sdb_intern_n(reason, n);
+    c->pub.first_break_file = w.file;
+    c->pub.first_break_line = w.line;
+  }
+  sdb_event e = {0};
+  e.kind = SDB_EV_GRAPH_BREAK;
+  e.phase = SDB_PHASE_TRACE;
+  e.text = sdb_intern_n(reason, n);
+  e.detail = sdb_intern(text);
+  emit(t, &e, &w);
+}
+
 static void on_artifact(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   const char *name = jstr(rec->meta, "name");
   if (!name) return;
@@ -843,6 +946,10 @@ static void on_artifact(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
     e.detail = c->pub.recompile_reason;
     where w = locate(t, rec);
     emit(t, &e, &w);
+    return;
+  }
+  if (!strcmp(name, "dynamo_graph_break_reason")) {
+    on_graph_break(t, c, rec, name);
     return;
   }
   if (strstr(name, "graph") || !strcmp(name, "dynamo_error")) keep_graph(t, c, rec, name);
@@ -1096,6 +1203,15 @@ char *sdb_tti_compiles_text(const sdb_tti *t) {
     if (c->recompile_reason) {
       sdb_buf_puts(&b, "         recompile: ");
       one_line(&b, c->recompile_reason, 200);
+      sdb_buf_putc(&b, '\n');
+    }
+    if (c->graph_breaks) {
+      sdb_buf_puts(&b, "         graph break");
+      if (c->first_break_file)
+        sdb_buf_printf(&b, " at %s:%ld", basename_of(c->first_break_file), c->first_break_line);
+      sdb_buf_puts(&b, ": ");
+      one_line(&b, c->first_break, 200);
+      if (c->graph_breaks > 1) sdb_buf_printf(&b, " (and %ld more)", c->graph_breaks - 1);
       sdb_buf_putc(&b, '\n');
     }
     sdb_buf_printf(&b, "         symbols %ld (%ld unbacked), guards %ld, runtime asserts %ld, "

@@ -67,6 +67,10 @@ typedef struct sdb_tti_compile {
   long first_line;         /* header line of its first record */
   size_t first_event;      /* its phase_start's position in the stream */
   long symbols, unbacked, guards, asserts, specializations;
+  long graph_breaks;       /* dynamo_graph_break_reason artifacts */
+  const char *first_break; /* the first one's reason (its first line), interned */
+  const char *first_break_file;
+  long first_break_line;
   sdb_tti_graph *graphs;    /* graphs, code, guard listings and graph-like
                               artifacts, as `info graph ID KIND` shows them */
   size_t ngraphs;

@@ -1403,6 +1403,10 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       sdb_buf_printf(b, "%serror: ", undo);
       put_first_line(b, e->detail ? e->detail : e->text);
       break;
+    case SDB_EV_GRAPH_BREAK:
+      sdb_buf_printf(b, "%sgraph break: ", undo);
+      put_first_line(b, e->text ? e->text : "?");
+      break;
     default:
       return;
   }

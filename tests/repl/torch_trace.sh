@@ -334,4 +334,75 @@ OUT
 echo "[exit $?]" >> "$tmp/got"
 check "a saved trace from standard input: errors name <stdin>; empty input is said to be empty"
 
+# --- graph breaks: dynamo_graph_break_reason artifacts, both of PyTorch's forms ---
+cd "$work" || exit 1
+stamp=0
+{
+  rec str '["/home/u/model.py", 0]' ""
+  rec dynamo_start "{\"stack\": $(us 5 'def forward(self, x):')}" 0/0
+  rec artifact '{"name": "dynamo_graph_break_reason", "encoding": "string"}' 0/0 "Graph break in user code at /home/u/model.py:7
+Graph Break Reason: Data-dependent branching
+  Explanation: Detected data-dependent branching (e.g. \`if my_tensor.sum() > 0:\`). Dynamo does not support tracing dynamic control flow.
+  Hint: Use \`torch.cond\` to express dynamic control flow.
+
+  Developer debug context: attempted to jump with TensorVariable()
+
+User code traceback:
+  File \"/home/u/model.py\", line 7, in forward
+    if x.sum() > 0:
+"
+  rec compilation_metrics '{"co_name": "forward", "co_filename": "/home/u/model.py", "co_firstlineno": 5, "fail_type": null}' 0/0
+  rec dynamo_start "{\"stack\": $(us 7 'if x.sum() > 0:')}" 1/0
+  rec artifact '{"name": "dynamo_graph_break_reason", "encoding": "string"}' 1/0 "Graph break: skip: from user code at:
+  File \"/home/u/model.py\", line 9, in torch_dynamo_resume_in_forward_at_7
+    print(\"positive\")
+
+Traceback (most recent call last):
+  File \"/torch/_dynamo/symbolic_convert.py\", line 1, in step
+torch._dynamo.exc.Unsupported: builtin: print"
+  rec compilation_metrics '{"co_name": "torch_dynamo_resume_in_forward_at_7", "co_filename": "/home/u/model.py", "co_firstlineno": 7, "fail_type": null}' 1/0
+} > gb.log
+want <<'OUT'
+Replaying gb.log (TORCH_TRACE): 7 records, 2 compiles, 10 events.
+`info compiles` lists them; `step`, `continue` and `break` move through the log.
+[0/0]    forward (model.py:5)  ok
+         graph break at model.py:7: Data-dependent branching
+         symbols 0 (0 unbacked), guards 0, runtime asserts 0, specializations 0, graphs 0
+[1/0]    torch_dynamo_resume_in_forward_at_7 (model.py:7)  ok
+         graph break at model.py:9: torch._dynamo.exc.Unsupported: builtin: print
+         symbols 0 (0 unbacked), guards 0, runtime asserts 0, specializations 0, graphs 0
+Breakpoint 1: event graph_break
+Breakpoint 1, event graph_break
+event 2, phase trace, tracer [0/0], model.py:7 in forward
+  graph_break Data-dependent branching
+7	if x.sum() > 0:
+  compile 1 ([0/0]) began at event 0
+  tracer: - -> [0/0]
+  graph break: Data-dependent branching
+Breakpoint 1, event graph_break
+event 7, phase trace, tracer [1/0], model.py:9 in torch_dynamo_resume_in_forward_at_7
+  graph_break torch._dynamo.exc.Unsupported: builtin: print
+9	print("positive")
+  compile 2 ([1/0]) began at event 5
+  tracer: - -> [1/0]
+  graph break: torch._dynamo.exc.Unsupported: builtin: print
+event 7, trace phase:
+#0  torch_dynamo_resume_in_forward_at_7 at model.py:9
+[0/0] dynamo_graph_break_reason (line 3 of the log):
+Graph break in user code at /home/u/model.py:7
+Graph Break Reason: Data-dependent branching
+  Explanation: Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.
+  Hint: Use `torch.cond` to express dynamic control flow.
+
+  Developer debug context: attempted to jump with TensorVariable()
+
+User code traceback:
+  File "/home/u/model.py", line 7, in forward
+    if x.sum() > 0:
+[exit 0]
+OUT
+run --replay gb.log --batch -x 'info compiles' -x 'break event graph_break' -x continue -x continue -x where \
+  -x 'info graph 0/0 dynamo_graph_break_reason'
+check "graph breaks: where and why (PyTorch's two forms), break event graph_break, the whole reason"
+
 echo "1..$n"
