@@ -974,7 +974,7 @@ break: unknown event kind 'nosuch'; the kinds are:
   size_like renamed node_placed unbacked_bindings memo_hit tracer_push
   tracer_pop graph_input_created symbol_bound cond_output_symbol hop_check autograd
   refakified buffer_lowered binding_check guards_installed guard_check recompile
-  error note node_erased oblivious divergence
+  error note node_erased oblivious divergence graph_break
 kill: the program is not being run
 alive
 [exit 1]
