@@ -585,6 +585,97 @@ static int run_hop(rctx *c, frame *f, const sdb_fx_node *n, bool is_cond, sdb_va
   return SDB_OK;
 }
 
+/* One step of basic indexing on *cur: OP(cur, args...) replaces it. */
+static int index_step(const frame *f, const char *op, sdb_value *cur, sdb_value *args, size_t nargs,
+                      sdb_err *err) {
+  sdb_value all[5];
+  all[0] = *cur;
+  for (size_t i = 0; i < nargs; i++) all[i + 1] = args[i];
+  sdb_args sa = {all, nargs + 1, NULL, 0};
+  sdb_value res;
+  sdb_node *gn;
+  int rc = sdb_tracer_call(f->tr, sdb_op_find(op), false, &sa, &res, &gn, err);
+  if (rc) return rc;
+  sdb_value_free(cur);
+  *cur = res;
+  return SDB_OK;
+}
+
+/* x[idx] on a tensor, as Dynamo prints it (`l_x_[slice(None, 3, None)]`,
+** `l_x_[(Ellipsis, None, 0)]`): PyTorch's applySlicing, left to right over
+** the dims: an int selects (the dim goes), a slice slices (a full one is
+** skipped), None unsqueezes, Ellipsis skips the dims no index names.
+** 1: not basic indexing (a tensor or list index: advanced indexing). */
+static int tensor_getitem(const frame *f, const sdb_fx_arg *xa, const sdb_fx_arg *ix,
+                          sdb_value *out, sdb_err *err) {
+  const sdb_fx_arg *items = ix->kind == SDB_FXA_TUPLE ? ix->items : ix;
+  size_t n = ix->kind == SDB_FXA_TUPLE ? ix->n : 1;
+  sdb_value cur;
+  if (to_value(f, xa, &cur)) return 1;
+  if (cur.kind != SDB_V_TENSOR) {
+    sdb_value_free(&cur);
+    return 1;
+  }
+  int consumed = 0;
+  for (size_t i = 0; i < n; i++) {
+    sdb_fx_akind k = items[i].kind;
+    if (k == SDB_FXA_SLICE || k == SDB_FXA_INT || k == SDB_FXA_BOOL) consumed++;
+    else if (k == SDB_FXA_NODE) {
+      sdb_value v;
+      if (to_value(f, &items[i], &v)) { sdb_value_free(&cur); return 1; }
+      bool scalar = v.kind == SDB_V_INT;
+      sdb_value_free(&v);
+      if (!scalar) { sdb_value_free(&cur); return 1; }
+      consumed++;
+    } else if (k != SDB_FXA_NONE && k != SDB_FXA_ELLIPSIS) {
+      sdb_value_free(&cur);
+      return 1;
+    }
+  }
+  int rc = SDB_OK;
+  int64_t dim = 0, ndim = cur.tensor->ndim;
+  for (size_t i = 0; i < n && !rc; i++) {
+    const sdb_fx_arg *it = &items[i];
+    if (it->kind == SDB_FXA_NONE) {
+      sdb_value d = sdb_value_int64(dim);
+      rc = index_step(f, "unsqueeze", &cur, &d, 1, err);
+      dim++;
+    } else if (it->kind == SDB_FXA_ELLIPSIS) {
+      dim += ndim - consumed;   /* the dims no index names */
+    } else if (it->kind == SDB_FXA_SLICE) {
+      sdb_value b[3];
+      for (int j = 0; j < 3; j++)
+        if (to_value(f, &it->items[j], &b[j])) {
+          for (int k = 0; k < j; k++) sdb_value_free(&b[k]);
+          sdb_value_free(&cur);
+          return 1;
+        }
+      int64_t st = 1;
+      bool full = b[0].kind == SDB_V_NONE && b[1].kind == SDB_V_NONE &&
+                  (b[2].kind == SDB_V_NONE || (sdb_value_is_const_int(&b[2], &st) && st == 1));
+      if (!full) {
+        sdb_value args[4] = {sdb_value_int64(dim), b[0], b[1],
+                             b[2].kind == SDB_V_NONE ? sdb_value_int64(1) : b[2]};
+        rc = index_step(f, "slice", &cur, args, 4, err);
+      }
+      for (int j = 0; j < 3; j++) sdb_value_free(&b[j]);
+      dim++;
+    } else {
+      sdb_value v;
+      if (to_value(f, it, &v)) { sdb_value_free(&cur); return 1; }
+      sdb_value args[2] = {sdb_value_int64(dim), v};
+      rc = index_step(f, "select", &cur, args, 2, err);
+      sdb_value_free(&v);
+    }
+  }
+  if (rc) {
+    sdb_value_free(&cur);
+    return rc;
+  }
+  *out = cur;
+  return SDB_OK;
+}
+
 static int run_call(rctx *c, frame *f, const sdb_fx_node *n, size_t idx, sdb_err *err) {
   sdb_value *out = &f->vals[idx];
   const char *t = n->target;
@@ -592,6 +683,11 @@ static int run_call(rctx *c, frame *f, const sdb_fx_node *n, size_t idx, sdb_err
   int rc = SDB_OK;
   if (!method && (!strcmp(t, "torch.ops.higher_order.cond") || !strcmp(t, "torch.ops.higher_order.wrap")))
     return run_hop(c, f, n, t[23] == 'c', out, err);
+  /* x[...] on a tensor: basic indexing, decomposed as PyTorch does */
+  if (!method && !strcmp(t, "operator.getitem") && n->nargs == 2 && !n->args[0].kw) {
+    int r = tensor_getitem(f, &n->args[0], &n->args[1], out, err);
+    if (r <= 0) return r;
+  }
   argv_ a;
   if (build_args(f, n, 0, &a)) {
     argv_free(&a);
@@ -726,15 +822,21 @@ static const char *argname_of(const sdb_fx_node *n) {
   return t;
 }
 
-static int64_t hint_for(rctx *c, const char *sym) {
+static int64_t hint_for_ex(rctx *c, const char *sym, bool *real) {
   int64_t h;
-  if (c->opts && c->opts->hint && !c->opts->hint(c->opts->hint_ud, sym, &h)) return h;
+  if (real) *real = false;
+  if (c->opts && c->opts->hint && !c->opts->hint(c->opts->hint_ud, sym, &h)) {
+    if (real) *real = true;
+    return h;
+  }
   /* distinct even hints > 1: no accidental duck sizing or 0/1 specialization,
   ** and views by 2 stay exact */
   h = c->next_hint;
   c->next_hint += 2;
   return h;
 }
+
+static int64_t hint_for(rctx *c, const char *sym) { return hint_for_ex(c, sym, NULL); }
 
 /* The hints of their symbols while an input is made: its own sizes' symbols,
 ** then those already mapped to ours. */
@@ -795,9 +897,13 @@ static int root_tensor_input(rctx *c, frame *f, const sdb_fx_node *n, size_t idx
       ctx->sizes[i].dynamic = SDB_DIM_DUCK;
     } else {
       /* duck sizing with one hint per symbol of theirs: a symbol that
-      ** comes back (two inputs of size s0) is ours again, as in PyTorch */
-      sizes[i] = hint_for(c, sdb_is_sym(e) ? e->name : m->sizes[i]);
-      ctx->sizes[i].dynamic = SDB_DIM_DUCK;
+      ** comes back (two inputs of size s0) is ours again, as in PyTorch.
+      ** With the log's real values two of their symbols can share a value
+      ** (PyTorch kept them apart: mark_dynamic, automatic dynamic), so
+      ** each is a symbol of its own then, not a duck. */
+      bool real;
+      sizes[i] = hint_for_ex(c, sdb_is_sym(e) ? e->name : m->sizes[i], &real);
+      ctx->sizes[i].dynamic = real ? SDB_DIM_DYNAMIC : SDB_DIM_DUCK;
     }
   }
   sdb_fake *t = NULL;

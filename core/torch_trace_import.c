@@ -41,6 +41,7 @@ typedef struct srclines {
 typedef struct cstate {
   sdb_tti_compile pub;
   sdb_map syms;            /* symbols seen in this compile (expr -> 1) */
+  sdb_map hints;           /* backed symbol name (interned) -> create_symbol val */
   const char *last_fast;   /* the last guard_added_fast's expr (dedupe guard_added) */
   size_t capgraphs;
 } cstate;
@@ -402,6 +403,8 @@ static void on_create_symbol(sdb_tti *t, cstate *c, const sdb_tt_record *rec, bo
     const char *val = jstr(rec->meta, "val");
     json_t *jv = json_object_get(rec->meta, "val");
     e.value = val ? strtoll(val, NULL, 10) : json_is_integer(jv) ? json_integer_value(jv) : 0;
+    if (val || json_is_integer(jv))
+      sdb_map_put(&c->hints, sym->name, (void *)(intptr_t)e.value);
     e.text = sdb_intern(jstr(rec->meta, "source"));
     if (e.text) sdb_map_put(&t->symsrc, sym, (void *)e.text);
   }
@@ -1084,6 +1087,7 @@ void sdb_tti_free(sdb_tti *t) {
     for (size_t j = 0; j < c->pub.ninstalled; j++) free(c->pub.installed[j]);
     free(c->pub.installed);
     sdb_map_free(&c->syms);
+    sdb_map_free(&c->hints);
     free(c);
   }
   free(t->comps);
@@ -1131,6 +1135,15 @@ const sdb_tti_compile *sdb_tti_compile_of_event(const sdb_tti *t, size_t pos) {
   for (size_t i = 0; i < t->ncomps; i++)
     if (t->comps[i]->pub.first_event <= pos) best = &t->comps[i]->pub;
   return best;
+}
+
+int sdb_tti_symbol_hint(const sdb_tti_compile *c, const char *sym, int64_t *out) {
+  /* pub is cstate's first member */
+  const cstate *cs = (const cstate *)(const void *)c;
+  const char *key = sdb_intern(sym);
+  if (!key || !sdb_map_has(&cs->hints, key)) return -1;
+  *out = (int64_t)(intptr_t)sdb_map_get(&cs->hints, key);
+  return 0;
 }
 
 const sdb_tti_graph *sdb_tti_graph_find(const sdb_tti_compile *c, const char *kind) {

@@ -111,6 +111,9 @@ const sdb_tti_compile *sdb_tti_compile_of_event(const sdb_tti *t, size_t pos);
 size_t sdb_tti_nsources(const sdb_tti *t);
 char *sdb_tti_source_at(const sdb_tti *t, size_t i, const char **file);
 /* The first graph of compile C whose kind is KIND, or NULL. */
+/* The value the log's create_symbol gave backed symbol SYM ("s0") in
+** compile C: 0 and *out set, or -1 when the log has none. */
+int sdb_tti_symbol_hint(const sdb_tti_compile *c, const char *sym, int64_t *out);
 const sdb_tti_graph *sdb_tti_graph_find(const sdb_tti_compile *c, const char *kind);
 /* Is a record kind one the importer understands (maps or keeps)? */
 bool sdb_tti_kind_known(const char *kind);

@@ -53,6 +53,12 @@ static const sdb_tti_compile *pick(dbg *d, const char *id) {
   return NULL;
 }
 
+/* Backed symbols start from the values the log's create_symbol records
+** gave them in this compile. */
+static int log_hint(void *ud, const char *sym, int64_t *out) {
+  return sdb_tti_symbol_hint(ud, sym, out);
+}
+
 static int cmd_retrace(repl_session *s, const repl_cmd *c, const repl_args *a) {
   dbg *d = dbg_of(s);
   if (!d->import) {
@@ -77,7 +83,8 @@ static int cmd_retrace(repl_session *s, const repl_cmd *c, const repl_args *a) {
   size_t before = dbg_replay_begin(d);
   char name[96];
   snprintf(name, sizeof name, "retrace %s", tc->id);
-  sdb_retrace_opts opts = { name, NULL, NULL };
+  /* the sizes the real run saw: the same 0/1 specializations and guards */
+  sdb_retrace_opts opts = { name, log_hint, (void *)tc };
   sdb_retrace r;
   memset(&r, 0, sizeof r);
   int rc = sdb_retrace_run(fg, d->ev, &opts, &r, &err);

@@ -138,4 +138,33 @@ retrace: 0 nodes, 0 matched, 0 diverged, 0 unsupported ops
 EOF
 check "strides of a channels-last and a transposed input kept; dropout's four arguments; an unknown op with a dict argument; a graph without shapes"
 
+# Backed symbols start from the log's create_symbol values (s0 = 5, not a
+# default); basic indexing on a tensor (`x[..., None, 0]`, `x[::2]`) is
+# decomposed as PyTorch's applySlicing does: select, unsqueeze, slice.
+{
+  echo 'V1124 10:00:00.000000 1234 torch/_dynamo/convert_frame.py:1] {"dynamo_start": {"stack": [{"line": 3, "name": "forward", "filename": "/home/u/model.py"}]}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0}'
+  echo 'V1124 10:00:00.050000 1234 torch/fx/experimental/symbolic_shapes.py:1] {"create_symbol": {"symbol": "s0", "val": "5", "vr": "[2, int_oo]", "source": "L['"'"'x'"'"'].size()[0]"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0}'
+  echo 'V1124 10:00:00.100000 1234 torch/_dynamo/output_graph.py:1] {"dynamo_output_graph": {"sizes": {"l_x_": ["s0", 2]}}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "0"}'
+  sed "s/^/$tab/" <<'EOF'
+class GraphModule(torch.nn.Module):
+    def forward(self, s0: "Sym(s0)", L_x_: "f32[s0, 2][2, 1]cpu"):
+        l_x_ = L_x_
+
+         # File: /home/u/model.py:4 in forward, code: return x[..., None, 0], x[::2]
+        getitem: "f32[s0, 1][2, 2]cpu" = l_x_[(Ellipsis, None, 0)]
+        getitem_1: "f32[((s0 + 1)//2), 2][4, 1]cpu" = l_x_[slice(None, None, 2)];  l_x_ = None
+        return (getitem, getitem_1)
+EOF
+} > "$work/index.log"
+run --batch --retrace index.log -x 'info symbols'
+sed -n '/^retrace:/,$p' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+want <<'EOF'
+retrace: 4 nodes, 4 matched, 0 diverged, 0 unsupported ops
+`step` and `continue` move through it; `info divergences` lists the differences.
+Sym    Kind           Range              Status
+s0     backed int     [2, int_oo]        hint 5, L['x'].size()[0]
+[exit 0]
+EOF
+check "backed symbols take the log's create_symbol values; tensor indexing with Ellipsis, None, an int and a step"
+
 echo "1..$n"
