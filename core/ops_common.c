@@ -500,6 +500,109 @@ static int like_strides(sdb_shape_env *env, const sdb_fake *x, const sdb_expr **
   return 0;
 }
 
+/* should_swap's ge: a >= b for sizes and strides (both >= 0), decided
+** without guarding on unbacked symbols. */
+/* guard_or_false of an expression that may have failed to build (NULL). */
+static bool gof(sdb_shape_env *env, const sdb_expr *e) { return e && sdb_guard_or_false(env, e); }
+
+static bool sym_ge(sdb_shape_env *env, const sdb_expr *a, const sdb_expr *b) {
+  if (gof(env, sdb_eq(b, sdb_int(0)))) return true;
+  if (gof(env, sdb_eq(a, sdb_int(0)))) return false;
+  return gof(env, sdb_ge(a, b)) ||
+         gof(env, sdb_eq(sdb_mod(a, b), sdb_int(0)));
+}
+
+/* is_contiguous_or_false / is_channels_last_contiguous (torch/_prims_common):
+** the dims in ORDER, innermost first, must be dense; size-1 dims are
+** skipped; undecidable answers are "no" (guard_or_false, guard_or_true). */
+static bool dense_in_order(sdb_shape_env *env, const sdb_expr *const *sizes,
+                           const sdb_expr *const *strides, const int *order, int n) {
+  const sdb_expr *expected = sdb_int(1);
+  for (int k = 0; k < n; k++) {
+    int i = order[k];
+    const sdb_expr *one = sdb_eq(sizes[i], sdb_int(1));
+    if (one && gof(env, one)) continue;
+    const sdb_expr *ne = sdb_ne(strides[i], expected);
+    if (!ne || (!ne || sdb_guard_or_true(env, ne))) return false;
+    expected = sdb_mul(expected, sizes[i]);
+    if (!expected) return false;
+  }
+  return true;
+}
+
+int elementwise_strides(sdb_shape_env *env, sdb_fake *const *ops, int nops,
+                        const sdb_expr *const *shape, int n, const sdb_expr **st) {
+  enum { MAX_OPS = 8 };
+  const sdb_expr *es[MAX_OPS][MAX_DIMS];
+  int k = 0;
+  for (int j = 0; j < nops && k < MAX_OPS; j++) {
+    const sdb_fake *t = ops[j];
+    if (!t || (t->ndim == 0 && !strcmp(t->device, "cpu"))) continue;   /* CPU scalars */
+    /* the operand as broadcast to the result: expanded dims have stride 0 */
+    for (int d = 0; d < n; d++) {
+      int od = d - (n - t->ndim);
+      bool expanded = od < 0 || (sdb_is_int(t->sizes[od]) && t->sizes[od]->ival == 1 &&
+                                 !(sdb_is_int(shape[d]) && shape[d]->ival == 1));
+      es[k][d] = expanded ? sdb_int(0) : t->strides[od];
+    }
+    k++;
+  }
+  if (k == 0 || n <= 1) return sdb_contiguous_strides(shape, n, st);
+  int rev[MAX_DIMS], cl[4] = {1, 3, 2, 0};
+  for (int i = 0; i < n; i++) rev[i] = n - 1 - i;
+  bool contiguous = true, channels_last = n == 4;
+  for (int j = 0; j < k; j++) {
+    contiguous = contiguous && dense_in_order(env, shape, es[j], rev, n);
+    channels_last = channels_last && dense_in_order(env, shape, es[j], cl, n);
+  }
+  if (contiguous && !channels_last) return sdb_contiguous_strides(shape, n, st);
+  if (channels_last && !contiguous) {
+    const sdb_expr *acc = sdb_int(1);
+    for (int q = 0; q < 4; q++) {
+      st[cl[q]] = acc;
+      if (!(acc = sdb_mul(acc, shape[cl[q]]))) return -1;
+    }
+    return 0;
+  }
+  /* compute_elementwise_output_logical_to_physical_perm: an insertion
+  ** sort of the dims, innermost first, by the operands' strides (the first
+  ** operand that orders two dims decides; zero strides say nothing) */
+  int perm[MAX_DIMS];
+  for (int i = 0; i < n; i++) perm[i] = n - 1 - i;
+  for (int i = 1; i < n; i++) {
+    int d1 = i;
+    for (int d0 = i - 1; d0 >= 0; d0--) {
+      int cmp = 0, a = perm[d0], b = perm[d1];
+      for (int j = 0; j < k && !cmp; j++) {
+        const sdb_expr *sa = es[j][a], *sb = es[j][b];
+        if (gof(env, sdb_eq(sa, sdb_int(0))) ||
+            gof(env, sdb_eq(sb, sdb_int(0))))
+          continue;
+        if (gof(env, sdb_eq(sa, sb))) {
+          if (!sym_ge(env, shape[b], shape[a])) cmp = 1;
+          continue;
+        }
+        if (sym_ge(env, sb, sa)) cmp = -1;
+        else if (sym_ge(env, sa, sb)) cmp = 1;
+      }
+      if (cmp > 0) {
+        perm[d0] = b;
+        perm[d1] = a;
+        d1 = d0;
+      } else if (cmp < 0) {
+        break;
+      }
+    }
+  }
+  /* logical to physical is perm reversed; contiguous in that order */
+  const sdb_expr *acc = sdb_int(1);
+  for (int i = 0; i < n; i++) {
+    st[perm[i]] = acc;
+    if (!(acc = sdb_mul(acc, shape[perm[i]]))) return -1;
+  }
+  return 0;
+}
+
 /* A fresh tensor with x's sizes (and its layout when dense), dtype dt. */
 int out_like(sdb_fake_mode *m, sdb_fake *x, sdb_dtype dt, const char *device, bool rg,
              sdb_value *out, sdb_err *err) {

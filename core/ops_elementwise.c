@@ -56,12 +56,30 @@ int binary_meta(sdb_fake_mode *m, const sdb_op *op, const sdb_value *x,
   return SDB_OK;
 }
 
+/* The result of an elementwise op: r's shape, dtype and device, strides
+** from its tensor operands (elementwise_strides). */
+int out_elementwise(sdb_fake_mode *m, sdb_fake *const *ops, int nops, const bin_res *r,
+                    sdb_value *out, sdb_err *err) {
+  const sdb_expr *st[MAX_DIMS];
+  if (elementwise_strides(m->env, ops, nops, r->shape, r->n, st)) return sdb_err_expr(err);
+  sdb_fake *t = sdb_fake_new_strided(m, r->dt, r->self->device, r->shape, st, r->n, sdb_int(0),
+                                     NULL);
+  if (!t) return sdb_err_set(err, SDB_E_EXPR, "RuntimeError", "cannot make a tensor: %s", sdb_expr_error());
+  t->requires_grad = r->rg && sdb_dtype_is_floating(r->dt);
+  return give(out, t);
+}
+
 int binary(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a,
            sdb_value *out, sdb_err *err, bin_kind kind) {
   bin_res r;
-  int rc = binary_meta(m, op, ah_get(a, 0, "self"), ah_get(a, 1, "other"), kind, &r, err);
+  const sdb_value *x = ah_get(a, 0, "self"), *y = ah_get(a, 1, "other");
+  int rc = binary_meta(m, op, x, y, kind, &r, err);
   if (rc) return rc;
-  return out_new(m, r.dt, r.self->device, r.shape, r.n, r.rg, out, err);
+  sdb_fake *ops[2];
+  int nops = 0;
+  if (x->kind == SDB_V_TENSOR) ops[nops++] = x->tensor;
+  if (y->kind == SDB_V_TENSOR) ops[nops++] = y->tensor;
+  return out_elementwise(m, ops, nops, &r, out, err);
 }
 
 int m_arith(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, sdb_err *err) {

@@ -121,6 +121,15 @@ sdb_fake *mk_view(sdb_fake_mode *m, sdb_fake *x, const sdb_expr *const *sizes,
 int out_view(sdb_fake_mode *m, sdb_fake *x, const sdb_expr *const *sizes,
              const sdb_expr *const *strides, int n, const sdb_expr *offset,
              sdb_value *out, sdb_err *err);
+/* The strides of an elementwise result (torch/_prims_common's
+** compute_elementwise_output_strides over its tensor operands, CPU scalars
+** aside, each broadcast to SHAPE): contiguous, channels-last, or the
+** operands' dim order (nonzero's (1, u0) stays so). 0, or -1 on an
+** expression error. */
+int elementwise_strides(sdb_shape_env *env, sdb_fake *const *ops, int nops,
+                        const sdb_expr *const *shape, int n, const sdb_expr **st);
+int out_elementwise(sdb_fake_mode *m, sdb_fake *const *ops, int nops, const bin_res *r,
+                    sdb_value *out, sdb_err *err);
 int out_like(sdb_fake_mode *m, sdb_fake *x, sdb_dtype dt, const char *device, bool rg,
              sdb_value *out, sdb_err *err);
 const sdb_expr *prod_of(const sdb_expr *const *v, int n);

@@ -57,11 +57,11 @@ retrace: 4 nodes, 3 matched, 1 diverged, 0 unsupported ops
 retrace: 4 nodes, 3 matched, 1 diverged, 0 unsupported ops
 1  GraphModule.mul (payload line 12): sizes differ
      PyTorch  i64[u0, 3][1, u0]cpu
-     shapedb  i64[u0, 2][2, 1]cpu
+     shapedb  i64[u0, 2][1, u0]cpu
 Breakpoint 1: event divergence
 Breakpoint 1, event divergence
 event 17, phase trace, tracer trace, model.py:6 in forward
-  divergence mul: sizes differ: PyTorch i64[u0, 3][1, u0]cpu, shapedb i64[u0, 2][2, 1]cpu
+  divergence mul: sizes differ: PyTorch i64[u0, 3][1, u0]cpu, shapedb i64[u0, 2][1, u0]cpu
 6	return idx * 2
   compile 1 (retrace [0/0]) began at event 5
   tracer: - -> trace

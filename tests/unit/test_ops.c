@@ -640,6 +640,34 @@ static void test_fakify_strides(void **state) {
   sdb_value_free(&v);
 }
 
+/* Elementwise results take their strides as compute_elementwise_output_strides
+** does: contiguous operands give contiguous, channels-last ones channels-last,
+** otherwise the first operand that orders two dims decides. */
+static void test_elementwise_strides(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "5,3");
+  sdb_value *xt = OP("t", T(x));
+  STRIDED(xt, "f32[s1, s0][1, s1]");
+  STRIDED(OP("mul", T(TEN(xt)), I(2)), "f32[s1, s0][1, s1]");             /* keeps the transpose */
+  STRIDED(OP("neg", T(TEN(xt))), "f32[s1, s0][1, s1]");
+  sdb_value *xc = OP("contiguous", T(TEN(xt)));
+  STRIDED(OP("add", T(TEN(xt)), T(TEN(xc))), "f32[s1, s0][1, s1]");              /* the first decides */
+  STRIDED(OP("add", T(TEN(xc)), T(TEN(xt))), "f32[s1, s0][s0, 1]");
+  /* nonzero's (1, u0): kept by arithmetic on it, as PyTorch's slow path */
+  sdb_value *nz = OP("nonzero", T(x));
+  STRIDED(nz, "i64[u0, 2][1, u0]");
+  STRIDED(OP("mul", T(TEN(nz)), I(2)), "i64[u0, 2][1, u0]");
+  /* broadcasting contiguous operands: contiguous */
+  sdb_fake *c = X("c", SDB_F32, "!5,!1"), *r = X("r", SDB_F32, "!1,!3");
+  STRIDED(OP("add", T(c), T(r)), "f32[5, 3][3, 1]");
+  /* channels-last 4-d operands stay channels-last */
+  int64_t cl[] = {2, 3, 4, 5}, cls[] = {60, 1, 15, 3};
+  sdb_value v = T(strided_input("n", cl, cls, 4, SDB_DIM_STATIC));
+  STRIDED(OP("mul", T(v.tensor), T(v.tensor)), "f32[2, 3, 4, 5][60, 1, 15, 3]");
+  sdb_value_free(&v);
+  GUARDS("");
+}
+
 static void test_conversions(void **state) {
   (void)state;
   sdb_fake *x = X("x", SDB_F32, "3,4");
@@ -1723,6 +1751,7 @@ int main(void) {
     T_(test_unary),
     T_(test_clamp_and_activations),
     T_(test_fakify_strides),
+    T_(test_elementwise_strides),
     T_(test_conversions),
     T_(test_reductions),
     T_(test_view_contiguous),
