@@ -946,13 +946,17 @@ static const char *bin_target(const char *op) {
 static int rhs_to_node(fx_ctx *c, lexer *L, sdb_fx_graph *g, const ast *a, sdb_fx_node *n) {
   int rc;
   switch (a->k) {
-    case E_ATTR:
-      if (a->kids[0]->k == E_NAME && !strcmp(a->kids[0]->s, "self")) {
+    case E_ATTR: {
+      /* self.cond_true_0, or a parameter of a submodule: self.fc1.weight */
+      const ast *root = dotted_root(a);
+      const char *d = dotted(a);
+      if (root->k == E_NAME && !strcmp(root->s, "self") && d) {
         n->op = SDB_FX_GET_ATTR;
-        n->target = a->s;
-        return SDB_OK;
+        n->target = a->kids[0] == root ? a->s : sdb_intern(d + 5);
+        return n->target ? SDB_OK : fx_oom(c);
       }
       return lit_fail(c, L, "expected a call, an operator or self.<attribute>");
+    }
     case E_CALL: {
       const ast *fn = a->kids[0];
       const ast *root = dotted_root(fn);
@@ -1037,9 +1041,88 @@ static void read_comment(fx_ctx *c, const char *s) {
   }
 }
 
-static int parse_statement(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
+/* The inputs of a graph printed with pytree codegen (aot joint graphs):
+**     def forward(self, primals, tangents):
+**         primals_1: "f32[16, 10][10, 1]cuda:0"  # PlainAOTInput(idx=0)
+**         arg2_1: "f32[8, 10][10, 1]cpu"; arg3_1: "f32[10, 20][20, 1]cpu";
+**         primals_1, tangents_1, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)
+** Each declaration is an input (a placeholder); the containers in the def
+** line are not, and the flattening line binds nothing new. 1: not such a
+** line. */
+static int parse_pytree_inputs(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
   lexer L = {c, ln->no, ln->s, ln->s, {0}, 0};
   int rc;
+  if ((rc = lex_next(&L))) return rc;
+  if (L.t.k != T_NAME) return 1;
+  lexer start = L;
+  if ((rc = lex_next(&L))) return rc;
+  if (is_op(&L, ",")) {
+    /* a, b, = fx_pytree.tree_flatten_spec(...) */
+    if (!strstr(ln->s, "= fx_pytree.tree_flatten_spec(")) return 1;
+    L = start;
+    while (L.t.k == T_NAME) {
+      sdb_fx_node *p = find_node(g, L.t.str);
+      if (!p || p->op != SDB_FX_PLACEHOLDER)
+        return fx_fail(c, ln->no, "cannot read node: '%s' is unpacked from the inputs but was "
+                       "not declared in '%s'", L.t.str, ln->s);
+      if ((rc = lex_next(&L))) return rc;
+      if (!is_op(&L, ",")) break;
+      if ((rc = lex_next(&L))) return rc;
+    }
+    /* the containers flattened (`[primals, tangents]`) are no inputs */
+    const char *lst = strstr(ln->s, "tree_flatten_spec([");
+    const char *end = lst ? strchr(lst, ']') : NULL;
+    if (!end) return fx_fail(c, ln->no, "cannot read node: expected tree_flatten_spec([...], ...) "
+                             "in '%s'", ln->s);
+    lst += 19;
+    size_t k = 0;
+    for (size_t i = 0; i < g->n; i++) {
+      sdb_fx_node *p = g->nodes[i];
+      bool container = false;
+      size_t nl = strlen(p->name);
+      for (const char *q = lst; p->op == SDB_FX_PLACEHOLDER && q < end && !container;) {
+        while (q < end && (*q == ' ' || *q == ',')) q++;
+        size_t w = strcspn(q, ", ]");
+        container = w == nl && !strncmp(q, p->name, nl);
+        q += w;
+      }
+      if (container) node_free(p);
+      else g->nodes[k++] = p;
+    }
+    g->n = k;
+    return SDB_OK;
+  }
+  if (!is_op(&L, ":")) return 1;
+  /* declarations: NAME: "ANN" [; NAME: "ANN"]... [# comment] */
+  lexer look = L;
+  if ((rc = lex_next(&look))) return rc;
+  if (look.t.k != T_STR) return 1;
+  if ((rc = lex_next(&look))) return rc;
+  if (look.t.k != T_END && !is_op(&look, ";")) return 1;
+  L = start;
+  while (L.t.k == T_NAME) {
+    sdb_fx_node *n = calloc(1, sizeof *n);
+    if (!n) return fx_oom(c);
+    n->op = SDB_FX_PLACEHOLDER;
+    n->name = n->target = L.t.str;
+    n->pline = ln->no;
+    if ((rc = lex_next(&L)) || (rc = expect_op(&L, ":")) ||
+        (L.t.k != T_STR ? (rc = tok_fail(&L, "a quoted annotation")) : 0) ||
+        (rc = parse_meta(c, ln->no, L.t.str, &n->meta)) || (rc = lex_next(&L)) ||
+        (rc = add_node(c, g, n))) {
+      node_free(n);
+      return rc;
+    }
+    if (!is_op(&L, ";")) break;
+    if ((rc = lex_next(&L))) return rc;
+  }
+  return L.t.k == T_END ? SDB_OK : tok_fail(&L, "the end of the line");
+}
+
+static int parse_statement(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
+  int rc = parse_pytree_inputs(c, g, ln);
+  if (rc <= 0) return rc;
+  lexer L = {c, ln->no, ln->s, ln->s, {0}, 0};
   ast *rhs = NULL;
   sdb_fx_node *n = calloc(1, sizeof *n);
   if (!n) return fx_oom(c);
@@ -1055,6 +1138,15 @@ static int parse_statement(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
       n->nargs = 0;
     } else {
       if ((rc = parse_expr(&L, &rhs))) goto fail;
+      /* pytree codegen: return pytree.tree_unflatten([a, b], self._out_spec) */
+      if (rhs->k == E_CALL && rhs->n >= 2 && dotted(rhs->kids[0]) &&
+          !strcmp(dotted(rhs->kids[0]), "pytree.tree_unflatten")) {
+        ast *lst = rhs->kids[1];
+        rhs->kids[1] = NULL;
+        ast_free(rhs);
+        rhs = lst;
+        if (rhs->k == E_LIST) rhs->k = E_TUPLE;
+      }
       n->args = calloc(1, sizeof *n->args);
       if (!n->args) {
         rc = fx_oom(c);
@@ -1191,11 +1283,67 @@ static int class_name(fx_ctx *c, const fx_line *ln, const char **name) {
   s += 6;
   const char *p = strchr(s, '(');
   if (!p || strcmp(p, "(torch.nn.Module):")) return 1;
-  for (const char *q = s; q < p; q++)
+  /* aot graphs are printed as `class <lambda>(torch.nn.Module):` */
+  bool lambda = p - s == 8 && !strncmp(s, "<lambda>", 8);
+  for (const char *q = s; q < p && !lambda; q++)
     if (!isalnum((unsigned char)*q) && *q != '_') return 1;
   if (p == s) return 1;
   *name = sdb_intern_n(s, (size_t)(p - s));
   return *name ? 0 : fx_oom(c);
+}
+
+/* Bracket depth change of a line, outside strings and before a comment;
+** *comment is set to where a `#` comment starts (or the end). */
+static int bracket_balance(const char *s, const char **comment) {
+  int depth = 0;
+  char q = 0;
+  for (; *s; s++) {
+    if (q) {
+      if (*s == '\\' && s[1]) s++;
+      else if (*s == q) q = 0;
+    } else if (*s == '\'' || *s == '"') {
+      q = *s;
+    } else if (*s == '#') {
+      break;
+    } else if (*s == '(' || *s == '[' || *s == '{') {
+      depth++;
+    } else if (*s == ')' || *s == ']' || *s == '}') {
+      depth--;
+    }
+  }
+  *comment = s;
+  return depth;
+}
+
+/* The statement starting at line i, which Python may print over several
+** lines while a bracket is open (a long `def forward(`, aot's
+** `return pytree.tree_unflatten([...], self._out_spec)`), as one line
+** without its comments; *last is its final line. A single line is
+** returned as it is. NULL on OOM. */
+static const fx_line *logical_line(fx_ctx *c, size_t i, size_t *last, sdb_buf *b,
+                                   fx_line *joined) {
+  const fx_line *ln = &c->lines[i];
+  const char *cm;
+  int depth = bracket_balance(ln->s, &cm);
+  *last = i;
+  /* Python breaks a line after an open bracket or a comma only */
+  const char *e = cm;
+  while (e > ln->s && e[-1] == ' ') e--;
+  if (depth <= 0 || e == ln->s || !strchr("([{,", e[-1])) return ln;
+  sdb_buf_putn(b, ln->s, (size_t)(cm - ln->s));
+  while (depth > 0 && *last + 1 < c->nlines) {
+    const fx_line *more = &c->lines[++*last];
+    if (more->indent < 0) continue;
+    depth += bracket_balance(more->s, &cm);
+    while (b->len && b->data[b->len - 1] == ' ') b->len--;
+    if (b->len && b->data[b->len - 1] != '(' && b->data[b->len - 1] != '[') sdb_buf_putc(b, ' ');
+    sdb_buf_putn(b, more->s, (size_t)(cm - more->s));
+  }
+  while (b->len && b->data[b->len - 1] == ' ') b->len--;
+  sdb_buf_cstr(b);
+  if (b->failed) return NULL;
+  *joined = (fx_line){ln->no, ln->indent, b->data};
+  return joined;
 }
 
 static int parse_class(fx_ctx *c, sdb_fx_graph *parent, int depth, sdb_fx_graph **out) {
@@ -1236,18 +1384,32 @@ static int parse_class(fx_ctx *c, sdb_fx_graph *parent, int depth, sdb_fx_graph 
     }
     if (have_forward)
       return fx_fail(c, ln->no, "cannot read '%s': expected a nested class after forward", ln->s);
-    if ((rc = parse_def(c, g, ln))) return rc;
+    size_t last;
+    sdb_buf b = SDB_BUF_INIT;
+    fx_line storage;
+    const fx_line *def = logical_line(c, c->pos, &last, &b, &storage);
+    rc = def ? parse_def(c, g, def) : fx_oom(c);
+    sdb_buf_free(&b);
+    if (rc) return rc;
     have_forward = true;
     int di = ln->indent;
-    c->pos++;
+    c->pos = last + 1;
     c->file = c->fn = c->code = NULL;
     c->line = 0;
     while (next_nonblank(c)) {
       const fx_line *st = &c->lines[c->pos];
       if (st->indent <= di) break;
-      if (st->s[0] == '#') read_comment(c, st->s);
-      else if ((rc = parse_statement(c, g, st))) return rc;
-      c->pos++;
+      if (st->s[0] == '#') {
+        read_comment(c, st->s);
+        c->pos++;
+        continue;
+      }
+      sdb_buf sb = SDB_BUF_INIT;
+      const fx_line *one = logical_line(c, c->pos, &last, &sb, &storage);
+      rc = one ? parse_statement(c, g, one) : fx_oom(c);
+      sdb_buf_free(&sb);
+      if (rc) return rc;
+      c->pos = last + 1;
     }
     if (!sdb_fx_graph_output(g))
       return fx_fail(c, ln->no, "forward of %s has no return statement", g->name);

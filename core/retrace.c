@@ -1095,7 +1095,8 @@ int sdb_retrace_run(const sdb_fx_graph *g, sdb_events *ev, const sdb_retrace_opt
   c.opts = opts;
   c.next_hint = 4;
   sdb_events_set_locator(ev, locate, &c);
-  sdb_events_set_phase(ev, SDB_PHASE_TRACE);
+  sdb_phase phase = opts && opts->phase != SDB_PHASE_NONE ? opts->phase : SDB_PHASE_TRACE;
+  sdb_events_set_phase(ev, phase);
   sdb_event e = {0};
   e.kind = SDB_EV_PHASE_START;
   e.text = opts && opts->name ? opts->name : "retrace";
@@ -1104,7 +1105,8 @@ int sdb_retrace_run(const sdb_fx_graph *g, sdb_events *ev, const sdb_retrace_opt
   c.env = sdb_shape_env_new(ev, &so);
   c.mode = c.env ? sdb_fake_mode_new(c.env, "trace") : NULL;
   c.graph = sdb_graph_new("GraphModule");
-  sdb_tracer *tr = c.mode && c.graph ? sdb_tracer_new(NULL, "trace", c.graph, c.mode) : NULL;
+  const char *trname = phase == SDB_PHASE_AOT ? "aot" : phase == SDB_PHASE_LOWER ? "lower" : "trace";
+  sdb_tracer *tr = c.mode && c.graph ? sdb_tracer_new(NULL, trname, c.graph, c.mode) : NULL;
   int rc = SDB_OK;
   sdb_value result = SDB_VALUE_NONE;
   if (!tr) rc = sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");

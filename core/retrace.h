@@ -64,6 +64,9 @@ typedef struct sdb_retrace_opts {
   const char *name;         /* the phase's text ("retrace [0/0]"), may be NULL */
   sdb_retrace_hint_fn hint;
   void *hint_ud;
+  sdb_phase phase;          /* the phase its events belong to: SDB_PHASE_TRACE for
+                               a dynamo graph, AOT for aot_*, LOWER for inductor_*
+                               (SDB_PHASE_NONE: trace) */
 } sdb_retrace_opts;
 
 /* Run g on ev. An error that stops the run (a data-dependent guard, a

@@ -16,6 +16,7 @@
 #include "retrace.h"
 #include "torch_trace_import.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,25 +32,43 @@ static void put_owned(char *text) {
   fputs(text, stdout);
 }
 
-/* The compile to retrace: ID, or the first with a dynamo_output_graph. */
-static const sdb_tti_compile *pick(dbg *d, const char *id) {
+/* Graph kinds that are FX graphs printed by print_readable, in the order a
+** compile logs them: what `retrace` can re-run. */
+static const char *const fx_kinds[] = {
+  "dynamo_output_graph", "aot_joint_graph", "aot_forward_graph", "aot_backward_graph",
+  "aot_inference_graph", "inductor_pre_grad_graph", "inductor_post_grad_graph", NULL,
+};
+
+/* KIND as given ("aot_forward" for aot_forward_graph): the FX kind it
+** names, exactly or as the start of one; NULL when it names none. */
+static const char *fx_kind(const char *kind) {
+  for (int i = 0; fx_kinds[i]; i++)
+    if (!strcmp(fx_kinds[i], kind)) return fx_kinds[i];
+  for (int i = 0; fx_kinds[i]; i++)
+    if (!strncmp(fx_kinds[i], kind, strlen(kind))) return fx_kinds[i];
+  return NULL;
+}
+
+/* The compile to retrace: ID, or the first that logged KIND. */
+static const sdb_tti_compile *pick(dbg *d, const char *id, const char *kind) {
   if (id) {
     const sdb_tti_compile *c = sdb_tti_find(d->import, id);
     if (!c) {
       repl_error(d->s, "retrace: no compile %s in this log (`info compiles` lists them)", id);
       return NULL;
     }
-    if (!sdb_tti_graph_find(c, "dynamo_output_graph")) {
-      repl_error(d->s, "retrace: compile %s logged no dynamo_output_graph to re-run", c->id);
+    if (!sdb_tti_graph_find(c, kind)) {
+      repl_error(d->s, "retrace: compile %s logged no %s to re-run (`info graph %s` lists what "
+                       "it logged)", c->id, kind, id);
       return NULL;
     }
     return c;
   }
   for (size_t i = 0; i < sdb_tti_ncompiles(d->import); i++) {
     const sdb_tti_compile *c = sdb_tti_compile_at(d->import, i);
-    if (sdb_tti_graph_find(c, "dynamo_output_graph")) return c;
+    if (sdb_tti_graph_find(c, kind)) return c;
   }
-  repl_error(d->s, "retrace: this log has no dynamo_output_graph to re-run");
+  repl_error(d->s, "retrace: this log has no %s to re-run", kind);
   return NULL;
 }
 
@@ -65,14 +84,27 @@ static int cmd_retrace(repl_session *s, const repl_cmd *c, const repl_args *a) {
     repl_error(s, "%s: no TORCH_TRACE log is open (`replay LOG` opens one)", c->name);
     return -1;
   }
-  const sdb_tti_compile *tc = pick(d, a->argc ? a->argv[0] : NULL);
+  /* retrace [ID] [KIND]: an id has a '/' (0/1, -/-, !0/0/1) */
+  const char *id = NULL, *kind = "dynamo_output_graph";
+  for (int i = 0; i < a->argc; i++) {
+    const char *w = a->argv[i];
+    if (strchr(w, '/') && !id) {
+      id = w;
+    } else if (isalpha((unsigned char)w[0]) && (kind = fx_kind(w))) {
+      continue;
+    } else {
+      repl_error(s, "retrace: '%s' is neither a compile id (0/1) nor a graph kind (%s, "
+                    "aot_forward_graph, ...)", w, "dynamo_output_graph");
+      return -1;
+    }
+  }
+  const sdb_tti_compile *tc = pick(d, id, kind);
   if (!tc) return -1;
-  const sdb_tti_graph *g = sdb_tti_graph_find(tc, "dynamo_output_graph");
+  const sdb_tti_graph *g = sdb_tti_graph_find(tc, kind);
   const char *path = sdb_tt_path(sdb_tti_reader(d->import));
   char where[1200];
   /* "trace.log:38: dynamo_output_graph of [0/0]: payload line 7: ..." */
-  snprintf(where, sizeof where, "%s:%ld: dynamo_output_graph of %s: payload", path, g->line,
-           tc->id);
+  snprintf(where, sizeof where, "%s:%ld: %s of %s: payload", path, g->line, kind, tc->id);
   sdb_fx_graph *fg = NULL;
   sdb_err err = SDB_ERR_INIT;
   if (sdb_fx_parse(g->text, where, &fg, &err) != 0) {
@@ -81,10 +113,16 @@ static int cmd_retrace(repl_session *s, const repl_cmd *c, const repl_args *a) {
     return -1;
   }
   size_t before = dbg_replay_begin(d);
-  char name[96];
-  snprintf(name, sizeof name, "retrace %s", tc->id);
+  char name[160];
+  /* a dynamo graph's run is "retrace [0/0]"; another kind says which */
+  if (strcmp(kind, "dynamo_output_graph"))
+    snprintf(name, sizeof name, "retrace %s %s", tc->id, kind);
+  else
+    snprintf(name, sizeof name, "retrace %s", tc->id);
   /* the sizes the real run saw: the same 0/1 specializations and guards */
-  sdb_retrace_opts opts = { name, log_hint, (void *)tc };
+  sdb_retrace_opts opts = { name, log_hint, (void *)tc,
+                            !strncmp(kind, "aot_", 4) ? SDB_PHASE_AOT
+                            : !strncmp(kind, "inductor_", 9) ? SDB_PHASE_LOWER : SDB_PHASE_TRACE };
   sdb_retrace r;
   memset(&r, 0, sizeof r);
   int rc = sdb_retrace_run(fg, d->ev, &opts, &r, &err);
@@ -96,8 +134,8 @@ static int cmd_retrace(repl_session *s, const repl_cmd *c, const repl_args *a) {
   free(last_divergences);
   last_summary = sdb_retrace_summary(&r);
   last_divergences = sdb_retrace_divergences_text(&r);
-  printf("Retracing %s: its dynamo_output_graph (log line %ld) through shapedb's ops, %zu events.\n",
-         tc->id, g->line, dbg_length(d) - before);
+  printf("Retracing %s: its %s (log line %ld) through shapedb's ops, %zu events.\n",
+         tc->id, kind, g->line, dbg_length(d) - before);
   if (rc) printf("The retrace stopped: %s\n", err.msg ? err.msg : "an error");
   put_owned(last_summary);
   printf("`step` and `continue` move through it; `info divergences` lists the differences.\n");
@@ -121,21 +159,27 @@ static int info_divergences(repl_session *s, const repl_cmd *c, const repl_args 
 }
 
 static const repl_cmd retrace_cmds[] = {
-  { "retrace", NULL, "running", "retrace [ID]",
+  { "retrace", NULL, "running", "retrace [ID] [KIND]",
     "re-run a compile's graph from a TORCH_TRACE log in shapedb's model",
-    "Parse the dynamo_output_graph that PyTorch logged for compile ID (the\n"
-    "first compile that has one by default; ID as `info compiles` writes it,\n"
-    "0/0 or [0/0]), fakify its inputs with the symbols of its annotations, and\n"
-    "run each node through shapedb's operators: a live trace of the real\n"
-    "graph, with every pending symbol, binding and guard as an event at the\n"
-    "node's `# File:` line. Each node's result is compared with PyTorch's\n"
-    "annotation up to a renaming of symbols; `info divergences` lists where\n"
-    "they differ, `break event divergence` stops there, and operators shapedb\n"
-    "does not model are counted (their annotated result stands in).\n"
+    "Parse the graph of KIND that PyTorch logged for compile ID (KIND:\n"
+    "dynamo_output_graph by default, or aot_joint_graph, aot_forward_graph,\n"
+    "aot_backward_graph, aot_inference_graph, inductor_pre_grad_graph,\n"
+    "inductor_post_grad_graph, or the start of one: aot_forward; ID: the\n"
+    "first compile that logged one by default, as `info compiles` writes it,\n"
+    "0/0 or [0/0]), fakify its inputs with the symbols of its annotations\n"
+    "(backed ones at the log's create_symbol values), and run each node\n"
+    "through shapedb's operators in the phase of its kind (trace, aot,\n"
+    "lower): a live trace of the real graph, with every pending symbol,\n"
+    "binding and guard as an event at the node's `# File:` line. Each node's\n"
+    "result is compared with PyTorch's annotation up to a renaming of\n"
+    "symbols; `info divergences` lists where they differ, `break event\n"
+    "divergence` stops there, and operators shapedb does not model are\n"
+    "counted (their annotated result stands in).\n"
     "\nExample:\n"
     "  (shapedb) replay trace.log\n"
-    "  (shapedb) retrace 0/0\n",
-    cmd_retrace, REPL_COMPLETE_NONE, NULL, 0, 1, false },
+    "  (shapedb) retrace 0/0\n"
+    "  (shapedb) retrace 0/0 aot_forward\n",
+    cmd_retrace, REPL_COMPLETE_NONE, NULL, 0, 2, false },
 };
 
 static const repl_cmd retrace_info_cmds[] = {

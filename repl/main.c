@@ -56,9 +56,10 @@ static void usage(FILE *f) {
     "                   Graphviz DOT to FILE (render with dot -Tsvg)\n"
     "  --html DIR       at the end, write a static HTML report of the run\n"
     "                   into DIR (DIR/index.html)\n"
-    "  --retrace LOG [ID]  open LOG as --replay does and re-run compile ID's\n"
-    "                   dynamo_output_graph in the model (`retrace ID`; the\n"
-    "                   first compile with a graph when ID is left out)\n"
+    "  --retrace LOG [ID] [KIND]  open LOG as --replay does and re-run\n"
+    "                   compile ID's graph of KIND (dynamo_output_graph,\n"
+    "                   aot_forward_graph, ...) in the model (`retrace ID\n"
+    "                   KIND`; the first compile with one when ID is left out)\n"
     "  --replay LOG     open a PyTorch TORCH_TRACE log (plain, .gz, or a\n"
     "                   directory of per-rank logs) in the debugger\n"
     "  --rank N         with --replay DIR: rank N's log (default 0)\n"
@@ -225,7 +226,7 @@ int main(int argc, char **argv) {
   bool debug = false, batch = false;
   const char *replay_path = NULL, *replay_rank = NULL;
   bool retrace = false;
-  const char *retrace_id = NULL;
+  const char *retrace_id = NULL, *retrace_kind = NULL;
   char *retrace_cmd = NULL;
   char *replay_cmd = NULL;
   int report = REPORT_FULL;
@@ -264,6 +265,11 @@ int main(int argc, char **argv) {
       if (i + 1 < argc && strchr(argv[i + 1], '/') &&
           strspn(argv[i + 1], "[]!-/0123456789_") == strlen(argv[i + 1]))
         retrace_id = argv[++i];
+      /* a graph kind: aot_..., inductor_..., dynamo_... */
+      if (i + 1 < argc && (!strncmp(argv[i + 1], "aot_", 4) ||
+                           !strncmp(argv[i + 1], "inductor_", 9) ||
+                           !strncmp(argv[i + 1], "dynamo_", 7)))
+        retrace_kind = argv[++i];
       continue;
     }
     if (!strcmp(a, "--replay") || !strcmp(a, "--rank")) {
@@ -331,10 +337,12 @@ int main(int argc, char **argv) {
     xs[0] = replay_cmd;
     nx++;
     if (retrace) {
-      size_t m = (retrace_id ? strlen(retrace_id) : 0) + 16;
+      size_t m = (retrace_id ? strlen(retrace_id) : 0) +
+                 (retrace_kind ? strlen(retrace_kind) : 0) + 16;
       retrace_cmd = malloc(m);
       if (!retrace_cmd) { status = 1; goto done; }
-      snprintf(retrace_cmd, m, "retrace%s%s", retrace_id ? " " : "", retrace_id ? retrace_id : "");
+      snprintf(retrace_cmd, m, "retrace%s%s%s%s", retrace_id ? " " : "", retrace_id ? retrace_id : "",
+               retrace_kind ? " " : "", retrace_kind ? retrace_kind : "");
       memmove(xs + 2, xs + 1, (size_t)(nx - 1) * sizeof *xs);
       xs[1] = retrace_cmd;
       nx++;

@@ -33,7 +33,7 @@ Running
   kill                     end the paused program
   next [N]                 step over a nested tracer or phase
   replay LOG [--rank N]    open a PyTorch TORCH_TRACE log in the debugger
-  retrace [ID]             re-run a compile's graph from a TORCH_TRACE log in shapedb's model
+  retrace [ID] [KIND]      re-run a compile's graph from a TORCH_TRACE log in shapedb's model
   reverse-continue         go back to the previous breakpoint hit or the start
   reverse-finish           go back to where the current tracer or phase began
   reverse-next [N]         go back over a nested tracer or phase
@@ -437,9 +437,10 @@ usage: shapedb [options] [FILE.lua [args...]]
                    Graphviz DOT to FILE (render with dot -Tsvg)
   --html DIR       at the end, write a static HTML report of the run
                    into DIR (DIR/index.html)
-  --retrace LOG [ID]  open LOG as --replay does and re-run compile ID's
-                   dynamo_output_graph in the model (`retrace ID`; the
-                   first compile with a graph when ID is left out)
+  --retrace LOG [ID] [KIND]  open LOG as --replay does and re-run
+                   compile ID's graph of KIND (dynamo_output_graph,
+                   aot_forward_graph, ...) in the model (`retrace ID
+                   KIND`; the first compile with one when ID is left out)
   --replay LOG     open a PyTorch TORCH_TRACE log (plain, .gz, or a
                    directory of per-rank logs) in the debugger
   --rank N         with --replay DIR: rank N's log (default 0)

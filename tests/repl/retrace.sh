@@ -167,4 +167,63 @@ s0     backed int     [2, int_oo]        hint 5, L['x'].size()[0]
 EOF
 check "backed symbols take the log's create_symbol values; tensor indexing with Ellipsis, None, an int and a step"
 
+# Other graph kinds: `retrace [ID] KIND` (a prefix will do) re-runs aot and
+# inductor graphs in their phases; pytree codegen (a def over several
+# lines, declared inputs, `return pytree.tree_unflatten([...], ...)`) and
+# submodule parameters (`self.fc1.weight`) are read.
+{
+  echo 'V1124 10:00:00.000000 1234 torch/_dynamo/convert_frame.py:1] {"dynamo_start": {"stack": [{"line": 3, "name": "forward", "filename": "/home/u/model.py"}]}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0}'
+  echo 'V1124 10:00:00.050000 1234 torch/fx/experimental/symbolic_shapes.py:1] {"create_symbol": {"symbol": "s0", "val": "6", "vr": "[2, int_oo]", "source": "L['"'"'x'"'"'].size()[0]"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0}'
+  echo 'V1124 10:00:00.100000 1234 torch/_functorch/_aot_autograd/dispatch_and_compile_graph.py:1] {"aot_joint_graph": {}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "0"}'
+  sed "s/^/$tab/" <<'EOF'
+class inner_f(torch.nn.Module):
+    def forward(
+        self,
+        primals,
+        tangents,
+    ):
+        primals_1: "f32[s0, 4][4, 1]cpu"  # PlainAOTInput(idx=0)
+        tangents_1: "f32[s0, 4][4, 1]cpu"  # TangentAOTInput(output=PlainAOTOutput(idx=0))
+        primals_1, tangents_1, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)
+         # File: /home/u/model.py:4 in forward, code: return x.sin() * 2
+        sin: "f32[s0, 4][4, 1]cpu" = torch.ops.aten.sin.default(primals_1)
+        mul: "f32[s0, 4][4, 1]cpu" = torch.ops.aten.mul.Tensor(sin, 2);  sin = None
+        cos: "f32[s0, 4][4, 1]cpu" = torch.ops.aten.cos.default(primals_1);  primals_1 = None
+        mul_1: "f32[s0, 4][4, 1]cpu" = torch.ops.aten.mul.Tensor(tangents_1, 2);  tangents_1 = None
+        mul_2: "f32[s0, 4][4, 1]cpu" = torch.ops.aten.mul.Tensor(mul_1, cos);  mul_1 = cos = None
+        return pytree.tree_unflatten([
+            mul,
+            mul_2,
+        ], self._out_spec)
+EOF
+  echo 'V1124 10:00:00.200000 1234 torch/_inductor/compile_fx.py:1] {"inductor_pre_grad_graph": {}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "0"}'
+  sed "s/^/$tab/" <<'EOF'
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[2, 4][4, 1]cpu"):
+        fc1_weight: "f32[3, 4][4, 1]cpu" = self.fc1.weight
+        linear: "f32[2, 3][3, 1]cpu" = torch.ops.aten.linear.default(x, fc1_weight);  x = fc1_weight = None
+        return (linear,)
+EOF
+} > "$work/aot.log"
+run --batch --replay aot.log -x 'retrace aot_joint' -x 'info divergences' -x 'step' \
+  -x 'retrace 0/0 inductor_pre_grad_graph' -x 'retrace 0/0 dynamo_output_graph' -x 'retrace nonsense'
+sed -n '/^Retracing/,$p' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+want <<'EOF'
+Retracing [0/0]: its aot_joint_graph (log line 3) through shapedb's ops, 20 events.
+retrace: 7 nodes, 7 matched, 0 diverged, 0 unsupported ops
+`step` and `continue` move through it; `info divergences` lists the differences.
+retrace: 7 nodes, 7 matched, 0 diverged, 0 unsupported ops
+No divergences: every annotated node matched.
+event 7, phase aot
+  phase_start aot (retrace [0/0] aot_joint_graph)
+  phase: none -> aot
+Retracing [0/0]: its inductor_pre_grad_graph (log line 23) through shapedb's ops, 10 events.
+retrace: 3 nodes, 3 matched, 0 diverged, 0 unsupported ops
+`step` and `continue` move through it; `info divergences` lists the differences.
+retrace: compile [0/0] logged no dynamo_output_graph to re-run (`info graph 0/0` lists what it logged)
+retrace: 'nonsense' is neither a compile id (0/1) nor a graph kind (dynamo_output_graph, aot_forward_graph, ...)
+[exit 1]
+EOF
+check "retrace KIND: an aot joint graph in pytree form, an inductor graph with a submodule's parameter, a kind the compile did not log, a bad argument"
+
 echo "1..$n"

@@ -187,6 +187,34 @@ static void test_literals(void **state) {
   assert_int_equal(g->nodes[2]->args[1].kind, SDB_FXA_DICT);
   assert_int_equal(g->nodes[2]->args[1].n, 3);
   sdb_fx_graph_free(g);
+  /* pytree codegen of aot graphs: a signature over several lines with
+  ** comments, declared inputs (also several on one line), the flattening
+  ** line, a submodule's parameter, a return over several lines */
+  g = parse_ok(
+    "class <lambda>(torch.nn.Module):\n"
+    "    def forward(\n"
+    "        self,\n"
+    "        primals,  # the inputs\n"
+    "        tangents,\n"
+    "    ):\n"
+    "        primals_1: \"f32[s0][1]cpu\"  # PlainAOTInput(idx=0)\n"
+    "        primals_2: \"f32[4][1]cpu\"; tangents_1: \"f32[s0][1]cpu\"; \n"
+    "        primals_1, primals_2, tangents_1, = fx_pytree.tree_flatten_spec([primals, tangents], "
+    "self._in_spec)\n"
+    "        w: \"f32[3][1]cpu\" = self.fc1.weight\n"
+    "        sin: \"f32[s0][1]cpu\" = torch.ops.aten.sin.default(primals_1);  primals_1 = None\n"
+    "        return pytree.tree_unflatten([\n"
+    "            sin,\n"
+    "            tangents_1,\n"
+    "        ], self._out_spec)\n");
+  assert_string_equal(g->name, "<lambda>");
+  assert_int_equal(g->n, 6);
+  check_node(g->nodes[0], "primals_1 = placeholder[primals_1]() : f32[s0][1]cpu");
+  check_node(g->nodes[1], "primals_2 = placeholder[primals_2]() : f32[4][1]cpu");
+  check_node(g->nodes[2], "tangents_1 = placeholder[tangents_1]() : f32[s0][1]cpu");
+  check_node(g->nodes[3], "w = get_attr[fc1.weight]() : f32[3][1]cpu");
+  check_node(g->nodes[5], "output = output[output]((sin, tangents_1))");
+  sdb_fx_graph_free(g);
 }
 
 static void test_errors(void **state) {
