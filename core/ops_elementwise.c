@@ -226,6 +226,18 @@ int unary(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out,
 int m_un_same(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, sdb_err *err) {
   return unary(m, op, a, out, err, UN_SAME);
 }
+/* relu(input, inplace=False): F.relu's flag; in place is relu_ */
+int m_relu(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, sdb_err *err) {
+  bool inplace = false;
+  int rc = ah_bool(op, a, 1, "inplace", false, &inplace, err);
+  if (rc) return rc;
+  if (inplace)
+    return sdb_err_set(err, SDB_E_UNSUPPORTED, "NotImplementedError",
+                       "relu(): argument 'inplace' is not supported: use relu_");
+  sdb_args one = {a->pos, a->npos > 1 ? 1 : a->npos, NULL, 0};
+  return unary(m, op, &one, out, err, UN_SAME);
+}
+
 int m_un_float(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, sdb_err *err) {
   return unary(m, op, a, out, err, UN_FLOAT);
 }
@@ -392,6 +404,19 @@ static int convert(sdb_fake_mode *m, sdb_fake *x, sdb_dtype dt, const char *devi
 }
 
 /* to(dtype) / to(device[, dtype]) / to(other) / to(dtype=, device=, copy=) */
+/* prims.convert_element_type(x, dtype): a new tensor of that dtype with
+** x's layout (what aot graphs write for .to(dtype)) */
+int m_convert_element_type(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out,
+                           sdb_err *err) {
+  sdb_fake *x = NULL;
+  int rc = ah_tensor(op, a, 0, "self", &x, err);
+  if (rc) return rc;
+  int dt = -1;
+  if ((rc = ah_dtype(op, a, 1, "dtype", &dt, err))) return rc;
+  if (dt < 0) return bad_arg(op, "dtype", 1, "dtype", ah_get(a, 1, "dtype"), err);
+  return out_like(m, x, (sdb_dtype)dt, NULL, x->requires_grad, out, err);
+}
+
 int m_to(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, sdb_err *err) {
   sdb_fake *x = NULL;
   int rc = ah_tensor(op, a, 0, "self", &x, err);

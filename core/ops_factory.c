@@ -30,6 +30,10 @@ static int factory_kw(const sdb_op *op, const sdb_args *a, int *dtype, const cha
   const sdb_value *lv = ah_get(a, KW, "layout");
   if (lv && lv->kind != SDB_V_NONE && !(lv->kind == SDB_V_STR && strstr(lv->str, "strided")))
     return ah_reject(op, a, KW, "layout", "only torch.strided is modelled", err);
+  /* pinned host memory changes no metadata; aot graphs pass pin_memory=False */
+  bool pinned;
+  int rc2 = ah_bool(op, a, KW, "pin_memory", false, &pinned, err);
+  if (rc2) return rc2;
   return ah_bool(op, a, KW, "requires_grad", false, rg, err);
 }
 
@@ -99,6 +103,20 @@ int m_full(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out
   if (!rc) rc = ah_max_pos(op, a, 2, err);
   if (rc) return rc;
   return make_factory(m, dtype >= 0 ? (sdb_dtype)dtype : dt, device, sizes, n, rg, out, err);
+}
+
+/* scalar_tensor(s, dtype=None, ...): a 0-dim tensor (float32 unless told) */
+int m_scalar_tensor(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out,
+                    sdb_err *err) {
+  const sdb_value *s = ah_get(a, 0, "s");
+  if (!s || !is_number(s)) return bad_arg(op, "s", 0, "number", s, err);
+  int dtype = -1;
+  const char *device = NULL;
+  bool rg = false;
+  int rc = factory_kw(op, a, &dtype, &device, &rg, err);
+  if (!rc) rc = ah_max_pos(op, a, 1, err);
+  if (rc) return rc;
+  return make_factory(m, dtype >= 0 ? (sdb_dtype)dtype : SDB_F32, device, NULL, 0, rg, out, err);
 }
 
 /* randint(high, size) / randint(low, high, size): int64 */

@@ -189,7 +189,8 @@ int nonzero_nnz(sdb_fake_mode *m, sdb_fake *x, const sdb_expr **out, sdb_err *er
 
 /* ops_elementwise.c */
 SDB_META(m_arith); SDB_META(m_div); SDB_META(m_compare); SDB_META(m_bitwise);
-SDB_META(m_tensors); SDB_META(m_where); SDB_META(m_masked_fill); SDB_META(m_un_same);
+SDB_META(m_tensors); SDB_META(m_where); SDB_META(m_masked_fill); SDB_META(m_un_same); SDB_META(m_relu); SDB_META(m_alias);
+SDB_META(m_convert_element_type); SDB_META(m_scalar_tensor);
 SDB_META(m_un_float); SDB_META(m_un_bool); SDB_META(m_un_integral); SDB_META(m_clamp);
 SDB_META(m_gelu); SDB_META(m_silu); SDB_META(m_softmax); SDB_META(m_dropout); SDB_META(m_to);
 SDB_META(m_to_named); SDB_META(m_type_as);

@@ -549,14 +549,61 @@ int m_expand_as(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value
 }
 
 /* contiguous(): self when already contiguous (statically), else a copy */
+/* alias(x): a view of x with x's own metadata (aot graphs' views of views) */
+int m_alias(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, sdb_err *err) {
+  sdb_fake *x = NULL;
+  int rc = ah_tensor(op, a, 0, "self", &x, err);
+  if (rc) return rc;
+  sdb_fake *r = mk_view(m, x, x->sizes, x->strides, x->ndim, x->storage_offset, err);
+  return r ? give(out, r) : fail_code(err);
+}
+
+/* Channels-last strides of a 4-d (NHWC) or 5-d (NDHWC) shape: C innermost,
+** then the spatial dims right to left, then N. */
+static int channels_last_strides(const sdb_fake *x, const sdb_expr **st) {
+  static const int order4[] = {1, 3, 2, 0}, order5[] = {1, 4, 3, 2, 0};
+  const int *order = x->ndim == 4 ? order4 : order5;
+  const sdb_expr *acc = sdb_int(1);
+  for (int k = 0; k < x->ndim; k++) {
+    st[order[k]] = acc;
+    if (!(acc = sdb_mul(acc, x->sizes[order[k]]))) return -1;
+  }
+  return 0;
+}
+
 int m_contiguous(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, sdb_err *err) {
   sdb_fake *x = NULL;
   int rc = ah_tensor(op, a, 0, "self", &x, err);
   if (rc) return rc;
   const sdb_value *mf = ah_get(a, 1, "memory_format");
-  if (mf && mf->kind != SDB_V_NONE &&
-      (mf->kind != SDB_V_STR || (strcmp(mf->str, "contiguous_format") && strcmp(mf->str, "torch.contiguous_format"))))
-    return ah_reject(op, a, 1, "memory_format", "only torch.contiguous_format is modelled", err);
+  const char *fmt = mf && mf->kind == SDB_V_STR ? mf->str : NULL;
+  if (fmt && !strncmp(fmt, "torch.", 6)) fmt += 6;
+  if (fmt && (!strcmp(fmt, "channels_last") || !strcmp(fmt, "channels_last_3d"))) {
+    int want = fmt[13] ? 5 : 4;
+    if (x->ndim != want)
+      return sdb_err_set(err, SDB_E_INVALID, "RuntimeError", "required rank %d tensor to use "
+                         "%s format", want, fmt);
+    const sdb_expr *st[5];
+    if (channels_last_strides(x, st)) return sdb_err_expr(err);
+    bool same = true;
+    for (int i = 0; i < x->ndim && same; i++) {
+      const sdb_expr *one = sdb_eq(x->sizes[i], sdb_int(1));
+      same = (one && sdb_statically_known_true(m->env, one)) ||
+             sdb_statically_known_true(m->env, sdb_eq(x->strides[i], st[i]));
+    }
+    if (same) {
+      *out = sdb_value_tensor(x);
+      return SDB_OK;
+    }
+    sdb_fake *r = sdb_fake_new_strided(m, x->dtype, x->device, x->sizes, st, x->ndim, sdb_int(0),
+                                       NULL);
+    if (!r) return sdb_err_set(err, SDB_E_EXPR, "RuntimeError", "cannot make a tensor: %s", sdb_expr_error());
+    r->requires_grad = x->requires_grad;
+    return give(out, r);
+  }
+  if (mf && mf->kind != SDB_V_NONE && (!fmt || strcmp(fmt, "contiguous_format")))
+    return ah_reject(op, a, 1, "memory_format", "only torch.contiguous_format and "
+                     "torch.channels_last(_3d) are modelled", err);
   if (sdb_fake_is_contiguous(m->env, x)) {
     *out = sdb_value_tensor(x);
     return SDB_OK;

@@ -362,17 +362,18 @@ note:;
 /* The op-table name for a call target, or NULL. */
 static const sdb_op *table_op(const char *target, bool method) {
   if (method) return sdb_op_find(target);
-  if (!strncmp(target, "torch.ops.aten.", 15)) {
+  if (!strncmp(target, "torch.ops.aten.", 15) || !strncmp(target, "torch.ops.prims.", 16)) {
     const char *aten = target + 10;   /* "aten.nonzero.default" */
     for (size_t i = 0; i < sdb_op_count(); i++) {
       const sdb_op *op = sdb_op_at(i);
       if (op->aten && !strcmp(op->aten, aten)) return op;
     }
     char name[128];
-    const char *dot = strchr(target + 15, '.');
-    size_t n = dot ? (size_t)(dot - target - 15) : strlen(target + 15);
+    const char *base = strchr(target + 10, '.') + 1;   /* after "aten." or "prims." */
+    const char *dot = strchr(base, '.');
+    size_t n = dot ? (size_t)(dot - base) : strlen(base);
     if (n >= sizeof name) return NULL;
-    memcpy(name, target + 15, n);
+    memcpy(name, base, n);
     name[n] = 0;
     return sdb_op_find(name);
   }
@@ -683,6 +684,13 @@ static int run_call(rctx *c, frame *f, const sdb_fx_node *n, size_t idx, sdb_err
   int rc = SDB_OK;
   if (!method && (!strcmp(t, "torch.ops.higher_order.cond") || !strcmp(t, "torch.ops.higher_order.wrap")))
     return run_hop(c, f, n, t[23] == 'c', out, err);
+  /* grad mode switches in Dynamo graphs touch no shape */
+  if (!method && (!strcmp(t, "torch._C._set_grad_enabled") ||
+                  !strcmp(t, "torch.autograd.grad_mode._enter_inference_mode") ||
+                  !strcmp(t, "torch.autograd.grad_mode._exit_inference_mode"))) {
+    *out = SDB_VALUE_NONE;
+    return SDB_OK;
+  }
   /* x[...] on a tensor: basic indexing, decomposed as PyTorch does */
   if (!method && !strcmp(t, "operator.getitem") && n->nargs == 2 && !n->args[0].kw) {
     int r = tensor_getitem(f, &n->args[0], &n->args[1], out, err);

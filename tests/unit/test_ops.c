@@ -376,6 +376,7 @@ static void test_table(void **state) {
     "unsqueeze_", "squeeze_", "transpose_", "t_", "resize_", "masked_fill_", "index_add_", "index_copy_",
     "index_add", "index_copy",
     "add", "sub", "mul", "div", "gt", "ge", "lt", "le", "eq", "ne", "sum",
+    "erf", "erfc", "alias", "scalar_tensor",
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const sdb_op *op = sdb_op_find(names[i]);
@@ -665,6 +666,32 @@ static void test_elementwise_strides(void **state) {
   sdb_value v = T(strided_input("n", cl, cls, 4, SDB_DIM_STATIC));
   STRIDED(OP("mul", T(v.tensor), T(v.tensor)), "f32[2, 3, 4, 5][60, 1, 15, 3]");
   sdb_value_free(&v);
+  GUARDS("");
+}
+
+/* Ops that real TORCH_TRACE graphs use (aot and inductor graphs) */
+static void test_log_ops(void **state) {
+  (void)state;
+  sdb_fake *x = X("x", SDB_F32, "5,3"), *xi = X("xi", SDB_I64, "5,3");
+  META(OP("erf", T(xi)), "f32[s0, s1]");
+  META(OP("erfc", T(x)), "f32[s0, s1]");
+  META(OPK("relu", K({"inplace", B(false)}), T(x)), "f32[s0, s1]");
+  assert_string_equal(ERRK("relu", K({"inplace", B(true)}), T(x)),
+                      "relu(): argument 'inplace' is not supported: use relu_");
+  sdb_value *al = OP("alias", T(x));
+  STRIDED(al, "f32[s0, s1][s1, 1]");
+  assert_ptr_equal(TEN(al)->storage, x->storage);
+  META(OPK("scalar_tensor", K({"dtype", S("torch.float64")}, {"pin_memory", B(false)}), I(1)), "f64[]");
+  META(OP("scalar_tensor", Fl(0.5)), "f32[]");
+  META(OP("convert_element_type", T(x), S("torch.float16")), "f16[s0, s1]");
+  META(OPK("full", K({"pin_memory", B(false)}), L(2, 2, 3), Fl(1.0)), "f32[2, 3]");
+  /* channels-last */
+  sdb_fake *n = X("n", SDB_F32, "!2,!3,!4,!5");
+  sdb_value *cl = OP("contiguous", T(n), S("torch.channels_last"));
+  STRIDED(cl, "f32[2, 3, 4, 5][60, 1, 15, 3]");
+  assert_ptr_equal(TEN(OP("contiguous", T(TEN(cl)), S("channels_last"))), TEN(cl));
+  assert_string_equal(ERR("contiguous", T(x), S("torch.channels_last")),
+                      "required rank 4 tensor to use channels_last format");
   GUARDS("");
 }
 
@@ -1752,6 +1779,7 @@ int main(void) {
     T_(test_clamp_and_activations),
     T_(test_fakify_strides),
     T_(test_elementwise_strides),
+    T_(test_log_ops),
     T_(test_conversions),
     T_(test_reductions),
     T_(test_view_contiguous),
