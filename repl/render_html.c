@@ -129,6 +129,8 @@ typedef struct compile_info {
   const sdb_tti_compile *tc; /* the log's compile, on an imported log */
 } compile_info;
 
+static size_t count_in(const sdb_view *v, sdb_event_kind k, size_t lo, size_t hi);
+
 static void timeline_svg(sdb_buf *b, sdb_timeline *t, const compile_info *c) {
   repl_timeline_grid g;
   if (repl_timeline_build(t, c->hi, 240, &g) != 0 || !g.nrows) {
@@ -375,6 +377,23 @@ static int compile_page(const char *dir, sdb_timeline *t, const compile_info *cs
       sdb_buf_puts(&b, "</pre>\n");
     }
   }
+  size_t nb = count_in(v, SDB_EV_GRAPH_BREAK, c->lo, c->hi);
+  if (nb) {
+    /* an imported log's dynamo_graph_break_reason: where, why, the whole text */
+    sdb_buf_printf(&b, "<h2>Graph breaks (%zu)</h2>\n", nb);
+    size_t total = sdb_view_count(v, SDB_EV_GRAPH_BREAK);
+    for (size_t k = 0; k < total; k++) {
+      const sdb_event *e = sdb_view_at(v, SDB_EV_GRAPH_BREAK, k);
+      if (e->seq < c->lo || e->seq >= c->hi) continue;
+      sdb_buf_puts(&b, "<p class=\"m\">");
+      where(&b, e);
+      sdb_buf_puts(&b, "</p><details><summary>");
+      esc(&b, e->text ? e->text : "graph break");
+      sdb_buf_puts(&b, "</summary><pre>");
+      esc(&b, e->detail ? e->detail : "");
+      sdb_buf_puts(&b, "</pre></details>\n");
+    }
+  }
   sdb_buf_puts(&b, "</body></html>\n");
   char name[64];
   snprintf(name, sizeof name, "compile-%u.html", c->n);
@@ -411,6 +430,8 @@ static void status_cell(sdb_buf *b, const compile_info *c) {
       sdb_buf_puts(b, ", recompile: ");
       esc(b, tc->recompile_reason);
     }
+    if (tc->graph_breaks)
+      sdb_buf_printf(b, ", %ld graph break%s", tc->graph_breaks, tc->graph_breaks == 1 ? "" : "s");
     return;
   }
   if (c->nerrors) sdb_buf_printf(b, "<span class=\"bad\">failed (%zu error%s)</span>", c->nerrors,

@@ -405,4 +405,14 @@ run --replay gb.log --batch -x 'info compiles' -x 'break event graph_break' -x c
   -x 'info graph 0/0 dynamo_graph_break_reason'
 check "graph breaks: where and why (PyTorch's two forms), break event graph_break, the whole reason"
 
+"$SHAPEDB" --replay gb.log --batch --html gbhtml > /dev/null 2>&1
+{ grep -o '[0-9]* graph break[s]*' gbhtml/index.html; grep -A1 '<h2>Graph breaks' gbhtml/compile-1.html | sed 's/<pre>.*//'; } > "$tmp/got"
+want <<'OUT'
+1 graph break
+1 graph break
+<h2>Graph breaks (1)</h2>
+<p class="m">model.py:7</p><details><summary>Data-dependent branching</summary>
+OUT
+check "the HTML report counts each compile's graph breaks and shows where and why"
+
 echo "1..$n"
