@@ -56,6 +56,9 @@ void sdb_aot_result_free(sdb_aot_result *r) {
 
 const sdb_op *sdb_node_target_op(const sdb_node *n) {
   if (n->op == SDB_N_CALL_METHOD) return sdb_op_find(n->target);
+  /* an OpOverload: torch.ops.mylib.foo.default */
+  if (n->op == SDB_N_CALL_FUNCTION && !strncmp(n->target, "torch.ops.", 10))
+    return sdb_op_find_aten(n->target + 10);
   if (n->op == SDB_N_CALL_FUNCTION && !strncmp(n->target, "torch.", 6) &&
       !strchr(n->target + 6, '.'))
     return sdb_op_find(n->target + 6);
@@ -323,7 +326,9 @@ static long input_index(interp *it, const sdb_fake *t) {
 
 /* make_fx names a node after its op overload packet: aten.view.default -> view */
 static void aten_packet(const char *aten, char *out, size_t cap) {
-  const char *p = !strncmp(aten, "aten.", 5) ? aten + 5 : aten;
+  /* the namespace goes: aten.view.default, mylib.foo.default */
+  const char *dot = strchr(aten, '.');
+  const char *p = dot && strchr(dot + 1, '.') ? dot + 1 : aten;
   size_t n = strcspn(p, ".");
   if (n >= cap) n = cap - 1;
   memcpy(out, p, n);

@@ -225,14 +225,76 @@ static const sdb_op op_table[] = {
 
 #define NOPS (sizeof op_table / sizeof op_table[0])
 
+/* Operators defined while the program runs (torch.library.custom_op):
+** after the table, each allocated once and never moved, so graph nodes and
+** Lua closures may keep pointers to them. Redefining a name updates it in
+** place (a program run again defines its ops again). */
+typedef struct custom_op {
+  sdb_op op;               /* first: a custom_op is an sdb_op */
+  void *ud;
+} custom_op;
+
+static custom_op **customs;
+static size_t ncustoms, capcustoms;
+
+const sdb_op *sdb_op_define(const char *qualname, sdb_meta_fn meta, void *ud, sdb_err *err) {
+  const char *sep = strstr(qualname, "::");
+  if (!sep || sep == qualname || !sep[2] || strchr(sep + 2, ':') || strchr(qualname, '.'))
+    return sdb_err_set(err, SDB_E_INVALID, "ValueError", "Expected there to be a namespace in "
+                       "%s, i.e. The operator name should look something like ns::foo", qualname),
+           NULL;
+  for (size_t i = 0; i < ncustoms; i++)
+    if (!strcmp(customs[i]->op.name, qualname)) {
+      customs[i]->op.meta = meta;
+      customs[i]->ud = ud;
+      return &customs[i]->op;
+    }
+  if (ncustoms == capcustoms) {
+    size_t cap = capcustoms ? 2 * capcustoms : 8;
+    custom_op **nc = realloc(customs, cap * sizeof *nc);
+    if (!nc) return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory"), NULL;
+    customs = nc;
+    capcustoms = cap;
+  }
+  custom_op *c = calloc(1, sizeof *c);
+  if (!c) return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory"), NULL;
+  /* "mylib::foo" is aten-style "mylib.foo.default" in graphs */
+  c->op.name = sdb_intern(qualname);
+  c->op.aten = sdb_internf("%.*s.%s.default", (int)(sep - qualname), qualname, sep + 2);
+  c->op.meta = meta;
+  c->op.flags = SDB_OP_CUSTOM | SDB_OP_FUNCTION_ONLY | SDB_OP_DATA_DEPENDENT;
+  c->op.signature = sdb_internf("%s(*args) -> Tensor", qualname);
+  c->ud = ud;
+  if (!c->op.name || !c->op.aten || !c->op.signature) {
+    free(c);
+    return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory"), NULL;
+  }
+  customs[ncustoms++] = c;
+  return &c->op;
+}
+
+void *sdb_op_ud(const sdb_op *op) {
+  return op && (op->flags & SDB_OP_CUSTOM) ? ((const custom_op *)(const void *)op)->ud : NULL;
+}
+
 const sdb_op *sdb_op_find(const char *name) {
   for (size_t i = 0; i < NOPS; i++)
     if (!strcmp(op_table[i].name, name)) return &op_table[i];
+  for (size_t i = 0; i < ncustoms; i++)
+    if (!strcmp(customs[i]->op.name, name)) return &customs[i]->op;
   return NULL;
 }
 
-size_t sdb_op_count(void) { return NOPS; }
-const sdb_op *sdb_op_at(size_t i) { return i < NOPS ? &op_table[i] : NULL; }
+const sdb_op *sdb_op_find_aten(const char *aten) {
+  for (size_t i = 0; i < sdb_op_count(); i++)
+    if (!strcmp(sdb_op_at(i)->aten, aten)) return sdb_op_at(i);
+  return NULL;
+}
+
+size_t sdb_op_count(void) { return NOPS + ncustoms; }
+const sdb_op *sdb_op_at(size_t i) {
+  return i < NOPS ? &op_table[i] : i < NOPS + ncustoms ? &customs[i - NOPS]->op : NULL;
+}
 
 /* Is `name` a parameter of the signature (before "->")? A name is a word
 ** after ' ', '(', '*' or '|' and before '=', ',', ')' or '|'. */

@@ -41,7 +41,8 @@ enum {
   SDB_OP_DATA_DEPENDENT = 1 << 2, /* output shape or value depends on data */
   SDB_OP_FACTORY = 1 << 3,        /* makes a new tensor from sizes */
   SDB_OP_METHOD_ONLY = 1 << 4,    /* t:op() only, no torch.op() */
-  SDB_OP_FUNCTION_ONLY = 1 << 5   /* torch.op() only */
+  SDB_OP_FUNCTION_ONLY = 1 << 5,  /* torch.op() only */
+  SDB_OP_CUSTOM = 1 << 6          /* defined at run time (sdb_op_define) */
 };
 
 struct sdb_op {
@@ -53,8 +54,18 @@ struct sdb_op {
 };
 
 const sdb_op *sdb_op_find(const char *name);
+/* By aten-style name, "aten.nonzero.default", "mylib.foo.default". */
+const sdb_op *sdb_op_find_aten(const char *aten);
+/* The table and then the defined ops. */
 size_t sdb_op_count(void);
 const sdb_op *sdb_op_at(size_t i);
+
+/* Define (or redefine in place) a custom operator "ns::name"
+** (torch.library.custom_op): graphs call it as torch.ops.ns.name.default,
+** its meta function gets ud back through sdb_op_ud, and lowering treats it
+** as a FallbackKernel. NULL with err on a bad name or OOM. */
+const sdb_op *sdb_op_define(const char *qualname, sdb_meta_fn meta, void *ud, sdb_err *err);
+void *sdb_op_ud(const sdb_op *op);   /* a defined op's ud, else NULL */
 
 /* Run op's meta function with the op name pushed on the event stream (so
 ** events it causes say which op). */

@@ -362,6 +362,15 @@ note:;
 /* The op-table name for a call target, or NULL. */
 static const sdb_op *table_op(const char *target, bool method) {
   if (method) return sdb_op_find(target);
+  /* an OpOverload the table or a custom op (torch.library) has */
+  if (!strncmp(target, "torch.ops.", 10)) {
+    const sdb_op *op = sdb_op_find_aten(target + 10);
+    if (op) return op;
+    /* Dynamo calls the packet, torch.ops.mylib.foo: its default overload */
+    const char *dot = strchr(target + 10, '.');
+    if (dot && !strchr(dot + 1, '.') && (op = sdb_op_find_aten(sdb_internf("%s.default", target + 10))))
+      return op;
+  }
   if (!strncmp(target, "torch.ops.aten.", 15) || !strncmp(target, "torch.ops.prims.", 16)) {
     const char *aten = target + 10;   /* "aten.nonzero.default" */
     for (size_t i = 0; i < sdb_op_count(); i++) {

@@ -626,12 +626,21 @@ int sdb_tracer_call(sdb_tracer *tr, const sdb_op *op, bool method, const sdb_arg
     free(args);
     return rc;
   }
-  char target[128];
-  if (method) snprintf(target, sizeof target, "%s", op->name);
-  else snprintf(target, sizeof target, "torch.%s", op->name);
+  char target[160];
+  const char *hint = op->name;
+  if (op->flags & SDB_OP_CUSTOM) {
+    /* Dynamo calls an OpOverload: torch.ops.mylib.foo.default, node foo */
+    snprintf(target, sizeof target, "torch.ops.%s", op->aten);
+    const char *sep = strstr(op->name, "::");
+    hint = sep ? sep + 2 : op->name;
+  } else if (method) {
+    snprintf(target, sizeof target, "%s", op->name);
+  } else {
+    snprintf(target, sizeof target, "torch.%s", op->name);
+  }
   sdb_events_push_op(tr->ev, op->name);
   sdb_node *node = place(tr, NULL, method ? SDB_N_CALL_METHOD : SDB_N_CALL_FUNCTION,
-                         target, op->name, args, nargs, out);
+                         target, hint, args, nargs, out);
   if (!node) { sdb_events_pop_op(tr->ev); sdb_value_free(out); return oom(err); }
   node->impure = (op->flags & SDB_OP_INPLACE) != 0;
   rc = record_bindings(tr, node, out, err);

@@ -108,5 +108,10 @@ void lsdb_phase_event(lruntime *rt, sdb_event_kind k, sdb_phase p, const char *t
 
 /* lsdb_hop.c */
 void lsdb_open_hop(lua_State *L);
+/* the function that calls op as torch.NAME(...) does (traced or eager) */
+void lsdb_push_op_fn(lua_State *L, const sdb_op *op);
+/* lsdb_library.c: torch.library.custom_op/register_fake/get_ctx and
+** torch.ops, into the `torch` table at -1 */
+void lsdb_open_library(lua_State *L);
 
 #endif

@@ -388,6 +388,12 @@ static int l_op(lua_State *L) {
   return push_results(L, &ob->pos[0], node, tr);
 }
 
+void lsdb_push_op_fn(lua_State *L, const sdb_op *op) {
+  lua_pushlightuserdata(L, (void *)op);
+  lua_pushboolean(L, 0);
+  lua_pushcclosure(L, l_op, 2);
+}
+
 /* ------------------------------------------------------------------------
 ** Tensor methods that are not ops: size, stride, dim, numel, ...
 ** ---------------------------------------------------------------------- */
@@ -1834,6 +1840,7 @@ void lsdb_open_torch(lua_State *L) {
   luaL_setfuncs(L, torch_fns, 0);
   for (size_t i = 0; i < sdb_op_count(); i++) {
     const sdb_op *op = sdb_op_at(i);
+    if (op->flags & SDB_OP_CUSTOM) continue;   /* torch.ops.ns.name */
     if (!(op->flags & SDB_OP_FUNCTION_ONLY)) {
       lua_pushlightuserdata(L, (void *)op);
       lua_pushboolean(L, 1);
@@ -1869,6 +1876,7 @@ void lsdb_open_torch(lua_State *L) {
   lua_setfield(L, -2, "mark_unbacked");
   lua_setfield(L, -2, "_dynamo");
   lsdb_open_apis(L);
+  lsdb_open_library(L);
   lua_setglobal(L, "torch");
   lua_setfield(L, LUA_REGISTRYINDEX, "shapedb.TensorMethods");
 

@@ -226,4 +226,35 @@ retrace: 'nonsense' is neither a compile id (0/1) nor a graph kind (dynamo_outpu
 EOF
 check "retrace KIND: an aot joint graph in pytree form, an inductor graph with a submodule's parameter, a kind the compile did not log, a bad argument"
 
+# A custom op in a real log: unsupported until a fake kernel is given at
+# the prompt (torch.library), then run like any op.
+{
+  echo 'V1124 10:00:00.000000 1234 torch/_dynamo/output_graph.py:1] {"dynamo_output_graph": {}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "0"}'
+  sed "s/^/$tab/" <<'EOF'
+class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[8, 4][4, 1]cpu"):
+        l_x_ = L_x_
+         # File: /home/u/model.py:9 in forward, code: return torch.ops.test.rows(x)
+        rows: "f32[u0, 4][4, 1]cpu" = torch.ops.test.rows(l_x_);  l_x_ = None
+        return (rows,)
+EOF
+} > "$work/custom.log"
+run --batch --replay custom.log -x retrace \
+  -x 'torch.library.custom_op("test::rows", function(x) return x end):register_fake(function(x) return x:new_empty({torch.library.get_ctx():new_dynamic_size(), x:size(1)}) end)' \
+  -x retrace -x 'info bindings'
+sed -n '/^Retracing/,$p' "$tmp/got" | grep -v '^function: 0x' > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+want <<'EOF'
+Retracing [0/0]: its dynamo_output_graph (log line 1) through shapedb's ops, 17 events.
+retrace: 2 nodes, 1 matched, 0 diverged, 1 unsupported ops
+  unsupported op: torch.ops.test.rows (x1)
+`step` and `continue` move through it; `info divergences` lists the differences.
+Retracing [0/0]: its dynamo_output_graph (log line 1) through shapedb's ops, 19 events.
+retrace: 2 nodes, 2 matched, 0 diverged, 0 unsupported ops
+`step` and `continue` move through it; `info divergences` lists the differences.
+graph trace:
+  %rows: u0: .size()[0]  (event 14)
+[exit 0]
+EOF
+check "a custom op of a real log runs the fake kernel typed at the prompt (torch.library)"
+
 echo "1..$n"
