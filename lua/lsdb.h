@@ -63,5 +63,8 @@ void lsdb_push_source(lua_State *L, const sdb_source *s);
 ** table at the top of the stack. */
 void lsdb_open_torch(lua_State *L);
 sdb_events *lsdb_events(lua_State *L);   /* the program's event stream */
+/* The thread events are located in from now on: the debugger resumes the
+** program's thread, where C code may emit before any Lua call says so. */
+void lsdb_set_thread(lua_State *L, lua_State *thread);
 
 #endif

@@ -75,6 +75,7 @@ static lruntime *runtime(lua_State *L) {
 
 lruntime *lsdb_runtime(lua_State *L) { return runtime(L); }
 sdb_events *lsdb_events(lua_State *L) { return runtime(L)->ev; }
+void lsdb_set_thread(lua_State *L, lua_State *thread) { runtime(L)->L = thread; }
 
 /* ------------------------------------------------------------------------
 ** Tensors and symbolic scalars

@@ -377,6 +377,7 @@ static int resume(dbg *d) {
   if (d->killing) arm_pause(d);
   sigaction(SIGINT, &sa, &old);
   int nres = 0;
+  lsdb_set_thread(L, co);
   repl_limits_begin(co);
   int st = lua_resume(co, L, nargs, &nres);
   repl_limits_end(co);
@@ -707,11 +708,12 @@ static int forward(dbg *d, int motion, size_t count, const char *cmd) {
   }
   scan_begin(d, motion, count);
   int ended = -1;   /* R_DONE / R_FAILED when the program ended on the way */
-  bool interrupted = false;
+  bool interrupted = false, resumed = false;
   while (!scan(d)) {
     if (!alive(d)) break;
     if (d->prog == PROG_READY && d->label && !d->print_results)
       printf("Starting program: %s\n", d->s->program ? d->s->program : d->label);
+    resumed = true;
     int r = resume(d);
     if (r != R_PAUSED) {
       ended = r;
@@ -732,6 +734,9 @@ static int forward(dbg *d, int motion, size_t count, const char *cmd) {
   }
   size_t before = d->cur;
   d->cur = d->stop_at ? d->stop_at : dbg_length(d);
+  /* the program's frames are live from this stop on (it ran a little
+  ** past it, to a point where it could yield) */
+  if (resumed) d->live_from = d->prog == PROG_PAUSED ? d->cur : SIZE_MAX;
   d->motion = M_NONE;
   d->interrupted_at = 0;
   if (interrupted) print_program_location(d);
@@ -1396,6 +1401,7 @@ void dbg_init(repl_session *s) {
   }
   d->s = s;
   d->co_ref = LUA_NOREF;
+  d->live_from = SIZE_MAX;
   d->ev = lsdb_events(s->L);
   d->tl = sdb_timeline_new(d->ev);
   if (!d->tl) {
@@ -1416,6 +1422,7 @@ void dbg_init(repl_session *s) {
   dbg_pictures_init();
   dbg_tutorial_init();
   dbg_ask_init();
+  dbg_frames_init();
   dbg_import_init();
   dbg_retrace_init();
   dbg_save_init();

@@ -101,6 +101,8 @@ typedef struct dbg {
   bool killing;           /* `kill`: raise in user code until it ends */
   const char *paused_file;/* the user's line where the last pause happened */
   int paused_line;
+  size_t live_from;       /* the paused program's frames are live at cursors
+                             from here on (SIZE_MAX: not paused) */
   size_t interrupted_at;  /* cursor + 1 of a stop made by Ctrl-C (0: none):
                              there `list` shows the program's line, not the
                              last event's */
@@ -255,6 +257,11 @@ const char *dbg_program(const dbg *d);
 
 /* debug_ask.c: questions about expressions at the cursor */
 void dbg_ask_init(void);
+/* debug_frames.c: frame, up, down, info locals; print of Lua in the
+** selected live frame: 0/-1 when it handled text, 1 when text names no
+** variable of that frame (then print is symbolic). */
+void dbg_frames_init(void);
+int dbg_frame_print(dbg *d, const char *text);
 /* `print TEXT` at the cursor (with the assumptions); 0 or -1. */
 int dbg_ask_print(dbg *d, const char *text);
 

@@ -102,6 +102,9 @@ static int ask(dbg *d, const char *cmd, const char *text, bool why) {
 int dbg_ask_print(dbg *d, const char *text) { return ask(d, "print", text, false); }
 
 static int cmd_print(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  /* `print x:meta()`: Lua in the selected frame when it names a variable */
+  int r = dbg_frame_print(dbg_of(s), a->rest);
+  if (r <= 0) return r;
   return ask(dbg_of(s), c->name, a->rest, false);
 }
 

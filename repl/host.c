@@ -97,6 +97,147 @@ void repl_host_describe(lua_State *L, int idx) {
   luaL_pushresult(&b);
 }
 
+static void format_value(lua_State *L, int idx, int flags, int depth, luaL_Buffer *b);
+
+static int tostring_protected(lua_State *L) {
+  luaL_tolstring(L, 1, NULL);
+  return 1;
+}
+
+/* tostring that cannot raise: a failing __tostring gives the type name */
+static void add_tostring(lua_State *L, int idx, luaL_Buffer *b) {
+  lua_pushcfunction(L, tostring_protected);
+  lua_pushvalue(L, idx);
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK || lua_type(L, -1) != LUA_TSTRING) {
+    lua_pop(L, 1);
+    lua_pushstring(L, luaL_typename(L, idx));
+  }
+  luaL_addvalue(b);
+}
+
+/* Keys in a stable order: numbers, then strings, then the rest by name. */
+static int key_rank(lua_State *L, int i) {
+  int t = lua_type(L, i);
+  return t == LUA_TNUMBER ? 0 : t == LUA_TSTRING ? 1 : 2;
+}
+
+static int key_less(lua_State *L) {
+  int ra = key_rank(L, 1), rb = key_rank(L, 2);
+  if (ra != rb) lua_pushboolean(L, ra < rb);
+  else if (ra < 2) lua_pushboolean(L, lua_compare(L, 1, 2, LUA_OPLT));
+  else lua_pushboolean(L, strcmp(luaL_typename(L, 1), luaL_typename(L, 2)) < 0);
+  return 1;
+}
+
+/* A table's contents, bounded: {1, 2, a = 3}; ten entries, three levels */
+static void format_table(lua_State *L, int idx, int flags, int depth, luaL_Buffer *b) {
+  if (depth > 2) {
+    luaL_addstring(b, "{...}");
+    return;
+  }
+  luaL_addchar(b, '{');
+  lua_Integer len = (lua_Integer)lua_rawlen(L, idx), shown = 0;
+  for (lua_Integer i = 1; i <= len && shown < 10; i++, shown++) {
+    if (i > 1) luaL_addstring(b, ", ");
+    lua_rawgeti(L, idx, i);
+    format_value(L, lua_gettop(L), flags | REPL_FMT_QUOTE, depth + 1, b);
+    lua_pop(L, 1);
+  }
+  /* the other keys, sorted: the hash order changes from run to run */
+  lua_newtable(L);
+  int keys = lua_gettop(L);
+  lua_Integer nk = 0;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    if (!(lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= len)) {
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, keys, ++nk);
+    }
+  }
+  lua_getglobal(L, "table");
+  lua_getfield(L, -1, "sort");
+  lua_remove(L, -2);
+  lua_pushvalue(L, keys);
+  lua_pushcfunction(L, key_less);
+  if (lua_pcall(L, 2, 0, 0) != LUA_OK) lua_pop(L, 1);
+  for (lua_Integer i = 1; i <= nk; i++) {
+    if (shown >= 10) {
+      luaL_addstring(b, ", ...");
+      break;
+    }
+    if (shown++) luaL_addstring(b, ", ");
+    lua_rawgeti(L, keys, i);
+    int k = lua_gettop(L);
+    if (lua_type(L, k) == LUA_TSTRING) {
+      lua_pushvalue(L, k);
+      luaL_addvalue(b);
+    } else {
+      luaL_addchar(b, '[');
+      format_value(L, k, flags | REPL_FMT_QUOTE, depth + 1, b);
+      luaL_addchar(b, ']');
+    }
+    luaL_addstring(b, " = ");
+    lua_pushvalue(L, k);
+    lua_rawget(L, idx);
+    format_value(L, lua_gettop(L), flags | REPL_FMT_QUOTE, depth + 1, b);
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 1);   /* keys */
+  if (len > 10) luaL_addstring(b, ", ...");
+  luaL_addchar(b, '}');
+}
+
+static void format_value(lua_State *L, int idx, int flags, int depth, luaL_Buffer *b) {
+  switch (lua_type(L, idx)) {
+    case LUA_TSTRING:
+      if (flags & REPL_FMT_QUOTE) {
+        lua_getglobal(L, "string");
+        lua_getfield(L, -1, "format");
+        lua_remove(L, -2);
+        lua_pushliteral(L, "%q");
+        lua_pushvalue(L, idx);
+        if (lua_pcall(L, 2, 1, 0) != LUA_OK || lua_type(L, -1) != LUA_TSTRING) {
+          lua_pop(L, 1);
+          lua_pushliteral(L, "\"?\"");
+        }
+        luaL_addvalue(b);
+        return;
+      }
+      break;
+    case LUA_TTABLE:
+      if (luaL_getmetafield(L, idx, "__tostring") == LUA_TNIL) {
+        format_table(L, idx, flags, depth, b);
+        return;
+      }
+      lua_pop(L, 1);
+      break;
+    case LUA_TUSERDATA:
+      if ((flags & REPL_FMT_META) && luaL_testudata(L, idx, "shapedb.Tensor")) {
+        if (lua_getfield(L, idx, "meta") == LUA_TFUNCTION) {
+          lua_pushvalue(L, idx);
+          if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING) {
+            luaL_addvalue(b);
+            return;
+          }
+        }
+        lua_pop(L, 1);
+      }
+      break;
+    default:
+      break;
+  }
+  add_tostring(L, idx, b);
+}
+
+void repl_host_format(lua_State *L, int idx, int flags) {
+  idx = lua_absindex(L, idx);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  format_value(L, idx, flags, 0, &b);
+  luaL_pushresult(&b);
+}
+
 static int msghandler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (msg == NULL) {

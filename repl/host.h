@@ -57,6 +57,13 @@ void repl_host_clear_interrupt(void);
 ** msg = \"bad\"}", at most 8 of them, never running a metamethod), else
 ** luaL_tolstring's text. */
 void repl_host_describe(lua_State *L, int idx);
+/* Push the text of the value at idx as the prompt shows values: tables by
+** their contents ({1, 2, n = 3}, bounded), the rest by tostring; with
+** REPL_FMT_META tensors by their metadata (f32[s0, 2]), with
+** REPL_FMT_QUOTE a string quoted. Never raises (a failing __tostring
+** gives the type name). */
+enum { REPL_FMT_META = 1, REPL_FMT_QUOTE = 2 };
+void repl_host_format(lua_State *L, int idx, int flags);
 
 /* From a signal handler: make the Lua code running under the outermost
 ** repl_host_pcall raise "interrupted!" at its next instruction (what

@@ -336,6 +336,14 @@ static int print_results(repl_session *s, int base) {
     repl_error(s, "too many results to print");
     return -1;
   }
+  /* tables print their contents, not table: 0x55... */
+  for (int i = base + 1; i <= base + n; i++)
+    if (lua_type(L, i) == LUA_TTABLE && luaL_getmetafield(L, i, "__tostring") == LUA_TNIL) {
+      repl_host_format(L, i, 0);
+      lua_replace(L, i);
+    } else if (lua_type(L, i) == LUA_TTABLE) {
+      lua_pop(L, 1);
+    }
   lua_pushglobaltable(L);
   lua_pushliteral(L, "print");
   lua_rawget(L, -2);

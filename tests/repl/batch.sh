@@ -51,6 +51,9 @@ Breakpoints
   watch SYM                stop at every event that touches symbol SYM
 
 Stack
+  down [N]                 select the frame N levels in (the callee)
+  frame [N]                show the selected Lua frame, or select frame N
+  up [N]                   select the frame N levels out (the caller)
   where [SYM|GUARD]        the Lua stack here, or where SYM or a guard came from
 
 Data
@@ -146,6 +149,7 @@ info subcommands:
   info events [N|all]      the events around the cursor (or N, or all)
   info graph [NAME]        the nodes of a graph so far
   info guards              the guards taken, with phase and Lua line
+  info locals              the local variables of the selected frame
   info pending             the fresh unbacked symbols waiting for a binding
   info phases              the phases so far, with their event ranges
   info program             the program, its state and the cursor
