@@ -166,15 +166,20 @@ static bool bp_matches(const dbg_bp *bp, const sdb_view *v, size_t p,
 ** backwards, ignore counts are left alone. */
 static int match_breakpoints(dbg *d, const sdb_view *v, size_t p, int prev_phase, bool fwd) {
   int hit = 0;
+  d->nstop_bps = 0;
   for (size_t i = 0; i < d->nbps; i++) {
     dbg_bp *bp = &d->bps[i];
     if (!bp->enabled || !bp_matches(bp, v, p, prev_phase)) continue;
+    if (bp->cond && !dbg_bp_condition(d, bp, v)) continue;
     bp->hits++;
     if (fwd && bp->ignore) {   /* `continue N` passes it */
       bp->ignore--;
       continue;
     }
     if (!hit) hit = bp->num;
+    /* every breakpoint the event hits is announced (bps are in number order) */
+    d->stop_bps = xgrow(d->stop_bps, &d->capstop_bps, d->nstop_bps + 1, sizeof *d->stop_bps);
+    d->stop_bps[d->nstop_bps++] = bp->num;
   }
   return hit;
 }
@@ -187,6 +192,7 @@ static dbg_bp *bp_find(dbg *d, int num) {
 
 static void bp_remove(dbg *d, size_t i) {
   free(d->bps[i].arg);
+  dbg_bp_free(&d->bps[i]);
   memmove(&d->bps[i], &d->bps[i + 1], (d->nbps - i - 1) * sizeof *d->bps);
   d->nbps--;
 }
@@ -624,16 +630,26 @@ void dbg_show_stop(dbg *d) {
   dbg_run_displays(d);
 }
 
-/* Say which breakpoint stopped us, drop it if temporary. */
+/* Say which breakpoints stopped us (all the event hit), queue their
+** command lists, drop the temporary ones. */
 static void announce_breakpoint(dbg *d) {
-  dbg_bp *bp = d->stop_bp ? bp_find(d, d->stop_bp) : NULL;
-  if (!bp) return;
-  char what[160];
-  bp_describe(bp, what, sizeof what);
-  printf("%s%s %d, %s%s\n", dbg_color(d, "\033[1;31m"),
-         bp->temporary ? "Temporary breakpoint" : bp->watch ? "Watchpoint" : "Breakpoint",
-         bp->num, what, dbg_reset(d));
-  if (bp->temporary) bp_remove(d, (size_t)(bp - d->bps));
+  if (!d->stop_bp) return;
+  if (!d->nstop_bps) {   /* a stop found before the list was kept */
+    d->stop_bps = xgrow(d->stop_bps, &d->capstop_bps, 1, sizeof *d->stop_bps);
+    d->stop_bps[d->nstop_bps++] = d->stop_bp;
+  }
+  for (size_t k = 0; k < d->nstop_bps; k++) {
+    dbg_bp *bp = bp_find(d, d->stop_bps[k]);
+    if (!bp) continue;
+    char what[160];
+    bp_describe(bp, what, sizeof what);
+    printf("%s%s %d, %s%s\n", dbg_color(d, "\033[1;31m"),
+           bp->temporary ? "Temporary breakpoint" : bp->watch ? "Watchpoint" : "Breakpoint",
+           bp->num, what, dbg_reset(d));
+    dbg_bp_queue(d, bp);
+    if (bp->temporary) bp_remove(d, (size_t)(bp - d->bps));
+  }
+  d->nstop_bps = 0;
 }
 
 /* Where the program's thread is now (after an interrupt). The stop shown
@@ -876,7 +892,9 @@ static int cmd_goto(repl_session *s, const repl_cmd *c, const repl_args *a) {
   if (!strcmp(w, "start")) {
     target = d->base;
   } else if (!strcmp(w, "end")) {
-    if (alive(d) || replay_ending(d)) return forward(d, M_CONTINUE, 0, c->name) < 0 ? -1 : 0;
+    /* to the end, past every breakpoint (gdb's motions to a place do not
+    ** stop at breakpoints on the way) */
+    if (alive(d) || replay_ending(d)) return forward(d, M_GOTO, SIZE_MAX, c->name) < 0 ? -1 : 0;
     target = dbg_length(d);
   } else {
     char *end;
@@ -1103,10 +1121,27 @@ static int parse_bp(dbg *d, const char *cmd, const repl_args *a, dbg_bp *bp) {
   return -1;
 }
 
-static int add_bp(repl_session *s, const repl_cmd *c, const repl_args *a, bool temporary,
+static int add_bp(repl_session *s, const repl_cmd *c, const repl_args *a0, bool temporary,
                   bool watch) {
   dbg *d = dbg_of(s);
   dbg_bp bp;
+  /* SPEC if COND: the spec's words end at `if` */
+  repl_args cut = *a0;
+  const repl_args *a = a0;
+  const char *cond = NULL;
+  for (int i = 0; i < a0->argc; i++)
+    if (!strcmp(a0->argv[i], "if")) {
+      const char *at = strstr(a0->rest, " if ");
+      cond = at ? at + 4 : "";
+      while (*cond == ' ') cond++;
+      if (!*cond) {
+        repl_error(s, "%s: expected a condition after `if` (`break op nonzero if u0 > 3`)", c->name);
+        return -1;
+      }
+      cut.argc = i;
+      a = &cut;
+      break;
+    }
   if (watch) {
     if (!symbol_shaped(a->argv[0])) {
       repl_error(s, "%s: '%s' is not a symbol name (s0, u1, ...)", c->name, a->argv[0]);
@@ -1119,6 +1154,15 @@ static int add_bp(repl_session *s, const repl_cmd *c, const repl_args *a, bool t
   } else if (parse_bp(d, c->name, a, &bp) < 0) {
     return -1;
   }
+  if (cond) {
+    char why[160];
+    if (!sdb_parse(cond, why, sizeof why)) {
+      repl_error(s, "%s: cannot read the condition '%s': %s", c->name, cond, why);
+      free(bp.arg);
+      return -1;
+    }
+    bp.cond = xstrdup(cond);
+  }
   bp.num = ++d->next_bp;
   bp.enabled = true;
   bp.temporary = temporary;
@@ -1126,8 +1170,8 @@ static int add_bp(repl_session *s, const repl_cmd *c, const repl_args *a, bool t
   d->bps[d->nbps++] = bp;
   char what[160];
   bp_describe(&bp, what, sizeof what);
-  printf("%s %d: %s\n", temporary ? "Temporary breakpoint" : watch ? "Watchpoint" : "Breakpoint",
-         bp.num, what);
+  printf("%s %d: %s%s%s\n", temporary ? "Temporary breakpoint" : watch ? "Watchpoint" : "Breakpoint",
+         bp.num, what, bp.cond ? " if " : "", bp.cond ? bp.cond : "");
   return 0;
 }
 
@@ -1195,6 +1239,7 @@ static int cmd_info_breakpoints(repl_session *s, const repl_cmd *c, const repl_a
     bp_describe(bp, what, sizeof what);
     printf("%-4d %-11s %-5s %-4s %-5u %s\n", bp->num, bp->watch ? "watchpoint" : "breakpoint",
            bp->temporary ? "del" : "keep", bp->enabled ? "y" : "n", bp->hits, what);
+    dbg_bp_print_extra(bp);
   }
   return 0;
 }
@@ -1423,6 +1468,7 @@ void dbg_init(repl_session *s) {
   dbg_tutorial_init();
   dbg_ask_init();
   dbg_frames_init();
+  dbg_break_init(s);
   dbg_import_init();
   dbg_retrace_init();
   dbg_save_init();
@@ -1440,8 +1486,15 @@ void dbg_free(repl_session *s) {
   sdb_events_remove_sink(d->ev, d->sink);
   sdb_timeline_free(d->tl);
   sdb_view_free(d->shown);
-  for (size_t i = 0; i < d->nbps; i++) free(d->bps[i].arg);
+  for (size_t i = 0; i < d->nbps; i++) {
+    free(d->bps[i].arg);
+    dbg_bp_free(&d->bps[i]);
+  }
   free(d->bps);
+  free(d->stop_bps);
+  for (size_t i = 0; i < d->ncollected; i++) free(d->collected[i]);
+  free(d->collected);
+  free(d->queued);
   free(d->stacks);
   for (size_t i = 0; i < d->ndisplays; i++) free(d->displays[i].what);
   free(d->displays);

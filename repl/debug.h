@@ -55,6 +55,9 @@ typedef struct dbg_bp {
   bool enabled, temporary, watch;
   unsigned hits;
   unsigned ignore;        /* crossings to pass silently (`continue N`) */
+  char *cond;             /* `break ... if COND`, `condition N COND` (owned), or NULL */
+  char **cmds;            /* `commands N`: lines run when it stops (owned) */
+  size_t ncmds;
 } dbg_bp;
 
 typedef enum dbg_prog {
@@ -115,6 +118,16 @@ typedef struct dbg {
   int prev_phase;         /* phase at step `scanned` */
   size_t stop_at;         /* where to stop, or 0 */
   int stop_bp;            /* breakpoint that stopped it, or 0 */
+  int *stop_bps;          /* every breakpoint the stop's event hit, ascending */
+  size_t nstop_bps, capstop_bps;
+  /* `commands`: the breakpoint whose lines are being read (0: none) and
+  ** the breakpoints whose lines wait to run after the current command */
+  int collecting;
+  char **collected;
+  size_t ncollected, capcollected;
+  int *queued;
+  size_t nqueued, capqueued;
+  bool running_cmds;
 
   /* breakpoints */
   dbg_bp *bps;
@@ -261,6 +274,14 @@ void dbg_ask_init(void);
 ** selected live frame: 0/-1 when it handled text, 1 when text names no
 ** variable of that frame (then print is symbolic). */
 void dbg_frames_init(void);
+/* debug_break.c: breakpoint conditions and command lists (`condition`,
+** `commands`): does bp's condition hold at the step of v; free its
+** condition and commands; queue its commands after a stop. */
+void dbg_break_init(repl_session *s);
+bool dbg_bp_condition(dbg *d, const dbg_bp *bp, const sdb_view *v);
+void dbg_bp_free(dbg_bp *bp);
+void dbg_bp_queue(dbg *d, const dbg_bp *bp);
+void dbg_bp_print_extra(const dbg_bp *bp);
 int dbg_frame_print(dbg *d, const char *text);
 /* `print TEXT` at the cursor (with the assumptions); 0 or -1. */
 int dbg_ask_print(dbg *d, const char *text);

@@ -554,7 +554,7 @@ char *repl_lineio_read(repl_session *s, bool continuation, bool *cancelled) {
   repl_host_clear_interrupt();
   reading_continuation = continuation;
   continuation_cancelled = false;
-  char *line = readline(continuation ? REPL_PROMPT2 : s->prompt);
+  char *line = readline(continuation ? REPL_PROMPT2 : s->data_prompt ? s->data_prompt : s->prompt);
   reading_continuation = false;
   *cancelled = continuation_cancelled;
   if (line) remember(line);

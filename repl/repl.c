@@ -474,6 +474,10 @@ static int handle_line(repl_session *s, const char *line, input *in) {
   /* the user may have edited a file since the last line: listings and
   ** stop lines show what is on disk now */
   sdb_srcfile_refresh(false);
+  if (s->hooks.take_line && s->hooks.take_line(s, line)) {
+    free(again);
+    return 0;
+  }
   input *outer = current_input;
   current_input = in;
   const repl_cmd *ran = NULL;

@@ -52,6 +52,9 @@ typedef struct repl_hooks {
   void (*after_line)(repl_session *s, const repl_cmd *cmd, int rc);
   /* After `load` (or the command line) made path the session's program. */
   void (*loaded)(repl_session *s);
+  /* Before a line runs: true when the hook took it as data (the lines of
+  ** a debugger's `commands ... end`), so it does not run. */
+  bool (*take_line)(repl_session *s, const char *line);
 } repl_hooks;
 
 struct repl_session {
@@ -63,6 +66,8 @@ struct repl_session {
   repl_color_mode color;  /* `set color` */
   bool history;           /* `set history`: record and save input lines */
   char *prompt;           /* primary prompt (owned), `set prompt` */
+  const char *data_prompt;/* instead of prompt while a hook takes lines
+                             (gdb's ">" for `commands`), or NULL */
   char *last_repeat;      /* last repeatable command line (owned), or NULL */
   bool batch;             /* --batch: no stdin, exit after the -x commands */
   bool quit;              /* `quit` ran, or input ended */

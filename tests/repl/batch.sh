@@ -44,6 +44,8 @@ Running
 
 Breakpoints
   break SPEC               stop where SPEC matches an event
+  commands [N]             lines to run each time breakpoint N stops
+  condition N [COND]       stop at breakpoint N only where COND is known true
   delete [N...]            delete breakpoints (all without N)
   disable [N...]           disable breakpoints (all without N)
   enable [N...]            enable breakpoints (all without N)

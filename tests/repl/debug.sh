@@ -184,6 +184,7 @@ Num  Type        Disp  Enb  Hits  What
 4    breakpoint  keep  y    0     nz.lua:3
 Starting program: nz.lua
 Breakpoint 1, op nonzero
+Breakpoint 2, unbacked
 event 5, phase trace, tracer trace, nz.lua:2 in model
   create_unbacked_symbol u0 [0, 10]
 2	  local idx = x:nonzero()
