@@ -108,6 +108,17 @@ void lsdb_phase_event(lruntime *rt, sdb_event_kind k, sdb_phase p, const char *t
 
 /* lsdb_hop.c */
 void lsdb_open_hop(lua_State *L);
+/* lsdb_trace.c: the Trace metatable; shapedb._trace_begin */
+void lsdb_open_trace(lua_State *L);
+int lsdb_trace_begin(lua_State *L);
+/* shared between the torch binding's files: a trace's SymBools (built
+** while it is active), the marks of mark_unbacked, a scalar to Lua, which
+** active trace thread L sees */
+void lsdb_symbools_list(lua_State *L, const ltrace *t, bool create);
+void lsdb_symbools_drop(lua_State *L, const ltrace *t);
+void lsdb_push_unbacked_marks(lua_State *L);
+void lsdb_push_scalar(lua_State *L, const sdb_value *v, sdb_node *node);
+void lsdb_sync_active(lruntime *rt, lua_State *L);
 /* the function that calls op as torch.NAME(...) does (traced or eager) */
 void lsdb_push_op_fn(lua_State *L, const sdb_op *op);
 /* lsdb_library.c: torch.library.custom_op/register_fake/get_ctx and
