@@ -282,6 +282,12 @@ bool dbg_bp_condition(dbg *d, const dbg_bp *bp, const sdb_view *v);
 void dbg_bp_free(dbg_bp *bp);
 void dbg_bp_queue(dbg *d, const dbg_bp *bp);
 void dbg_bp_print_extra(const dbg_bp *bp);
+/* debug.c: breakpoints by number, removing one, "op nonzero"; is w a
+** symbol's name (s0, u12) */
+dbg_bp *dbg_bp_find(dbg *d, int num);
+void dbg_bp_remove(dbg *d, size_t i);
+void dbg_bp_describe(const dbg_bp *bp, char *out, size_t cap);
+bool dbg_symbol_shaped(const char *w);
 int dbg_frame_print(dbg *d, const char *text);
 /* `print TEXT` at the cursor (with the assumptions); 0 or -1. */
 int dbg_ask_print(dbg *d, const char *text);

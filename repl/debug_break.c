@@ -1,5 +1,6 @@
 /*
-** debug_break.c — what gdb lets a breakpoint carry besides where it
+** debug_break.c — making breakpoints (`break`, `tbreak`, `watch`), listing
+** and deleting them, and what gdb lets a breakpoint carry besides where it
 ** stops: a condition (`break op nonzero if u0 > 3`, `condition N COND`)
 ** and a command list (`commands N` ... `end`), run after each stop it
 ** makes.
@@ -16,7 +17,9 @@
 ** `continue` does not grow the C stack).
 */
 #include "debug.h"
+#include "ops.h"
 #include "probe.h"
+#include "srcfile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,10 +83,16 @@ void dbg_bp_print_extra(const dbg_bp *bp) {
   for (size_t i = 0; i < bp->ncmds; i++) printf("        %s\n", bp->cmds[i]);
 }
 
-static dbg_bp *find(dbg *d, int num) {
-  for (size_t i = 0; i < d->nbps; i++)
-    if (d->bps[i].num == num) return &d->bps[i];
-  return NULL;
+static dbg_bp *find(dbg *d, int num) { return dbg_bp_find(d, num); }
+
+static void *grow(void *arr, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return arr;
+  size_t ncap = *cap ? *cap * 2 : 16;
+  while (ncap < need) ncap *= 2;
+  void *p = realloc(arr, ncap * elem);
+  if (!p) oom();
+  *cap = ncap;
+  return p;
 }
 
 /* N, or the last breakpoint made when absent; NULL with the error said */
@@ -209,7 +218,302 @@ static void after_line(repl_session *s, const repl_cmd *cmd, int rc) {
   d->running_cmds = false;
 }
 
+/* --- making, listing and deleting them ---------------------------------------- */
+
+/* Parse a breakpoint spec into bp; 0, or -1 with the error printed. */
+static int parse_bp(dbg *d, const char *cmd, const repl_args *a, dbg_bp *bp) {
+  repl_session *s = d->s;
+  memset(bp, 0, sizeof *bp);
+  if (a->argc == 0) {
+    repl_error(s, "%s: what? unbacked, guard [TEXT], phase NAME, op NAME, symbol SYM, "
+                  "FILE:LINE, LINE, error, or an event kind (`help break`)", cmd);
+    return -1;
+  }
+  const char *w = a->argv[0];
+  const char *rest = a->argc > 1 ? a->argv[1] : NULL;
+  bool one = a->argc == 1;
+  if (!strcmp(w, "event") && a->argc == 2) {   /* `break event renamed`, as listed */
+    int ek = sdb_event_from_name(rest);
+    if (ek < 0) {
+      repl_error(s, "%s: unknown event kind '%s'; the kinds are:", cmd, rest);
+      for (int k = 0; k < SDB_EV_COUNT; k++)
+        fprintf(stderr, "%s%s", k % 6 ? " " : k ? "\n  " : "  ", sdb_event_name((sdb_event_kind)k));
+      fputc('\n', stderr);
+      return -1;
+    }
+    bp->kind = BP_EVENT;
+    bp->event = ek;
+    return 0;
+  }
+  if (!strcmp(w, "unbacked") && one) { bp->kind = BP_UNBACKED; return 0; }
+  if (!strcmp(w, "error") && one) { bp->kind = BP_ERROR; return 0; }
+  if (!strcmp(w, "guard")) {
+    bp->kind = BP_GUARD;
+    if (rest) {
+      const char *text = a->rest + strlen("guard");
+      while (*text == ' ' || *text == '\t') text++;
+      /* allow quotes: break guard "Eq(s0" */
+      size_t n = strlen(text);
+      if (n >= 2 && (text[0] == '"' || text[0] == '\'') && text[n - 1] == text[0]) {
+        bp->arg = dup(text + 1);
+        bp->arg[n - 2] = '\0';
+      } else {
+        bp->arg = dup(text);
+      }
+    }
+    return 0;
+  }
+  if (!strcmp(w, "phase") || !strcmp(w, "op") || !strcmp(w, "symbol")) {
+    if (a->argc != 2) {
+      repl_error(s, "%s: `%s` takes one name (`%s %s NAME`)", cmd, w, cmd, w);
+      return -1;
+    }
+    if (w[0] == 'p') {
+      int ph = sdb_phase_from_name(rest);
+      if (ph <= SDB_PHASE_NONE) {
+        repl_error(s, "%s: unknown phase '%s' (trace, cond, aot, lower, guards)", cmd, rest);
+        return -1;
+      }
+      bp->kind = BP_PHASE;
+      bp->phase = ph;
+    } else if (w[0] == 'o') {
+      if (!sdb_op_find(rest)) {
+        repl_error(s, "%s: no operator named '%s' (the names are torch's: nonzero, item, ...)",
+                   cmd, rest);
+        return -1;
+      }
+      bp->kind = BP_OP;
+      bp->arg = dup(rest);
+    } else {
+      if (!dbg_symbol_shaped(rest)) {
+        repl_error(s, "%s: '%s' is not a symbol name (s0, u1, ...)", cmd, rest);
+        return -1;
+      }
+      bp->kind = BP_SYMBOL;
+      bp->sym = sdb_sym(rest);
+    }
+    return 0;
+  }
+  if (one) {
+    int ek = sdb_event_from_name(w);
+    if (ek >= 0) {
+      bp->kind = BP_EVENT;
+      bp->event = ek;
+      return 0;
+    }
+    /* FILE:LINE or LINE (in the loaded program) */
+    const char *colon = strrchr(w, ':');
+    const char *num = colon ? colon + 1 : w;
+    char *end;
+    long line = strtol(num, &end, 10);
+    if (*num && !*end && line > 0) {
+      char *file = colon ? dup(w) : NULL;
+      if (file) file[colon - w] = '\0';
+      else if (dbg_program(d)) file = dup(dbg_program(d));
+      if (!file) {
+        repl_error(s, "%s: no program loaded; say FILE:%ld", cmd, line);
+        return -1;
+      }
+      int count = sdb_srcfile_count(file);
+      if (count < 0 && dbg_program(d) && !strcmp(dbg_basename(file), dbg_basename(dbg_program(d)))) {
+        free(file);
+        file = dup(dbg_program(d));
+        count = sdb_srcfile_count(file);
+      }
+      if (count < 0) {
+        repl_error(s, "%s: cannot read %s: %s", cmd, file, sdb_srcfile_error(file));
+        free(file);
+        return -1;
+      }
+      if (line > count) {
+        repl_error(s, "%s: %s has only %d lines", cmd, file, count);
+        free(file);
+        return -1;
+      }
+      bp->kind = BP_LINE;
+      bp->arg = file;
+      bp->line = (int)line;
+      return 0;
+    }
+  }
+  repl_error(s, "%s: unknown breakpoint '%s'; expected unbacked, guard [TEXT], phase NAME, "
+                "op NAME, symbol SYM, FILE:LINE, LINE, error, or an event kind", cmd, a->rest);
+  return -1;
+}
+
+static int add_bp(repl_session *s, const repl_cmd *c, const repl_args *a0, bool temporary,
+                  bool watch) {
+  dbg *d = dbg_of(s);
+  dbg_bp bp;
+  /* SPEC if COND: the spec's words end at `if` */
+  repl_args cut = *a0;
+  const repl_args *a = a0;
+  const char *cond = NULL;
+  for (int i = 0; i < a0->argc; i++)
+    if (!strcmp(a0->argv[i], "if")) {
+      const char *at = strstr(a0->rest, " if ");
+      cond = at ? at + 4 : "";
+      while (*cond == ' ') cond++;
+      if (!*cond) {
+        repl_error(s, "%s: expected a condition after `if` (`break op nonzero if u0 > 3`)", c->name);
+        return -1;
+      }
+      cut.argc = i;
+      a = &cut;
+      break;
+    }
+  if (watch) {
+    if (!dbg_symbol_shaped(a->argv[0])) {
+      repl_error(s, "%s: '%s' is not a symbol name (s0, u1, ...)", c->name, a->argv[0]);
+      return -1;
+    }
+    memset(&bp, 0, sizeof bp);
+    bp.kind = BP_SYMBOL;
+    bp.sym = sdb_sym(a->argv[0]);
+    bp.watch = true;
+  } else if (parse_bp(d, c->name, a, &bp) < 0) {
+    return -1;
+  }
+  if (cond) {
+    char why[160];
+    if (!sdb_parse(cond, why, sizeof why)) {
+      repl_error(s, "%s: cannot read the condition '%s': %s", c->name, cond, why);
+      free(bp.arg);
+      return -1;
+    }
+    bp.cond = dup(cond);
+  }
+  bp.num = ++d->next_bp;
+  bp.enabled = true;
+  bp.temporary = temporary;
+  d->bps = grow(d->bps, &d->capbps, d->nbps + 1, sizeof *d->bps);
+  d->bps[d->nbps++] = bp;
+  char what[160];
+  dbg_bp_describe(&bp, what, sizeof what);
+  printf("%s %d: %s%s%s\n", temporary ? "Temporary breakpoint" : watch ? "Watchpoint" : "Breakpoint",
+         bp.num, what, bp.cond ? " if " : "", bp.cond ? bp.cond : "");
+  return 0;
+}
+
+static int cmd_break(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  return add_bp(s, c, a, false, false);
+}
+
+static int cmd_tbreak(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  return add_bp(s, c, a, true, false);
+}
+
+static int cmd_watch(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  return add_bp(s, c, a, false, true);
+}
+
+/* The breakpoint numbers in argv (all when none); -1 on a bad one. */
+static int each_bp(repl_session *s, const repl_cmd *c, const repl_args *a,
+                   void (*fn)(dbg *d, size_t i)) {
+  dbg *d = dbg_of(s);
+  if (a->argc == 0) {
+    for (size_t i = d->nbps; i-- > 0;) fn(d, i);
+    return 0;
+  }
+  int rc = 0;
+  for (int k = 0; k < a->argc; k++) {
+    char *end;
+    long n = strtol(a->argv[k], &end, 10);
+    dbg_bp *bp = *end ? NULL : dbg_bp_find(d, (int)n);
+    if (!bp) {
+      repl_error(s, "%s: no breakpoint number %s", c->name, a->argv[k]);
+      rc = -1;
+      continue;
+    }
+    fn(d, (size_t)(bp - d->bps));
+  }
+  return rc;
+}
+
+static void do_delete(dbg *d, size_t i) { dbg_bp_remove(d, i); }
+static void do_disable(dbg *d, size_t i) { d->bps[i].enabled = false; }
+static void do_enable(dbg *d, size_t i) { d->bps[i].enabled = true; }
+
+static int cmd_delete(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  if (a->argc == 0 && dbg_of(s)->nbps) printf("Deleted all breakpoints.\n");
+  return each_bp(s, c, a, do_delete);
+}
+static int cmd_disable(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  return each_bp(s, c, a, do_disable);
+}
+static int cmd_enable(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  return each_bp(s, c, a, do_enable);
+}
+
+static int cmd_info_breakpoints(repl_session *s, const repl_cmd *c, const repl_args *a) {
+  dbg *d = dbg_of(s);
+  (void)c; (void)a;
+  if (!d->nbps) {
+    printf("No breakpoints.\n");
+    return 0;
+  }
+  printf("Num  Type        Disp  Enb  Hits  What\n");
+  for (size_t i = 0; i < d->nbps; i++) {
+    const dbg_bp *bp = &d->bps[i];
+    char what[160];
+    dbg_bp_describe(bp, what, sizeof what);
+    printf("%-4d %-11s %-5s %-4s %-5u %s\n", bp->num, bp->watch ? "watchpoint" : "breakpoint",
+           bp->temporary ? "del" : "keep", bp->enabled ? "y" : "n", bp->hits, what);
+    dbg_bp_print_extra(bp);
+  }
+  return 0;
+}
+
 static const repl_cmd break_cmds[] = {
+  { "break", "b", "breakpoints", "break SPEC [if COND]",
+    "stop where SPEC matches an event",
+    "Set a breakpoint. SPEC is one of:\n"
+    "  unbacked         any unbacked symbol created\n"
+    "  guard [TEXT]     any guard added (whose text contains TEXT)\n"
+    "  phase NAME       the phase becomes NAME: trace, cond, aot, lower, guards\n"
+    "  op NAME          a call of operator NAME (its first event)\n"
+    "  symbol SYM       any event touching SYM (created, pending, bound, ...)\n"
+    "  FILE:LINE, LINE  the first event caused by that Lua line\n"
+    "  error            an error event (a data-dependent error, say)\n"
+    "  [event] KIND     any event of that kind (renamed, memo_hit, ...)\n"
+    "With `if COND` it stops only where COND holds (`help condition`).\n"
+    "\nExample:\n"
+    "  (shapedb) break guard Eq\n"
+    "  (shapedb) break nonzero.lua:7\n"
+    "  (shapedb) break op nonzero if u0 > 3\n",
+    cmd_break, REPL_COMPLETE_BREAKPOINT, NULL, 0, -1, false },
+  { "tbreak", NULL, "breakpoints", "tbreak SPEC",
+    "a breakpoint deleted when first hit",
+    "As `break`, but the breakpoint is deleted after it stops the program once.\n"
+    "\nExample:\n"
+    "  (shapedb) tbreak phase aot\n",
+    cmd_tbreak, REPL_COMPLETE_BREAKPOINT, NULL, 0, -1, false },
+  { "watch", NULL, "breakpoints", "watch SYM",
+    "stop at every event that touches symbol SYM",
+    "Stop whenever an event touches SYM: it is created, becomes pending, is\n"
+    "bound, refined, replaced, renamed, or appears in a guard or assert.\n"
+    "\nExample:\n"
+    "  (shapedb) watch u0\n",
+    cmd_watch, REPL_COMPLETE_SYMBOL, NULL, 1, 1, false },
+  { "delete", "d", "breakpoints", "delete [N...]",
+    "delete breakpoints (all without N)",
+    "Delete the breakpoints numbered N (all of them without arguments).\n"
+    "\nExample:\n"
+    "  (shapedb) delete 2\n",
+    cmd_delete, REPL_COMPLETE_NONE, NULL, 0, -1, false },
+  { "disable", NULL, "breakpoints", "disable [N...]",
+    "disable breakpoints (all without N)",
+    "Disable the breakpoints numbered N (all without arguments); `enable`\n"
+    "turns them back on.\n"
+    "\nExample:\n"
+    "  (shapedb) disable 1\n",
+    cmd_disable, REPL_COMPLETE_NONE, NULL, 0, -1, false },
+  { "enable", NULL, "breakpoints", "enable [N...]",
+    "enable breakpoints (all without N)",
+    "Enable the breakpoints numbered N (all without arguments).\n"
+    "\nExample:\n"
+    "  (shapedb) enable 1\n",
+    cmd_enable, REPL_COMPLETE_NONE, NULL, 0, -1, false },
   { "condition", NULL, "breakpoints", "condition N [COND]",
     "stop at breakpoint N only where COND is known true",
     "Give breakpoint N a condition, a symbolic expression asked where N\n"
@@ -237,8 +541,19 @@ static const repl_cmd break_cmds[] = {
     cmd_commands, REPL_COMPLETE_NONE, NULL, 0, 1, false },
 };
 
+static const repl_cmd break_info_cmds[] = {
+  { "breakpoints", "b", "breakpoints", "info breakpoints",
+    "the breakpoints, with their hit counts",
+    "List the breakpoints and watchpoints: number, kind, whether deleted when\n"
+    "hit, whether enabled, how many times hit, and what they match.\n"
+    "\nExample:\n"
+    "  (shapedb) info breakpoints\n",
+    cmd_info_breakpoints, REPL_COMPLETE_NONE, NULL, 0, 0, false },
+};
+
 void dbg_break_init(repl_session *s) {
   repl_cmd_register(break_cmds, sizeof break_cmds / sizeof break_cmds[0]);
+  repl_cmd_register_sub("info", break_info_cmds, sizeof break_info_cmds / sizeof break_info_cmds[0]);
   s->hooks.take_line = take_line;
   s->hooks.after_line = after_line;
 }

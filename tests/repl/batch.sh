@@ -43,7 +43,7 @@ Running
   step [N]                 advance to the next event (N events)
 
 Breakpoints
-  break SPEC               stop where SPEC matches an event
+  break SPEC [if COND]     stop where SPEC matches an event
   commands [N]             lines to run each time breakpoint N stops
   condition N [COND]       stop at breakpoint N only where COND is known true
   delete [N...]            delete breakpoints (all without N)
