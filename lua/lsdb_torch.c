@@ -74,6 +74,8 @@ static lruntime *runtime(lua_State *L) {
 }
 
 lruntime *lsdb_runtime(lua_State *L) { return runtime(L); }
+
+
 sdb_events *lsdb_events(lua_State *L) { return runtime(L)->ev; }
 void lsdb_set_thread(lua_State *L, lua_State *thread) { runtime(L)->L = thread; }
 
@@ -369,6 +371,10 @@ static int push_results(lua_State *L, const sdb_value *out, sdb_node *node, sdb_
 static int l_op(lua_State *L) {
   const sdb_op *op = lua_touserdata(L, lua_upvalueindex(1));
   bool method = lua_toboolean(L, lua_upvalueindex(2));
+  if (method && !luaL_testudata(L, 1, LSDB_TENSOR))   /* y.sum(): Python's '.' */
+    return luaL_error(L, "TypeError: %s() was called without its tensor: in Lua a method call "
+                         "takes ':' (y:%s(...)), or call torch.%s(y, ...)", op->name, op->name,
+                      op->name);
   lruntime *rt = runtime(L);
   ltrace *t = rt->active;
   sdb_tracer *tr = t ? t->tracer : NULL;
@@ -615,6 +621,10 @@ static int l_ops(lua_State *L) {
 
 static int tensor_index(lua_State *L) {
   sdb_fake *t = check_tensor(L, 1);
+  if (lua_type(L, 2) != LUA_TSTRING)   /* x[0], x[{{0, 2}}]: PyTorch's indexing */
+    return luaL_error(L, "TypeError: tensors are not indexed with [] here: x[i] is "
+                         "t:select(0, i), x[a:b] is t:narrow(0, a, b - a) or t:slice(0, a, b), "
+                         "x[mask] is t:masked_select(mask)");
   const char *k = luaL_checkstring(L, 2);
   if (!strcmp(k, "shape")) return push_shape_table(L, t, false);
   if (!strcmp(k, "dtype")) { lua_pushstring(L, sdb_dtype_name(t->dtype)); return 1; }
@@ -1130,6 +1140,24 @@ static int l_tensor(lua_State *L) {
 ** Registration
 ** ---------------------------------------------------------------------- */
 
+/* t.shape[k] for a missing k: PyTorch's habits, 0-based and negative
+** indices, get an answer saying what to write in Lua; past the end is nil
+** (ipairs stops there). */
+static int size_index(lua_State *L) {
+  if (!lua_isinteger(L, 2)) return 0;
+  lua_Integer k = lua_tointeger(L, 2);
+  if (k == 0)
+    return luaL_error(L, "IndexError: shape[0]: a Lua table counts from 1, so the first size "
+                         "is shape[1] (or t:size(0), 0-based as in PyTorch)");
+  if (k == -1)
+    return luaL_error(L, "IndexError: shape[-1]: Lua tables do not count from the end; write "
+                         "t:size(-1) (or shape[#shape])");
+  if (k < 0)
+    return luaL_error(L, "IndexError: shape[%I]: Lua tables do not count from the end; write "
+                         "t:size(%I) (or shape[#shape - %I])", k, k, -k - 1);
+  return 0;   /* past the end: nil, so ipairs(t.shape) ends as Lua's does */
+}
+
 static int size_tostring(lua_State *L) {
   luaL_Buffer b;
   luaL_buffinit(L, &b);
@@ -1220,6 +1248,8 @@ void lsdb_open_torch(lua_State *L) {
   lua_pop(L, 1);
 
   luaL_newmetatable(L, "shapedb.Size");
+  lua_pushcfunction(L, size_index);
+  lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, size_tostring);
   lua_setfield(L, -2, "__tostring");
   lua_pop(L, 1);

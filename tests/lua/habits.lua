@@ -1,0 +1,28 @@
+-- habits.lua — PyTorch habits written in Lua get an error that says what
+-- to write instead, at the user's line: 0-based and negative t.shape
+-- indices, [] indexing of a tensor, a method called with '.'.
+local t = require("tap")
+local x = shapedb.tensor{5, 3}
+
+t.error_like(function() return x.shape[0] end,
+  "habits.lua:7: IndexError: shape[0]: a Lua table counts from 1, so the first size is shape[1] (or t:size(0), 0-based as in PyTorch)",
+  "t.shape[0]: Lua counts from 1")
+t.error_like(function() return x.shape[-1] end,
+  "IndexError: shape[-1]: Lua tables do not count from the end; write t:size(-1) (or shape[#shape])",
+  "t.shape[-1]")
+t.error_like(function() return x.shape[-2] end,
+  "write t:size(-2) (or shape[#shape - 1])", "t.shape[-2]")
+t.is(x.shape[1], 5, "t.shape[1] is the first size")
+local n = 0
+for _ in ipairs(x.shape) do n = n + 1 end
+t.is(n, 2, "ipairs(t.shape) ends past the last dim")
+t.error_like(function() return x[0] end,
+  "habits.lua:19: TypeError: tensors are not indexed with [] here: x[i] is t:select(0, i), x[a:b] is t:narrow(0, a, b - a) or t:slice(0, a, b), x[mask] is t:masked_select(mask)",
+  "t[0]")
+t.error_like(function() return x[{{0, 2}}] end, "tensors are not indexed with [] here", "t[{{0, 2}}]")
+t.error_like(function() return x.sum() end,
+  "habits.lua:23: TypeError: sum() was called without its tensor: in Lua a method call takes ':' (y:sum(...)), or call torch.sum(y, ...)",
+  "y.sum() instead of y:sum()")
+t.is(tostring(x:sum()), "FakeTensor(..., size=())", "y:sum() works")
+
+t.done()
