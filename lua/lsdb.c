@@ -5,8 +5,10 @@
 #include "lsdb.h"
 
 #include "intern.h"
+#include "srcfile.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct lsdb_embedded { const char *name; const char *text; };
@@ -80,7 +82,28 @@ const char *lsdb_user_stack(lua_State *L) {
   return n ? sdb_intern(buf) : NULL;
 }
 
+/* A data-dependent error's fixes, in Lua with the user's names (where
+** every symbol has one), replace core's Python-spelled ones. */
+static void lua_fixits(lua_State *L, sdb_err *err) {
+  static const char marker[] = "\nTo fix the error, insert one of the following checks before this call:\n";
+  char *at = err->msg ? strstr(err->msg, marker) : NULL;
+  if (err->code != SDB_E_DATA_DEPENDENT || !err->cond || !at) return;
+  const char *code = err->file && err->line > 0 ? sdb_srcfile_line_raw(err->file, err->line) : NULL;
+  char *fix = lsdb_fixit(L, err->cond, code);
+  if (!fix) return;
+  size_t head = (size_t)(at - err->msg), n = strlen(fix);
+  char *msg = malloc(head + n + 1);
+  if (msg) {
+    memcpy(msg, err->msg, head);
+    memcpy(msg + head, fix, n + 1);
+    free(err->msg);
+    err->msg = msg;
+  }
+  free(fix);
+}
+
 int lsdb_raise(lua_State *L, sdb_err *err) {
+  lua_fixits(L, err);
   /* the condition a data-dependent error or failed check is about, for
   ** the error event trace:abort emits (the message is only text) */
   if (err->cond) lsdb_push_expr(L, err->cond);

@@ -45,6 +45,10 @@ const char *lsdb_user_stack(lua_State *L);
 ** (err->cond) is kept in the registry under LSDB_LAST_ERROR_COND. */
 #define LSDB_LAST_ERROR_COND "shapedb.last_error_cond"
 int lsdb_raise(lua_State *L, sdb_err *err);
+/* lsdb_fixit.c: a data-dependent error's "To fix the error" block in Lua
+** with the names the user's frame gives cond's symbols (code: the user's
+** line), or NULL when a symbol has none. Malloc'ed. */
+char *lsdb_fixit(lua_State *L, const struct sdb_expr *cond, const char *code);
 
 /* --- lsdb_shape_env.c ------------------------------------------------------ */
 #define LSDB_SHAPE_ENV "shapedb.ShapeEnv"

@@ -25,4 +25,35 @@ t.error_like(function() return x.sum() end,
   "y.sum() instead of y:sum()")
 t.is(tostring(x:sum()), "FakeTensor(..., size=())", "y:sum() works")
 
+-- the fixes a data-dependent error suggests, in Lua with the user's names
+do
+  local function check_op(x)
+    local idx = x:nonzero()
+    local n = idx:size(0)
+    torch._check(n > 2)
+    return idx
+  end
+  local _, err = pcall(torch.compile(check_op, { backend = "eager" }), shapedb.tensor{5, 2})
+  t.has(tostring(err), "To fix the error, insert one of the following checks before this call:\n  1. torch._check(idx:size(0):gt(2))\n  2. torch._check(idx:size(0):le(2))\n\n(These suggested fixes were derived by replacing `u0` with idx:size(0) or n in u0 > 2 and its negation.)",
+    "fixes name the locals holding u0, in the order they were declared")
+  t.has(tostring(err), "The line compares SymInts with an operator inside torch._check: in Lua `<`, `<=`, `>`, `>=` and `==` on SymInts decide at once",
+    "torch._check(n > 2) is explained")
+  local function branch(x)
+    local idx = x:nonzero()
+    if idx:size(0) + 1 > 4 then return idx end
+    return x
+  end
+  _, err = pcall(torch.compile(branch, { backend = "eager" }), shapedb.tensor{5, 2})
+  t.has(tostring(err), "  1. torch._check((idx:size(0) + 1):gt(4))\n  2. torch._check((idx:size(0) + 1):le(4))",
+    "a compound condition: the receiver in parentheses")
+  t.ok(not tostring(err):find("inside torch._check"), "no torch._check note for an if")
+  local function anon(x)
+    if x:nonzero():size(0) > 3 then return x end
+    return x
+  end
+  _, err = pcall(torch.compile(anon, { backend = "eager" }), shapedb.tensor{5, 2})
+  t.has(tostring(err), "  1. torch._check(u0 > 3)\n  2. torch._check(u0 <= 3)",
+    "no local holds u0: the symbols stay")
+end
+
 t.done()

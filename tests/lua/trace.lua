@@ -149,7 +149,8 @@ do
     "Caused by shows the Lua line of the branch")
   t.has(err, "u0 [-int_oo, int_oo], created by item at ddbranch.lua:6 in model (trace phase)",
     "and where u0 was created")
-  t.has(err, "  1. torch._check(u0 > 2)\n  2. torch._check(u0 <= 2)", "and the checks that would fix it")
+  t.has(err, "  1. torch._check(v:gt(2))\n  2. torch._check(v:le(2))\n\n(These suggested fixes were derived by replacing `u0` with v in u0 > 2 and its negation.)",
+    "and the checks that would fix it, in Lua with the user's name for u0")
   local r = shapedb._traces[#shapedb._traces]
   t.ok(r.error ~= nil, "the failed trace is recorded with its error")
   local last = shapedb.events(false)

@@ -268,8 +268,10 @@ event 11, phase trace, tracer trace, dde.lua:3 in model
   |   u0 [-int_oo, int_oo], created by item at dde.lua:2 in model (trace phase)
   |
   | To fix the error, insert one of the following checks before this call:
-  |   1. torch._check(u0 > 2)
-  |   2. torch._check(u0 <= 2)
+  |   1. torch._check(v:gt(2))
+  |   2. torch._check(v:le(2))
+  |
+  | (These suggested fixes were derived by replacing `u0` with v in u0 > 2 and its negation.)
 3	  if v > 2 then
   compile 1 (model) began at event 0
   tracer: - -> trace
@@ -304,8 +306,10 @@ Unbacked symbols in this expression:
   u0 [-int_oo, int_oo], created by item at dde.lua:2 in model (trace phase)
 
 To fix the error, insert one of the following checks before this call:
-  1. torch._check(u0 > 2)
-  2. torch._check(u0 <= 2)
+  1. torch._check(v:gt(2))
+  2. torch._check(v:le(2))
+
+(These suggested fixes were derived by replacing `u0` with v in u0 > 2 and its negation.)
 Lua traceback of the traced code:
 stack traceback:
 	[C]: in metamethod 'lt'

@@ -1,0 +1,269 @@
+/*
+** lsdb_fixit.c — the fixes a data-dependent error suggests, written as the
+** user would write them in Lua, with the user's names.
+**
+** PyTorch's _suggest_torch_checks replaces each unbacked symbol of the
+** condition with a local of the user's frame that holds it (a SymInt
+** `n`, or a tensor's `x.shape[0]`) and says so ("These suggested fixes
+** were derived by replacing `u0` with n in u0 > 2 and its negation.");
+** when some symbol has no such name it suggests nothing of that kind.
+** Here the fixes are Lua: comparisons are methods (`n:gt(2)`, since `>`
+** on SymInts guards at once in Lua), sizes are `x:size(0)`, and the names
+** come from the locals of the innermost Lua frame of the user's code.
+** Without names the message keeps the symbols, as core wrote it.
+*/
+#include "lsdb_rt.h"
+
+#include "buf.h"
+#include "intern.h"
+#include "map.h"
+
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* symbol -> the names that hold it, in the order the locals come */
+typedef struct names {
+  const sdb_expr *sym[64];
+  const char *name[64][4];
+  int nname[64];
+  int n;
+} names;
+
+static void add_name(names *nm, const sdb_expr *sym, const char *name) {
+  int i = 0;
+  while (i < nm->n && nm->sym[i] != sym) i++;
+  if (i == nm->n) {
+    if (nm->n == 64) return;
+    nm->sym[nm->n] = sym;
+    nm->nname[nm->n++] = 0;
+  }
+  if (nm->nname[i] < 4) nm->name[i][nm->nname[i]++] = name;
+}
+
+static const char *name_of(const names *nm, const sdb_expr *sym) {
+  for (int i = 0; i < nm->n; i++)
+    if (nm->sym[i] == sym) return nm->name[i][0];
+  return NULL;
+}
+
+/* The innermost frame of the user's code (a file), and its source line. */
+static bool user_frame(lua_State *L, lua_Debug *ar) {
+  for (int level = 0; lua_getstack(L, level, ar); level++)
+    if (lua_getinfo(L, "Sl", ar) && ar->source[0] == '@' && ar->currentline > 0) return true;
+  return false;
+}
+
+static void collect(lua_State *L, lua_Debug *ar, names *nm) {
+  const char *name;
+  for (int i = 1; (name = lua_getlocal(L, ar, i)); i++) {
+    if (name[0] != '(') {
+      lsym *s = lsdb_test_sym(L, -1);
+      ltensor *t = luaL_testudata(L, -1, LSDB_TENSOR);
+      if (s && s->e && s->e->kind == SDB_SYM) {
+        add_name(nm, s->e, sdb_intern(name));
+      } else if (t && t->t) {
+        for (int d = 0; d < t->t->ndim; d++)
+          if (t->t->sizes[d]->kind == SDB_SYM)
+            add_name(nm, t->t->sizes[d], sdb_internf("%s:size(%d)", name, d));
+      }
+    }
+    lua_pop(L, 1);
+  }
+}
+
+/* --- Lua spelling of an expression ------------------------------------------ */
+
+static void put(sdb_buf *b, const names *nm, const sdb_expr *e, bool *missing);
+
+/* A method's receiver: a name or a call stays as it is, anything else in
+** parentheses ((n + 1):lt(5)). */
+static void put_receiver(sdb_buf *b, const names *nm, const sdb_expr *e, bool *missing) {
+  bool bare = e->kind == SDB_SYM;
+  if (!bare) sdb_buf_putc(b, '(');
+  put(b, nm, e, missing);
+  if (!bare) sdb_buf_putc(b, ')');
+}
+
+static void put_method(sdb_buf *b, const names *nm, const sdb_expr *recv, const char *method,
+                       const sdb_expr *arg, bool *missing) {
+  put_receiver(b, nm, recv, missing);
+  sdb_buf_printf(b, ":%s(", method);
+  put(b, nm, arg, missing);
+  sdb_buf_putc(b, ')');
+}
+
+/* a < b as a method of the side that is not a plain number */
+static void put_relation(sdb_buf *b, const names *nm, const sdb_expr *lhs, const char *op,
+                         const sdb_expr *rhs, const char *flipped, bool *missing) {
+  if (lhs->kind == SDB_INT && rhs->kind != SDB_INT) put_method(b, nm, rhs, flipped, lhs, missing);
+  else put_method(b, nm, lhs, op, rhs, missing);
+}
+
+static void put_sum_term(sdb_buf *b, const names *nm, const sdb_expr *t, bool first,
+                         bool *missing) {
+  if (t->kind == SDB_MUL && t->ival < 0) {
+    sdb_buf_puts(b, first ? "-" : " - ");
+    if (t->ival != -1) sdb_buf_printf(b, "%lld*", (long long)-t->ival);
+    for (uint32_t i = 0; i < t->nargs; i++) {
+      if (i) sdb_buf_putc(b, '*');
+      put_receiver(b, nm, t->args[i], missing);
+    }
+    return;
+  }
+  if (!first) sdb_buf_puts(b, " + ");
+  put(b, nm, t, missing);
+}
+
+static void put(sdb_buf *b, const names *nm, const sdb_expr *e, bool *missing) {
+  switch ((sdb_kind)e->kind) {
+    case SDB_INT: sdb_buf_printf(b, "%lld", (long long)e->ival); return;
+    case SDB_TRUE: sdb_buf_puts(b, "true"); return;
+    case SDB_FALSE: sdb_buf_puts(b, "false"); return;
+    case SDB_SYM: {
+      const char *n = name_of(nm, e);
+      if (!n) *missing = true;
+      sdb_buf_puts(b, n ? n : e->name);
+      return;
+    }
+    case SDB_ADD:
+      for (uint32_t i = 0; i < e->nargs; i++) put_sum_term(b, nm, e->args[i], i == 0, missing);
+      if (e->ival > 0) sdb_buf_printf(b, " + %lld", (long long)e->ival);
+      else if (e->ival < 0) sdb_buf_printf(b, " - %lld", (long long)-e->ival);
+      return;
+    case SDB_MUL:
+      if (e->ival == -1) sdb_buf_putc(b, '-');
+      else if (e->ival != 1) sdb_buf_printf(b, "%lld*", (long long)e->ival);
+      for (uint32_t i = 0; i < e->nargs; i++) {
+        if (i) sdb_buf_putc(b, '*');
+        bool sum = e->args[i]->kind == SDB_ADD;
+        if (sum) sdb_buf_putc(b, '(');
+        put(b, nm, e->args[i], missing);
+        if (sum) sdb_buf_putc(b, ')');
+      }
+      return;
+    case SDB_POW:
+      for (int64_t i = 0; i < e->ival; i++) {
+        if (i) sdb_buf_putc(b, '*');
+        put_receiver(b, nm, e->args[0], missing);
+      }
+      return;
+    case SDB_FLOORDIV:
+    case SDB_MOD:
+      put_receiver(b, nm, e->args[0], missing);
+      sdb_buf_puts(b, e->kind == SDB_MOD ? " % " : " // ");
+      put_receiver(b, nm, e->args[1], missing);
+      return;
+    case SDB_MAX:
+    case SDB_MIN:
+      for (uint32_t i = 0; i + 1 < e->nargs; i++)
+        sdb_buf_printf(b, "torch.%s(", e->kind == SDB_MAX ? "sym_max" : "sym_min");
+      put(b, nm, e->args[0], missing);
+      for (uint32_t i = 1; i < e->nargs; i++) {
+        sdb_buf_puts(b, ", ");
+        put(b, nm, e->args[i], missing);
+        sdb_buf_putc(b, ')');
+      }
+      return;
+    case SDB_EQ:
+      put_relation(b, nm, e->args[0], "eq", e->args[1], "eq", missing);
+      return;
+    case SDB_NE:
+      put_relation(b, nm, e->args[0], "ne", e->args[1], "ne", missing);
+      return;
+    case SDB_LT:   /* ival 1: Gt(args[1], args[0]) as built */
+      if (e->ival) put_relation(b, nm, e->args[1], "gt", e->args[0], "lt", missing);
+      else put_relation(b, nm, e->args[0], "lt", e->args[1], "gt", missing);
+      return;
+    case SDB_LE:
+      if (e->ival) put_relation(b, nm, e->args[1], "ge", e->args[0], "le", missing);
+      else put_relation(b, nm, e->args[0], "le", e->args[1], "ge", missing);
+      return;
+    case SDB_AND:
+    case SDB_OR:
+      for (uint32_t i = 0; i + 1 < e->nargs; i++)
+        sdb_buf_printf(b, "torch.%s(", e->kind == SDB_AND ? "sym_and" : "sym_or");
+      put(b, nm, e->args[0], missing);
+      for (uint32_t i = 1; i < e->nargs; i++) {
+        sdb_buf_puts(b, ", ");
+        put(b, nm, e->args[i], missing);
+        sdb_buf_putc(b, ')');
+      }
+      return;
+    case SDB_NOT:
+      sdb_buf_puts(b, "torch.sym_not(");
+      put(b, nm, e->args[0], missing);
+      sdb_buf_putc(b, ')');
+      return;
+    case SDB_KIND_COUNT:
+      break;
+  }
+  sdb_buf_puts(b, "?");
+}
+
+/* Does the line compare with an operator inside torch._check(...)? */
+static bool check_with_operator(const char *line) {
+  const char *p = line ? strstr(line, "torch._check(") : NULL;
+  if (!p) return false;
+  p += 13;
+  for (int depth = 1; *p && depth > 0; p++) {
+    if (*p == '(') depth++;
+    else if (*p == ')') depth--;
+    else if (depth == 1 && (*p == '<' || *p == '>' || (p[0] == '=' && p[1] == '=') ||
+                            (p[0] == '~' && p[1] == '=')))
+      return true;
+  }
+  return false;
+}
+
+char *lsdb_fixit(lua_State *L, const sdb_expr *cond, const char *code) {
+  lua_Debug ar;
+  names nm;
+  memset(&nm, 0, sizeof nm);
+  if (user_frame(L, &ar)) collect(L, &ar, &nm);
+  bool missing = false;
+  sdb_buf b = SDB_BUF_INIT;
+  sdb_buf probe = SDB_BUF_INIT;
+  put(&probe, &nm, cond, &missing);
+  sdb_buf_free(&probe);
+  if (missing) return NULL;   /* some symbol has no name: core's text stays */
+  const sdb_expr *neg = sdb_not(cond);
+  if (!neg) return NULL;
+  sdb_buf_puts(&b, "\nTo fix the error, insert one of the following checks before this call:\n");
+  sdb_buf_puts(&b, "  1. torch._check(");
+  put(&b, &nm, cond, &missing);
+  sdb_buf_puts(&b, ")\n  2. torch._check(");
+  put(&b, &nm, neg, &missing);
+  sdb_buf_puts(&b, ")\n\n(These suggested fixes were derived by replacing ");
+  const sdb_expr **fs;
+  long n = sdb_free_symbols(cond, &fs);
+  /* sorted by name, as PyTorch sorts them */
+  for (long i = 1; i < n; i++)
+    for (long j = i; j > 0 && strcmp(fs[j - 1]->name, fs[j]->name) > 0; j--) {
+      const sdb_expr *t = fs[j - 1];
+      fs[j - 1] = fs[j];
+      fs[j] = t;
+    }
+  for (long i = 0; i < n; i++) {
+    sdb_buf_printf(&b, "%s`%s` with ", i ? ", " : "", fs[i]->name);
+    for (int k = 0; k < nm.n; k++)
+      if (nm.sym[k] == fs[i])
+        for (int j = 0; j < nm.nname[k]; j++)
+          sdb_buf_printf(&b, "%s%s", j ? " or " : "", nm.name[k][j]);
+  }
+  free(fs);
+  char *ct = sdb_expr_str(cond);
+  sdb_buf_printf(&b, " in %s and its negation.)", ct ? ct : "?");
+  free(ct);
+  if (check_with_operator(code))
+    sdb_buf_puts(&b, "\n\nThe line compares SymInts with an operator inside torch._check: in Lua "
+                     "`<`, `<=`, `>`, `>=` and `==` on SymInts decide at once (a guard), before "
+                     "torch._check sees a condition. Write the comparison as a method, as "
+                     "above (n:lt(m), n:le(m), n:gt(m), n:ge(m), n:eq(m), n:ne(m)).");
+  sdb_buf_cstr(&b);
+  if (b.failed) {
+    sdb_buf_free(&b);
+    return NULL;
+  }
+  return sdb_buf_take(&b);
+}
