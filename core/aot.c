@@ -472,6 +472,8 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
   ** graph through the node), but resolving their arguments must find it */
   if (n->op == SDB_N_GET_ATTR) return set_val(it, n, NULL, NULL) ? SDB_OK : oom(err);
   sdb_events_push_op(it->ev, n->name);
+  /* its events (and errors) at the user's line that made the node */
+  sdb_events_push_loc(it->ev, &n->loc);
   int rc = SDB_OK;
   sdb_value vals[64];
   size_t nv = n->nargs < 64 ? n->nargs : 64;
@@ -627,6 +629,7 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
   }
 out:
   for (size_t i = 0; i < nv; i++) sdb_value_free(&vals[i]);
+  sdb_events_pop_loc(it->ev);
   sdb_events_pop_op(it->ev);
   return rc;
 }

@@ -59,6 +59,8 @@ struct sdb_events {
   void *locate_ud;
   const char *ops[MAX_OPS];
   int nops;
+  sdb_loc locs[MAX_OPS];      /* sdb_events_push_loc */
+  int nlocs;
   const char *tracer;
   int depth;
   sink sinks[MAX_SINKS];
@@ -94,7 +96,22 @@ void sdb_events_set_locator(sdb_events *s, sdb_locate_fn fn, void *ud) {
 bool sdb_events_locate(sdb_events *s, sdb_loc *out) {
   out->file = out->func = NULL;
   out->line = 0;
+  for (int i = s ? s->nlocs : 0; i-- > 0;)
+    if (i < MAX_OPS && s->locs[i].file) {
+      *out = s->locs[i];
+      return true;
+    }
   return s && s->locate && s->locate(s->locate_ud, out);
+}
+
+void sdb_events_push_loc(sdb_events *s, const sdb_loc *loc) {
+  if (!s) return;
+  if (s->nlocs < MAX_OPS) s->locs[s->nlocs] = *loc;
+  s->nlocs++;
+}
+
+void sdb_events_pop_loc(sdb_events *s) {
+  if (s && s->nlocs > 0) s->nlocs--;
 }
 
 void sdb_events_push_op(sdb_events *s, const char *op) {

@@ -156,6 +156,11 @@ void sdb_events_set_phase(sdb_events *s, sdb_phase p);
 sdb_phase sdb_events_phase(const sdb_events *s);
 void sdb_events_set_locator(sdb_events *s, sdb_locate_fn fn, void *ud);
 bool sdb_events_locate(sdb_events *s, sdb_loc *out);
+/* While a later phase replays a node (aot, lowering), events are located
+** at the user's line that made the node, not where the phase was called
+** (a stack: subgraphs nest). A loc with no file changes nothing. */
+void sdb_events_push_loc(sdb_events *s, const sdb_loc *loc);
+void sdb_events_pop_loc(sdb_events *s);
 /* The operator now running (a stack: ops call ops). */
 void sdb_events_push_op(sdb_events *s, const char *op);
 void sdb_events_pop_op(sdb_events *s);

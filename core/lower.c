@@ -583,7 +583,9 @@ int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *o
   int rc = SDB_OK;
   for (size_t i = np; i < aot->n && rc == SDB_OK; i++) {
     sdb_events_push_op(lw.ev, aot->nodes[i]->name);
+    sdb_events_push_loc(lw.ev, &aot->nodes[i]->loc);
     rc = lower_node(&lw, aot->nodes[i], err);
+    sdb_events_pop_loc(lw.ev);
     sdb_events_pop_op(lw.ev);
   }
   if (rc == SDB_OK) {

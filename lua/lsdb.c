@@ -110,6 +110,18 @@ int lsdb_raise(lua_State *L, sdb_err *err) {
   else lua_pushnil(L);
   lua_setfield(L, LUA_REGISTRYINDEX, LSDB_LAST_ERROR_COND);
   lua_pushfstring(L, "%s: %s", err->kind ? err->kind : "Error", err->msg ? err->msg : "?");
+  if (err->file) {
+    lua_createtable(L, 0, 4);
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "msg");
+    lua_pushstring(L, err->file);
+    lua_setfield(L, -2, "file");
+    lua_pushinteger(L, err->line);
+    lua_setfield(L, -2, "line");
+  } else {
+    lua_pushnil(L);
+  }
+  lua_setfield(L, LUA_REGISTRYINDEX, LSDB_LAST_ERROR_LOC);
   sdb_err_clear(err);
   return lua_error(L);
 }

@@ -44,6 +44,9 @@ const char *lsdb_user_stack(lua_State *L);
 /* Raise err as a Lua error ("Kind: message") and clear it. Its condition
 ** (err->cond) is kept in the registry under LSDB_LAST_ERROR_COND. */
 #define LSDB_LAST_ERROR_COND "shapedb.last_error_cond"
+/* ... and where core located it, as {msg = , file = , line = , func = }
+** (an error in a later phase at the node's user line) */
+#define LSDB_LAST_ERROR_LOC "shapedb.last_error_loc"
 int lsdb_raise(lua_State *L, sdb_err *err);
 /* lsdb_fixit.c: a data-dependent error's "To fix the error" block in Lua
 ** with the names the user's frame gives cond's symbols (code: the user's

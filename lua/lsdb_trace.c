@@ -508,6 +508,23 @@ static int trace_abort(lua_State *L) {
     at.line = (int)luaL_optinteger(L, 4, 0);
     at.func = lua_isstring(L, 5) ? sdb_intern(lua_tostring(L, 5)) : NULL;
   }
+  /* an error from a later phase (aot, lowering) raised by core at the
+  ** line of the node it was replaying: there, not at the compile call */
+  if (!at.file && lua_getfield(L, LUA_REGISTRYINDEX, LSDB_LAST_ERROR_LOC) == LUA_TTABLE) {
+    lua_getfield(L, -1, "msg");
+    bool same = lua_isstring(L, -1) && !strcmp(lua_tostring(L, -1), msg);
+    lua_pop(L, 1);
+    if (same && lua_getfield(L, -1, "file") == LUA_TSTRING) {
+      at.file = sdb_intern(lua_tostring(L, -1));
+      lua_getfield(L, -2, "line");
+      at.line = (int)lua_tointeger(L, -1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, LSDB_LAST_ERROR_LOC);
   lruntime *rt = t->rt;
   deactivate(L, t);
   const char *colon = strstr(msg, ": ");

@@ -428,11 +428,12 @@ local function export(fn, args, opts)
   end
   local record = { trace = tr, name = name, backend = "export" }
   traces[#traces + 1] = record
-  local res = table.pack(xpcall(fn, function(e) return tostring(e) end, table.unpack(fake, 1, #args)))
+  local res = table.pack(xpcall(fn, capture, table.unpack(fake, 1, #args)))
   if not res[1] then
-    tr:abort(res[2])
-    record.error = res[2]
-    error(res[2], 0)
+    local e = res[2]
+    tr:abort(e.msg, e.file, e.line, e.func)
+    record.error = e.msg
+    error(e, 0)
   end
   local outs = {}
   for i = 2, res.n do outs[#outs + 1] = res[i] end
@@ -499,8 +500,9 @@ end
 -- subgraph; an error inside it leaves the hop cleanly.
 local function run_branch(h, which, fn, args)
   h:branch(which)
-  local res = table.pack(xpcall(fn, function(e) return tostring(e) end,
-    table.unpack(args, 1, args.n or #args)))
+  -- an error keeps the branch's line and traceback (capture), not the
+  -- cond call's: the user acts on the line that failed
+  local res = table.pack(xpcall(fn, capture, table.unpack(args, 1, args.n or #args)))
   if not res[1] then
     h:abort()
     error(res[2], 0)

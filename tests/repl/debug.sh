@@ -796,9 +796,9 @@ want <<'OUT'
 Breakpoint 1: event renamed
 Starting program: anz.lua
 Breakpoint 1, event renamed
-event 30, phase aot, anz.lua:6 in main chunk
+event 30, phase aot, anz.lua:2 in model
   renamed u1 -> u0 (aot retrace)
-6	local out = f(shapedb.tensor{4})
+2	  local idx = x:nonzero()
   compile 1 (model) began at event 0
   phase: trace -> aot
   new symbol: u0 [0, 4]
@@ -807,7 +807,7 @@ event 30, phase aot, anz.lua:6 in main chunk
   binding: u1: .size()[0] on %nonzero
   replacement: u1 -> u0 (rename_unbacked_to)
   renamed: u1 -> u0 (aot retrace)
-  u1 -> u0  (rename_unbacked_to, aot phase, anz.lua:6, event 29)
+  u1 -> u0  (rename_unbacked_to, aot phase, anz.lua:2, event 29)
 event 44, anz.lua:6 in main chunk
   phase_end guards (model)
 6	local out = f(shapedb.tensor{4})

@@ -259,9 +259,9 @@ u2                                  :           c--------------|
 u3                                  :               c=sr-------|
 u0       c==b------l----------------r------------------r-d-----|
 c created  = pending  b bound  l lifted  r renamed (joined to the new name below)  g guard/assert  s replaced  d buffer  + other
-event 30, phase aot, nz.lua:7 in main chunk
+event 30, phase aot, nz.lua:2 in model
   pending_changed {}
-7	local out = f(shapedb.tensor{5, 2})
+2	  local idx = x:nonzero()
   phase: none -> aot
   undo replacement: u1 -> u0 (rename_unbacked_to)
   undo renamed: u1 -> u0 (aot retrace)

@@ -904,16 +904,16 @@ static void test_real_core(void **state) {
     "  renamed: u3 -> u0 (process_kernel re-propagation, event 58)\n"
     "  defined by buf1 (MultiOutput for nonzero, event 60)\n");
   check_text(sdb_view_explain(v, S("u1")),
-    "u1: unbacked int, created by nonzero at nonzero.lua:12 (aot phase, event 33), range [0, 8]\n"
+    "u1: unbacked int, created by nonzero at nonzero.lua:6 in model (aot phase, event 33), range [0, 8]\n"
     "  pending from event 34 until node nonzero (event 37)\n"
     "  bound at %nonzero: .size()[0] (aot phase, event 36)\n"
     "  range [0, 8] (rename_unbacked_to, event 38)\n"
     "  replaced by u0 (rename_unbacked_to, aot phase, event 39)\n"
     "  renamed: u1 -> u0 (aot retrace, event 40)\n");
   check_text(sdb_view_explain(v, S("u2")),   /* metadata analysis: never pending */
-    "u2: unbacked int, created by nonzero at nonzero.lua:12 (aot phase, event 50), range [0, int_oo]\n");
+    "u2: unbacked int, created by nonzero at nonzero.lua:6 in model (aot phase, event 50), range [0, int_oo]\n");
   check_text(sdb_view_explain(v, S("u3")),   /* process_kernel's: renamed, never bound */
-    "u3: unbacked int, created by nonzero at nonzero.lua:12 (lower phase, event 54), range [0, 8]\n"
+    "u3: unbacked int, created by nonzero at nonzero.lua:6 in model (lower phase, event 54), range [0, 8]\n"
     "  pending from event 55 until renamed to u0 (event 59)\n"
     "  range [0, 8] (rename_unbacked_to, event 56)\n"
     "  replaced by u0 (rename_unbacked_to, lower phase, event 57)\n"
@@ -932,7 +932,7 @@ static void test_real_core(void **state) {
   /* a stop inside lowering, after process_kernel's fresh u3 */
   sdb_view_seek(v, 56);
   check_text(sdb_view_status(v),
-    "step 56, event 55: lower  nonzero.lua:12   pending_changed {u3}\n"
+    "step 56, event 55: lower  nonzero.lua:6    pending_changed {u3}\n"
     "phase lower, tracer -, compile 1\n"
     "pending: {u3}\n"
     "symbols 5 (4 unbacked), guards 1, runtime asserts 1, replacements 1, bindings 2\n");
