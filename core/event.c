@@ -61,6 +61,7 @@ struct sdb_events {
   int nops;
   sdb_loc locs[MAX_OPS];      /* sdb_events_push_loc */
   int nlocs;
+  size_t max;                 /* sdb_events_set_max */
   const char *tracer;
   int depth;
   sink sinks[MAX_SINKS];
@@ -172,8 +173,16 @@ static long append(sdb_events *s, const sdb_event *in) {
   return (long)e->seq;
 }
 
+/* The events that stopping a program at the cap makes (an error, the
+** ends of its phases) fit in this much room past it. */
+#define MAX_SLACK 4096
+
+void sdb_events_set_max(sdb_events *s, size_t max) { if (s) s->max = max; }
+bool sdb_events_full(const sdb_events *s) { return s && s->max && s->len >= s->max; }
+
 long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc) {
   if (!s) return 0;
+  if (s->max && s->len >= s->max + MAX_SLACK) return -1;
   sdb_event e = *ev;
   e.phase = (uint8_t)s->phase;
   e.op = sdb_events_op(s);

@@ -181,6 +181,11 @@ long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc);
 long sdb_emit_raw(sdb_events *s, const sdb_event *ev);
 
 size_t sdb_events_count(const sdb_events *s);
+/* A cap on the events a program may record (0: none). Past it, the front
+** end stops the program (sdb_events_full); a little room is kept beyond it
+** for the events that stopping makes, then new events are dropped. */
+void sdb_events_set_max(sdb_events *s, size_t max);
+bool sdb_events_full(const sdb_events *s);
 const sdb_event *sdb_events_at(const sdb_events *s, size_t i);
 
 int sdb_events_add_sink(sdb_events *s, sdb_sink_fn fn, void *ud);  /* id */

@@ -348,6 +348,7 @@ lua_State *repl_host_new(void) {
     lua_close(L);
     return NULL;
   }
+  repl_limits_watch_events(lsdb_events(L));
   return L;
 }
 

@@ -22,6 +22,7 @@
 #include "debug.h"
 #include "host.h"
 #include "runlimit.h"
+#include "pager.h"
 #include "lineio.h"
 #include "render_dot.h"
 #include "render_html.h"
@@ -67,6 +68,8 @@ static void usage(FILE *f) {
     "                   (`shapedb --replay FILE` steps through it later)\n"
     "  --max-steps N    stop any run of Lua code after N instructions with an\n"
     "                   error (as `set step-limit N`)\n"
+    "  --max-events N   stop a program once the session has recorded N events\n"
+    "                   (as `set max-events N`; 0: no limit)\n"
     "  --version        print the version and exit\n"
     "  --help           print this help and exit\n"
     "Lua runs with the `shapedb` module loaded as a global. The REPL uses\n"
@@ -149,6 +152,7 @@ static int run_script(lua_State *L, char **argv, int argc, int report) {
 static void init_modules(repl_session *s) {
   repl_builtin_init();
   repl_limits_init();
+  repl_pager_init();
   dbg_init(s);
 }
 
@@ -301,6 +305,17 @@ int main(int argc, char **argv) {
       }
       if (a[2] == 'd') dot_path = argv[++i];
       else html_dir = argv[++i];
+      continue;
+    }
+    if (!strcmp(a, "--max-events")) {
+      char *end;
+      long long n = i + 1 < argc ? strtoll(argv[i + 1], &end, 10) : 0;
+      if (i + 1 >= argc || *end || end == argv[i + 1] || n < 0) {
+        status = bad_usage("'%s' needs a number of events (0: no limit)", a);
+        goto done;
+      }
+      repl_limits_set_events((size_t)n);
+      i++;
       continue;
     }
     if (!strcmp(a, "--max-steps")) {

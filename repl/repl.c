@@ -15,6 +15,7 @@
 #include "host.h"
 #include "runlimit.h"
 #include "lineio.h"
+#include "pager.h"
 #include "srcfile.h"
 
 #include <ctype.h>
@@ -443,8 +444,17 @@ static int run_line(repl_session *s, const char *line, input *in, const repl_cmd
   switch (classify(s, line, &cmd, &rest, &unknown_if_bad)) {
   case REPL_LINE_BLANK:
     return 0;
-  case REPL_LINE_COMMAND:
-    return repl_cmd_exec(s, cmd, rest, ran);
+  case REPL_LINE_COMMAND: {
+    /* listings page at a terminal; what may run the program does not (its
+    ** own output is not ours to hold back) */
+    static const char *const unpaged[] = {"source", "lua", "tutorial", "quit", NULL};
+    bool page = strcmp(cmd->group, "running") != 0;
+    for (int i = 0; page && unpaged[i]; i++) page = strcmp(cmd->name, unpaged[i]) != 0;
+    bool paging = page && repl_pager_begin(s);
+    int rc = repl_cmd_exec(s, cmd, rest, ran);
+    if (paging) repl_pager_end();
+    return rc;
+  }
   case REPL_LINE_AMBIGUOUS:
     ambiguous_command(s, rest);
     return -1;

@@ -3,6 +3,7 @@
 */
 #include "runlimit.h"
 #include "cmd.h"
+#include "event.h"
 #include "repl.h"
 
 #include <errno.h>
@@ -14,7 +15,19 @@
 
 #define HOOK_EVERY 1000
 
-repl_limits repl_limit;
+/* max-events: ten million events, a few GiB; a runaway loop stops there */
+repl_limits repl_limit = { 10000000, 0, 0, 0 };
+static sdb_events *watched;
+
+void repl_limits_watch_events(sdb_events *ev) {
+  watched = ev;
+  sdb_events_set_max(ev, repl_limit.events);
+}
+
+void repl_limits_set_events(size_t max) {
+  repl_limit.events = max;
+  if (watched) sdb_events_set_max(watched, max);
+}
 
 static lua_Alloc base_alloc;
 static void *base_ud;
@@ -25,6 +38,7 @@ static double started;          /* when this run began */
 static bool over;               /* a limit was hit in this run */
 static bool mem_refused;        /* the allocator refused in this run */
 static char message[160];
+static char raised[512];        /* the first error of this run, as raised */
 
 static double now(void) {
   struct timespec ts;
@@ -78,10 +92,20 @@ static int hook_count(void) {
 static void limit_hook(lua_State *L, lua_Debug *ar) {
   if (depth == 0) return;
   steps += lua_gethookcount(L);
-  if (over) goto fail;
+  if (over) {
+    /* again, word for word: where it first stopped, not wherever the
+    ** library's error handling happens to be */
+    lua_pushstring(L, raised);
+    lua_error(L);
+  }
   if (repl_limit.steps && steps >= repl_limit.steps) {
     snprintf(message, sizeof message,
              "step limit exceeded: %lld Lua instructions (set step-limit)", repl_limit.steps);
+    goto stop;
+  }
+  if (watched && sdb_events_full(watched)) {
+    snprintf(message, sizeof message, "event limit reached: %zu events recorded (set max-events "
+             "N raises it, `off` removes it)", repl_limit.events);
     goto stop;
   }
   if (repl_limit.seconds > 0 && now() - started > repl_limit.seconds) {
@@ -102,15 +126,25 @@ static void limit_hook(lua_State *L, lua_Debug *ar) {
 stop:
   over = true;
   lua_sethook(L, limit_hook, LUA_MASKCOUNT, 1);
-fail:
-  /* In a hook, level 0 is the function running: name its line. */
-  if (lua_getstack(L, 0, ar) && lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
-    luaL_error(L, "%s:%d: %s", ar->short_src, ar->currentline, message);
-  luaL_error(L, "%s", message);
+  /* In a hook, level 0 is the function running: name the line of the
+  ** user's code it is in (the library's own frames say nothing to them),
+  ** else the running function's line */
+  bool placed = false;
+  snprintf(raised, sizeof raised, "%s", message);
+  for (int level = 0; !placed && lua_getstack(L, level, ar); level++)
+    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0 && ar->source[0] == '@') {
+      snprintf(raised, sizeof raised, "%s:%d: %s", ar->short_src, ar->currentline, message);
+      placed = true;
+    }
+  if (!placed && lua_getstack(L, 0, ar) && lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
+    snprintf(raised, sizeof raised, "%s:%d: %s", ar->short_src, ar->currentline, message);
+  lua_pushstring(L, raised);
+  lua_error(L);
 }
 
 static bool active(void) {
-  return repl_limit.steps || repl_limit.seconds > 0 || repl_limit.memory;
+  return repl_limit.steps || repl_limit.seconds > 0 || repl_limit.memory ||
+         (watched && repl_limit.events);
 }
 
 void repl_limits_begin(lua_State *co) {
@@ -157,6 +191,20 @@ static int set_step_limit(repl_session *s, const repl_cmd *self, const repl_args
   return 0;
 }
 
+static int set_max_events(repl_session *s, const repl_cmd *self, const repl_args *a) {
+  double d;
+  if (parse_amount(s, self, a->argv[0], 4e9, &d) < 0) return -1;
+  repl_limits_set_events((size_t)d);
+  return 0;
+}
+
+static int show_max_events(repl_session *s, const repl_cmd *self, const repl_args *a) {
+  (void)s; (void)self; (void)a;
+  if (repl_limit.events) printf("max-events: %zu\n", repl_limit.events);
+  else printf("max-events: off\n");
+  return 0;
+}
+
 static int set_time_limit(repl_session *s, const repl_cmd *self, const repl_args *a) {
   double d;
   if (parse_amount(s, self, a->argv[0], 1e9, &d) < 0) return -1;
@@ -197,6 +245,17 @@ static int show_memory_limit(repl_session *s, const repl_cmd *self, const repl_a
 }
 
 static const repl_cmd set_subs[] = {
+  { "max-events", NULL, "support", "set max-events N|off",
+    "cap the events a session records",
+    "A program (or Lua typed at the prompt) fails with \"event limit\n"
+    "reached\" at the line it reached once the session has recorded N events\n"
+    "(ten million by default, a few GiB): a runaway loop ends instead of\n"
+    "filling the memory. --max-events N sets it from the command line; `off`\n"
+    "removes it.\n"
+    "\n"
+    "Example:\n"
+    "  (shapedb) set max-events 50000000\n",
+    set_max_events, REPL_COMPLETE_WORDS, off_words, 1, 1, false },
   { "memory-limit", NULL, "support", "set memory-limit MIB|off",
     "cap the memory the embedded Lua may hold",
     "Lua code (the program, lines typed at the prompt) fails with \"memory\n"
@@ -229,6 +288,10 @@ static const repl_cmd set_subs[] = {
 };
 
 static const repl_cmd show_subs[] = {
+  { "max-events", NULL, "status", "show max-events", "the cap on recorded events",
+    "Show the `set max-events` setting.\n\nExample:\n  (shapedb) show max-events\n"
+    "  max-events: 10000000\n",
+    show_max_events, REPL_COMPLETE_NONE, NULL, 0, 0, false },
   { "memory-limit", NULL, "status", "show memory-limit", "the Lua memory cap, in MiB",
     "Show the `set memory-limit` setting.\n\nExample:\n  (shapedb) show memory-limit\n"
     "  memory-limit: off\n",

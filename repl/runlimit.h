@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 typedef struct repl_limits {
+  size_t events;        /* events the session may record; 0: none */
   long long steps;      /* Lua instructions per run; 0: none */
   double seconds;       /* wall-clock seconds per run; 0: none */
   size_t memory;        /* bytes the Lua state may hold; 0: none */
@@ -46,5 +47,9 @@ const char *repl_limits_message(const char *msg);
 
 /* `set step-limit` & co, and `show` for them. */
 void repl_limits_init(void);
+/* The event stream whose size `set max-events` caps (one per session). */
+struct sdb_events;
+void repl_limits_watch_events(struct sdb_events *ev);
+void repl_limits_set_events(size_t max);   /* --max-events, set max-events */
 
 #endif

@@ -255,8 +255,11 @@ want <<'OUT'
 3
 7
 color: auto
+height: the terminal's (24)
 history: on
+max-events: 10000000
 memory-limit: off
+pagination: on
 prompt: "(shapedb) "
 step-limit: off
 time-limit: off
@@ -454,6 +457,8 @@ usage: shapedb [options] [FILE.lua [args...]]
                    (`shapedb --replay FILE` steps through it later)
   --max-steps N    stop any run of Lua code after N instructions with an
                    error (as `set step-limit N`)
+  --max-events N   stop a program once the session has recorded N events
+                   (as `set max-events N`; 0: no limit)
   --version        print the version and exit
   --help           print this help and exit
 Lua runs with the `shapedb` module loaded as a global. The REPL uses
@@ -487,8 +492,11 @@ check "-x without its command is a usage error"
 # --- settings and completion ---------------------------------------------------
 want <<'OUT'
 color: off
+height: the terminal's (24)
 history: off
+max-events: 10000000
 memory-limit: off
+pagination: on
 prompt: "(sdb) "
 step-limit: off
 time-limit: off

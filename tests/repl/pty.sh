@@ -373,4 +373,33 @@ for sig in TERM HUP; do
   fi
 done
 
+# the pager: a long listing stops after a screen and asks, as gdb's does
+start pager xdg
+wait_for "(shapedb)" > /dev/null
+type_line 'set height 10'
+at_prompt "(shapedb)" > /dev/null
+clear_screen
+type_line 'help'
+if wait_for "--Type <RET> for more, q to quit, c to continue without paging--"; then
+  keys -l 'q'
+  keys Enter
+  if wait_line "Quit" && at_prompt "(shapedb)"; then
+    pass "a long listing pages after a screen; q drops the rest"
+  else
+    fail "a long listing pages after a screen; q drops the rest"
+  fi
+else
+  fail "a long listing pages after a screen; q drops the rest"
+fi
+type_line 'set pagination off'
+at_prompt "(shapedb)" > /dev/null
+clear_screen
+type_line 'help'
+at_prompt "(shapedb)" > /dev/null
+if grep -q "Type <RET> for more" "$tmp/screen"; then
+  fail "set pagination off: no pager"
+else
+  pass "set pagination off: no pager"
+fi
+
 echo "1..$n"

@@ -141,7 +141,7 @@ run --max-steps 100000 inf.lua
 check "--max-steps stops an endless loop, naming its line"
 
 want <<'OUT'
-shapedb: swallow.lua:2: step limit exceeded: 100000 Lua instructions (set step-limit)
+shapedb: swallow.lua:1: step limit exceeded: 100000 Lua instructions (set step-limit)
 stack traceback:
 	swallow.lua:2: in main chunk
 [exit 1]
@@ -163,6 +163,31 @@ stack traceback:
 OUT
 run --batch -x 'set step-limit 100000' -x 'show step-limit' -x run -x 'lua while true do end' -x 'print(1 + 1)' inf.lua
 check "set step-limit applies to each run and each Lua line, and the session goes on"
+
+cat > "$work/events.lua" <<'LUA'
+local f = torch.compile(function(x)
+  for i = 1, 100000 do x = x + 1 end
+  return x
+end, { backend = "eager" })
+f(shapedb.tensor{3})
+LUA
+want <<'OUT'
+shapedb: events.lua:2: event limit reached: 2000 events recorded (set max-events N raises it, `off` removes it)
+[exit 1]
+OUT
+run --max-events 2000 --no-report events.lua
+sed -n '1p;$p' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+check "--max-events stops a program that records too many events, at its line"
+
+want <<'OUT'
+max-events: 2000
+Starting program: events.lua
+max-events: off
+[exit 1]
+OUT
+run --batch -x 'set max-events 2000' -x 'show max-events' -x run -x 'set max-events off' -x 'show max-events' events.lua
+grep '^max-events\|^Starting\|^\[exit' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+check "set max-events and show max-events"
 
 want <<'OUT'
 time-limit: 0.2
