@@ -1,5 +1,6 @@
 /*
-** lsdb_rt.h — private to the torch binding (lsdb_torch.c, lsdb_hop.c): the
+** lsdb_rt.h — private to the torch binding (lsdb_torch.c, lsdb_sym.c,
+** lsdb_trace.c, lsdb_hop.c, ...): the
 ** per-Lua-state runtime, trace objects, tensor and SymInt userdata, and the
 ** marshalling helpers they share.
 */
@@ -106,6 +107,18 @@ void lsdb_open_apis(lua_State *L);
 /* set the program's phase and emit phase_start/phase_end */
 void lsdb_phase_event(lruntime *rt, sdb_event_kind k, sdb_phase p, const char *text);
 
+/* lsdb_torch.c, for lsdb_sym.c: s, or an error if s belongs to another
+** compile's ShapeEnv; the SymBool at idx marked as read (or NULL); tensor
+** a + b, a - b, a * b */
+lsym *lsdb_own_sym(lua_State *L, lsym *s);
+lsym *lsdb_symbool_use(lua_State *L, int idx);
+int lsdb_t_add(lua_State *L);
+int lsdb_t_sub(lua_State *L);
+int lsdb_t_mul(lua_State *L);
+/* lsdb_sym.c: the SymInt/SymBool/SymFloat metatables; torch._check,
+** _check_is_size, sym_and/sym_or/sym_not into the table at -1 */
+void lsdb_open_sym(lua_State *L);
+void lsdb_sym_torch_fns(lua_State *L);
 /* lsdb_hop.c */
 void lsdb_open_hop(lua_State *L);
 /* lsdb_trace.c: the Trace metatable; shapedb._trace_begin */
