@@ -277,10 +277,44 @@ static sdb_node *input_for(const sdb_branch *b, const sdb_node *parent) {
   return NULL;
 }
 
-static bool listed(sdb_node *const *v, size_t n, const sdb_node *x) {
-  for (size_t i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
+static int by_parent_name(const void *a, const void *b) {
+  return strcmp((*(sdb_node *const *)a)->name, (*(sdb_node *const *)b)->name);
+}
+
+/* Dynamo's _merge_graph_inputs for cond: the parent proxies both branches
+** lifted, sorted by name, then those only the true branch lifted, then
+** those only the false branch lifted (each part sorted). Every branch
+** graph gets a new placeholder per input, named after the parent proxy
+** (suffixed _true_branch / _false_branch for the unique ones) and replacing
+** the one it lifted: FX names it l_x__1 when l_x_ is still taken, and
+** prints `l_x__1 = l_x_`. wrap has one body: its lifting order stands. */
+static size_t merge_order(sdb_branch *branches, size_t n, sdb_node **order, size_t *part_end) {
+  size_t k = 0;
+  for (size_t i = 0; i < branches[0].ninputs; i++) {
+    sdb_node *p = branches[0].inputs[i].parent;
+    bool everywhere = true;
+    for (size_t b = 1; b < n; b++) everywhere = everywhere && input_for(&branches[b], p);
+    if (everywhere) order[k++] = p;
+  }
+  qsort(order, k, sizeof *order, by_parent_name);
+  part_end[0] = k;
+  for (size_t b = 0; b < n; b++) {
+    size_t start = k;
+    for (size_t i = 0; i < branches[b].ninputs; i++) {
+      sdb_node *p = branches[b].inputs[i].parent;
+      bool listed = false;
+      for (size_t j = 0; j < k && !listed; j++) listed = order[j] == p;
+      if (!listed) order[k++] = p;
+    }
+    qsort(order + start, k - start, sizeof *order, by_parent_name);
+    part_end[b + 1] = k;
+  }
+  return k;
+}
+
+static const char *branch_suffix(const sdb_branch *b) {
+  const char *us = strrchr(b->name, '_');   /* cond_true -> _true_branch */
+  return sdb_internf("%s_branch", us ? us : "_");
 }
 
 int sdb_hop_signature(sdb_branch *branches, size_t n, sdb_node ***operands,
@@ -288,39 +322,38 @@ int sdb_hop_signature(sdb_branch *branches, size_t n, sdb_node ***operands,
   size_t total = 0;
   for (size_t i = 0; i < n; i++) total += branches[i].ninputs;
   sdb_node **order = calloc(total + 1, sizeof *order);
-  if (!order) return oom(err);
+  size_t *part_end = calloc(n + 1, sizeof *part_end);
+  if (!order || !part_end) { free(order); free(part_end); return oom(err); }
   size_t k = 0;
-  /* inputs every branch has, in the first branch's order */
-  for (size_t i = 0; n && i < branches[0].ninputs; i++) {
-    sdb_node *p = branches[0].inputs[i].parent;
-    bool everywhere = true;
-    for (size_t b = 1; b < n; b++) everywhere = everywhere && input_for(&branches[b], p);
-    if (everywhere) order[k++] = p;
-  }
-  /* then each branch's own */
-  for (size_t b = 0; b < n; b++)
-    for (size_t i = 0; i < branches[b].ninputs; i++)
-      if (!listed(order, k, branches[b].inputs[i].parent)) order[k++] = branches[b].inputs[i].parent;
+  bool merge = n > 1;
+  if (merge) k = merge_order(branches, n, order, part_end);
+  else for (size_t i = 0; n && i < branches[0].ninputs; i++) order[k++] = branches[0].inputs[i].parent;
   /* every branch graph gets exactly these placeholders, in this order */
-  for (size_t b = 0; b < n; b++) {
+  int rc = SDB_OK;
+  for (size_t b = 0; b < n && rc == SDB_OK; b++) {
     sdb_node **phs = calloc(k + 1, sizeof *phs);
-    if (!phs) { free(order); return oom(err); }
-    for (size_t i = 0; i < k; i++) {
+    if (!phs) { rc = oom(err); break; }
+    size_t part = 0;
+    for (size_t i = 0; i < k && rc == SDB_OK; i++) {
+      while (merge && i >= part_end[part]) part++;
+      const char *target = !merge || part == 0 ? order[i]->name
+                         : sdb_internf("%s%s", order[i]->name, branch_suffix(&branches[part - 1]));
       phs[i] = input_for(&branches[b], order[i]);
-      if (!phs[i]) {   /* an input this branch does not use */
-        phs[i] = sdb_graph_placeholder(branches[b].graph, order[i]->name, order[i]->name,
-                                       &order[i]->example, NULL);
-        if (!phs[i]) { free(phs); free(order); return oom(err); }
+      if (phs[i] && merge) {           /* replaced by a placeholder of the new name */
+        phs[i]->target = target;
+        phs[i]->name = sdb_graph_unique_name(branches[b].graph, target);
+      } else if (!phs[i]) {            /* an input this branch does not use */
+        phs[i] = sdb_graph_placeholder(branches[b].graph, target, target, &order[i]->example, NULL);
+        if (!phs[i]) rc = oom(err);
       }
     }
-    int rc = sdb_graph_set_placeholders(branches[b].graph, phs, k);
+    if (rc == SDB_OK && sdb_graph_set_placeholders(branches[b].graph, phs, k))
+      rc = sdb_err_set(err, SDB_E_INVALID, "AssertionError", "%s has placeholders that were not lifted",
+                       branches[b].name);
     free(phs);
-    if (rc) {
-      free(order);
-      return sdb_err_set(err, SDB_E_INVALID, "AssertionError", "%s has placeholders that were not lifted",
-                         branches[b].name);
-    }
   }
+  free(part_end);
+  if (rc) { free(order); return rc; }
   *operands = order;
   *noperands = k;
   return SDB_OK;

@@ -171,41 +171,48 @@ static void symbol_bound_event(sdb_tracer *tr, const sdb_expr *sym, const sdb_no
   emit(tr, &e);
 }
 
-/* Symbol placeholders of a subgraph go after the other symbol placeholders
-** and before any tensor: `def true_gm(s1, s2, x)`. */
-static size_t symbol_slot(const sdb_graph *g) {
-  size_t i = 0;
-  while (i < g->n && g->nodes[i]->op == SDB_N_PLACEHOLDER &&
-         g->nodes[i]->example.kind != SDB_V_TENSOR)
-    i++;
-  return i;
+/* Where a placeholder goes: right before `before` (a lifted tensor's
+** symbols precede it: _lift_basic_symbols with before=True), else after
+** the last placeholder (create_graph_input). */
+static size_t slot_before(const sdb_graph *g, const sdb_node *before) {
+  size_t np = sdb_graph_num_placeholders(g);
+  for (size_t i = 0; before && i < np; i++)
+    if (g->nodes[i] == before) return i;
+  return np;
 }
 
-static sdb_node *bind_symbol(sdb_tracer *tr, const sdb_expr *s, sdb_err *err);
+static sdb_node *bind_symbol(sdb_tracer *tr, const sdb_expr *s, const sdb_node *before,
+                             sdb_err *err);
 
-/* Bind every free symbol of t (sizes, strides, offset) not yet bound here,
-** in sorted order. */
-static int bind_tensor_symbols(sdb_tracer *tr, const sdb_fake *t, bool lifting, sdb_err *err) {
+/* Bind the free symbols of a lifted tensor t not yet bound here, right
+** before its placeholder ph: size by size, then the strides, then the
+** storage offset, each SymInt's new symbols in sorted order, as
+** _lift_basic_symbols walks them. */
+static int by_name(const void *a, const void *b) {
+  return strcmp((*(const sdb_expr *const *)a)->name, (*(const sdb_expr *const *)b)->name);
+}
+
+static int bind_tensor_symbols(sdb_tracer *tr, const sdb_fake *t, const sdb_node *ph, sdb_err *err) {
   const sdb_expr *all[3 * 64 + 1];
   size_t n = 0;
-  for (int i = 0; i < t->ndim && n < 3 * 64; i++) {
-    all[n++] = t->sizes[i];
-    all[n++] = t->strides[i];
-  }
+  for (int i = 0; i < t->ndim && n < 64; i++) all[n++] = t->sizes[i];
+  for (int i = 0; i < t->ndim && n < 2 * 64; i++) all[n++] = t->strides[i];
   all[n++] = t->storage_offset;
-  const sdb_expr *sum = sdb_add_n(all, n);   /* one expression holding them all */
-  if (!sum) return sdb_err_expr(err);
-  const sdb_expr **fs;
-  long nf = sdb_free_symbols(sum, &fs);
-  if (nf < 0) return oom(err);
-  int rc = SDB_OK;
-  for (long i = 0; i < nf && rc == SDB_OK; i++) {
-    if (sdb_map_get(&tr->bound_symbols, fs[i]) || sdb_map_get(&tr->sym_proxy, fs[i])) continue;
-    if (!lifting) continue;
-    if (!bind_symbol(tr, fs[i], err)) rc = err ? err->code : SDB_E_INVALID;
+  for (size_t k = 0; k < n; k++) {
+    if (sdb_is_const(all[k])) continue;
+    const sdb_expr **fs;
+    long nf = sdb_free_symbols(all[k], &fs);
+    if (nf < 0) return oom(err);
+    if (nf > 1) qsort(fs, (size_t)nf, sizeof *fs, by_name);   /* sympy: key=s.name */
+    int rc = SDB_OK;
+    for (long i = 0; i < nf && rc == SDB_OK; i++) {
+      if (sdb_map_get(&tr->bound_symbols, fs[i]) || sdb_map_get(&tr->sym_proxy, fs[i])) continue;
+      if (!bind_symbol(tr, fs[i], ph, err)) rc = err ? err->code : SDB_E_INVALID;
+    }
+    free(fs);
+    if (rc) return rc;
   }
-  free(fs);
-  return rc;
+  return SDB_OK;
 }
 
 static int record_bindings(sdb_tracer *tr, sdb_node *node, const sdb_value *out, sdb_err *err);
@@ -318,7 +325,8 @@ static sdb_node *accessor(sdb_tracer *tr, const site *st, const sdb_expr *sym,
 /* bound_symbols[s] in this tracer, lifting from the parent when needed.
 ** Seed 004: a child lifts the parent's binding of the symbol (its
 ** placeholder), not whatever node last computed the same value. */
-static sdb_node *bind_symbol(sdb_tracer *tr, const sdb_expr *s, sdb_err *err) {
+static sdb_node *bind_symbol(sdb_tracer *tr, const sdb_expr *s, const sdb_node *before,
+                             sdb_err *err) {
   sdb_node *n = sdb_map_get(&tr->bound_symbols, s);
   if (n) return n;
   n = sdb_map_get(&tr->sym_proxy, s);
@@ -334,10 +342,11 @@ static sdb_node *bind_symbol(sdb_tracer *tr, const sdb_expr *s, sdb_err *err) {
                 s->name, tr->path);
     return NULL;
   }
-  sdb_node *pn = bind_symbol(tr->parent, s, err);
+  sdb_node *pn = bind_symbol(tr->parent, s, NULL, err);
   if (!pn) return NULL;
   sdb_value ex = sdb_value_int(s);
-  sdb_node *ph = sdb_graph_placeholder_at(tr->graph, symbol_slot(tr->graph), s->name, s->name, &ex, NULL);
+  sdb_node *ph = sdb_graph_placeholder_at(tr->graph, slot_before(tr->graph, before), s->name,
+                                          s->name, &ex, NULL);
   if (!ph) { oom(err); return NULL; }
   remember_sym(tr, s, ph);
   bind_here(tr, s, ph);
@@ -371,8 +380,40 @@ sdb_node *sdb_tracer_proxy_tensor(sdb_tracer *tr, sdb_fake *t, sdb_err *err) {
   node_placed(tr, ph);
   graph_input_event(tr, ph, pn, NULL);
   /* seed 004 point 1: a lifted tensor's free symbols are bound too */
-  if (bind_tensor_symbols(tr, t, true, err)) return NULL;
+  if (bind_tensor_symbols(tr, t, ph, err)) return NULL;
   return ph;
+}
+
+sdb_node *sdb_tracer_lift_proxy(sdb_tracer *tr, const sdb_tracer *owner, sdb_node *node,
+                                const sdb_value *example, sdb_err *err) {
+  if (tr == owner) return node;
+  if (!tr->parent) {
+    sdb_err_set(err, SDB_E_INVALID, "AssertionError", "%s is not a node of an enclosing tracer of %s",
+                node->name, tr->path);
+    return NULL;
+  }
+  const sdb_expr *e = example->expr;
+  sdb_node *have = e ? sdb_map_get(&tr->sym_proxy, e) : NULL;
+  if (have) return have;
+  sdb_node *pn = sdb_tracer_lift_proxy(tr->parent, owner, node, example, err);
+  if (!pn) return NULL;
+  if ((have = sdb_map_get(&tr->lifted_freevars, pn))) return have;
+  sdb_node *ph = sdb_graph_placeholder(tr->graph, pn->name, pn->name, example, NULL);
+  if (!ph) { oom(err); return NULL; }
+  remember_sym(tr, e, ph);
+  bool basic = e && e->kind == SDB_SYM;
+  if (basic) bind_here(tr, e, ph);
+  sdb_map_put(&tr->lifted_freevars, pn, ph);
+  node_placed(tr, ph);
+  graph_input_event(tr, ph, pn, basic ? e : NULL);
+  if (basic) symbol_bound_event(tr, e, ph);
+  return ph;
+}
+
+bool sdb_tracer_encloses(const sdb_tracer *outer, const sdb_tracer *tr) {
+  for (const sdb_tracer *p = tr ? tr->parent : NULL; p; p = p->parent)
+    if (p == outer) return true;
+  return false;
 }
 
 /* Build nodes computing e from its symbols' proxies (_sympy_interp). */
@@ -407,7 +448,7 @@ static sdb_node *interp(sdb_tracer *tr, const sdb_expr *e, sdb_err *err) {
   sdb_node *n = sdb_map_get(&tr->sym_proxy, e);
   if (n) return n;
   switch (e->kind) {
-    case SDB_SYM: return bind_symbol(tr, e, err);
+    case SDB_SYM: return bind_symbol(tr, e, NULL, err);
     case SDB_ADD: {
       /* terms in order, the constant last: (t0 + t1) + c */
       const sdb_expr *acc = e->args[0];

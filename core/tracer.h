@@ -64,6 +64,15 @@ sdb_node *sdb_tracer_input_symint(sdb_tracer *tr, const sdb_expr *e, const char 
 ** proxies (operator nodes). NULL with err when the value is unknown. */
 sdb_node *sdb_tracer_proxy_tensor(sdb_tracer *tr, sdb_fake *t, sdb_err *err);
 sdb_node *sdb_tracer_proxy_expr(sdb_tracer *tr, const sdb_expr *e, sdb_err *err);
+/* A symbolic value the program computed in the enclosing tracer `owner`
+** (its node there), used here: every tracer on the way lifts that node as
+** a placeholder of the same name (create_graph_input(proxy.node.name)), as
+** Dynamo lifts a SymNodeVariable's proxy: `item` for u0, `sub` for
+** s0 - 2, not the compound's basic symbols. A plain symbol is bound by it. */
+sdb_node *sdb_tracer_lift_proxy(sdb_tracer *tr, const sdb_tracer *owner, sdb_node *node,
+                                const sdb_value *example, sdb_err *err);
+/* outer is a proper ancestor of tr */
+bool sdb_tracer_encloses(const sdb_tracer *outer, const sdb_tracer *tr);
 /* A value as a graph argument (tensors and symbolic values by proxy). */
 int sdb_tracer_arg(sdb_tracer *tr, const sdb_value *v, sdb_arg *out, sdb_err *err);
 

@@ -286,7 +286,16 @@ void lsdb_adopt_proxy(lua_State *L, int idx, sdb_tracer *tr) {
   if (!(s = luaL_testudata(L, idx, LSDB_SYMINT)) && !(s = lsdb_symbool_use(L, idx)) &&
       !(s = luaL_testudata(L, idx, LSDB_SYMFLOAT)))
     return;
-  if (s->node && s->tracer == tr) sdb_map_put(&tr->sym_proxy, s->e, s->node);
+  if (!s->node) return;
+  if (s->tracer == tr) { sdb_map_put(&tr->sym_proxy, s->e, s->node); return; }
+  /* computed in an enclosing tracer (a closure over it): lift that node */
+  if (!sdb_tracer_encloses(s->tracer, tr)) return;
+  sdb_value ex = luaL_testudata(L, idx, LSDB_SYMINT) ? sdb_value_int(s->e)
+               : luaL_testudata(L, idx, LSDB_SYMFLOAT) ? sdb_value_symfloat(s->e)
+               : sdb_value_bool(s->e);
+  sdb_err err = SDB_ERR_INIT;
+  sdb_node *ph = sdb_tracer_lift_proxy(tr, s->tracer, s->node, &ex, &err);
+  if (!ph) lsdb_raise(L, &err);
 }
 
 /* ------------------------------------------------------------------------
@@ -420,9 +429,20 @@ static void push_dim_value(lua_State *L, sdb_fake *t, const sdb_expr *e, const c
     return;
   }
   sdb_tracer *tr = rt->active->tracer;
-  sdb_value args[2] = {sdb_value_tensor(t), sdb_value_int64(dim)};
   sdb_value ex = sdb_value_int(e);
+  /* a size that is a symbol this tracer already binds reads as that
+  ** symbol's proxy (Dynamo: `b = x.shape[0]; b * 2` is `s77 * 2`) */
   sdb_err err = SDB_ERR_INIT;
+  sdb_node *bound = NULL;
+  if (e->kind == SDB_SYM) {
+    if (!sdb_tracer_proxy_tensor(tr, t, &err)) lsdb_raise(L, &err);   /* lifts a closure */
+    bound = sdb_map_get(&tr->bound_symbols, e);
+  }
+  if (bound) {
+    lsdb_push_scalar(L, &ex, bound);
+    return;
+  }
+  sdb_value args[2] = {sdb_value_tensor(t), sdb_value_int64(dim)};
   size_t nargs = dim >= 0 ? 2 : 1;
   sdb_node *n = sdb_tracer_node(tr, SDB_N_CALL_METHOD, method, method, args, NULL, nargs, &ex,
                                 false, &err);

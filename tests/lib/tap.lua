@@ -58,6 +58,12 @@ function M.like(s, pat, name)
     string.format("%s\ndoes not match\n%s", show(s), show(pat)) or nil)
 end
 
+function M.unlike(s, pat, name)
+  local pass = type(s) == "string" and s:match(pat) == nil
+  return report(pass, name, not pass and
+    string.format("%s\nmatches\n%s", show(s), show(pat)) or nil)
+end
+
 -- fn must raise an error whose message contains `sub` (plain text)
 function M.error_like(fn, sub, name)
   local okcall, err = pcall(fn)

@@ -224,12 +224,12 @@ do
   local tr = c.entries[1].trace
   local aot = tr:aot_graph()
   t.has(aot, 'true_graph_0 = self.true_graph_0\n        false_graph_0 = self.false_graph_0\n' ..
-    '        cond = torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0, (arg0_1, arg1_1));',
-    "cond under aot: the branches are subgraph attributes")
-  t.has(aot, '    class true_graph_0(torch.nn.Module):\n        def forward(self, arg0_1: "Sym(s0)", arg1_1: "f32[s0]"):\n' ..
-    '            sin: "f32[s0]" = torch.ops.aten.sin.default(arg1_1);  arg1_1 = None', "the true branch retraced to aten")
+    '        cond = torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0, (arg1_1, arg0_1));',
+    "cond under aot: the branches are subgraph attributes, the operands in Dynamo's order (l_x_, s0)")
+  t.has(aot, '    class true_graph_0(torch.nn.Module):\n        def forward(self, arg0_1: "f32[s0]", arg1_1: "Sym(s0)"):\n' ..
+    '            sin: "f32[s0]" = torch.ops.aten.sin.default(arg0_1);  arg0_1 = None', "the true branch retraced to aten")
   local w = tr:wrapper()
-  t.has(w, "    buf2 = torch.cond(buf1, true_graph_0, false_graph_0, (s0, arg1_1))  # Conditional\n" ..
+  t.has(w, "    buf2 = torch.cond(buf1, true_graph_0, false_graph_0, (arg1_1, s0))  # Conditional\n" ..
     "    buf3 = buf2[0]  # MultiOutput f32[s0]\n    return (buf3, )", "one MultiOutput per output, read by the getitem")
 
   local function g(x)

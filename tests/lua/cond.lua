@@ -21,7 +21,11 @@ local function events_matching(pat, from)
 end
 
 -- 1. seed 004: x [s0, s1] used two levels down; each tracer lifts it and
---    binds its symbols first: gm(s0, s1, x), true_gm(s0, s1, x), inner(s0, s1, x)
+--    binds its symbols right before it: gm(s0, s1, x), true_gm(s0, s1, x),
+--    inner(s0, s1, x). cond then gives both branches one signature as
+--    Dynamo's _merge_graph_inputs does: the parent proxies sorted by name
+--    (l_x_ < s0 < s1), each a new placeholder replacing the lifted one (FX
+--    names it l_x__1 while l_x_ is taken and prints `l_x__1 = l_x_`).
 do
   local function f(x)
     local function true_f()
@@ -36,12 +40,16 @@ do
   local g = last_graph()
   t.is(signature(g, "GraphModule"), 'def forward(self, s0: "Sym(s0)", s1: "Sym(s1)", L_x_: "f32[s0, s1]")',
     "gm(s0, s1, x)")
-  t.has(g, '    class cond_true_0(torch.nn.Module):\n        def forward(self, s0: "Sym(s0)", s1: "Sym(s1)", l_x_: "f32[s0, s1]"):',
-    "true_gm(s0, s1, x): the lifted tensor's symbols are bound too, before it")
-  t.has(g, '        class cond_true_0(torch.nn.Module):\n            def forward(self, s0: "Sym(s0)", s1: "Sym(s1)", l_x_: "f32[s0, s1]"):\n                sin: "f32[s0, s1]" = l_x_.sin();  l_x_ = None',
-    "true_gm_inner(s0, s1, x) two levels down")
-  t.has(g, 'cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (s0, s1, l_x_));  gt = cond_true_0 = cond_false_0 = s0 = s1 = l_x_ = None',
+  t.has(g, '    class cond_true_0(torch.nn.Module):\n        def forward(self, l_x_: "f32[s0, s1]", s0: "Sym(s0)", s1: "Sym(s1)"):\n' ..
+    '            l_x__1 = l_x_\n            s0_1 = s0\n            s1_1 = s1\n',
+    "true_gm(x, s0, s1): the lifted tensor's symbols are lifted too; merged in name order")
+  t.has(g, '        class cond_true_0(torch.nn.Module):\n            def forward(self, l_x_: "f32[s0, s1]", s0: "Sym(s0)", s1: "Sym(s1)"):\n' ..
+    '                l_x__1 = l_x_\n                s0_1 = s0\n                s1_1 = s1\n                sin: "f32[s0, s1]" = l_x__1.sin();  l_x__1 = None',
+    "true_gm_inner(x, s0, s1) two levels down")
+  t.has(g, 'cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (l_x_, s0, s1));  gt = cond_true_0 = cond_false_0 = l_x_ = s0 = s1 = None',
     "the cond call passes the lifted inputs as one tuple")
+  t.has(g, 'cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (l_x__1, s0_1, s1_1));',
+    "the inner cond passes the middle body's replaced placeholders")
   t.has(g, '        getitem: "f32[s0, s1]" = cond[0];  cond = None\n        return (getitem,)', "and reads its output")
 end
 
@@ -56,14 +64,17 @@ do
   end
   compile(f, true)(T{5})
   local g = last_graph()
-  t.has(g, '            class cond_true_0(torch.nn.Module):\n                def forward(self, s0: "Sym(s0)", l_x_: "f32[s0]"):\n                    sin: "f32[s0]" = l_x_.sin();  l_x_ = None',
-    "three levels deep, still (s0, x)")
+  t.has(g, '            class cond_true_0(torch.nn.Module):\n                def forward(self, l_x_: "f32[s0]", s0: "Sym(s0)"):\n' ..
+    '                    l_x__1 = l_x_\n                    s0_1 = s0\n                    sin: "f32[s0]" = l_x__1.sin();  l_x__1 = None',
+    "three levels deep, still (x, s0)")
   local pushes = 0
   for _, e in ipairs(shapedb.events(false)) do if e:find("^tracer_push trace > cond%.true_branch > cond%.true_branch > cond%.true_branch$") then pushes = pushes + 1 end end
   t.is(pushes, 1, "the tracer stack shows the nesting")
 end
 
--- 3. two tensors sharing a symbol: x1 [s0, s1], x2 [s1, s2]; s1 is lifted once
+-- 3. two tensors sharing a symbol: x1 [s0, s1], x2 [s1, s2]; s1 is lifted once.
+--    The root binds each tensor's new symbols right before it (s0, s1, x1,
+--    s2, x2); cond's merge sorts the lifted ones by name
 do
   local function f(x1, x2)
     return torch.cond(x1:sum():gt(0), function() return x1:sum() + x2:sum() end,
@@ -72,8 +83,11 @@ do
   compile(f, true)(T{2, 3}, T{3, 4})
   local g = last_graph()
   t.is(signature(g, "cond_true_0"),
-    'def forward(self, s0: "Sym(s0)", s1: "Sym(s1)", s2: "Sym(s2)", l_x1_: "f32[s0, s1]", l_x2_: "f32[s1, s2]")',
-    "s1 is bound once; symbols first, then tensors, in creation order")
+    'def forward(self, l_x1_: "f32[s0, s1]", l_x2_: "f32[s1, s2]", s0: "Sym(s0)", s1: "Sym(s1)", s2: "Sym(s2)")',
+    "s1 is bound once; the lifted inputs sorted by name")
+  t.is(signature(g, "GraphModule"),
+    'def forward(self, s0: "Sym(s0)", s1: "Sym(s1)", L_x1_: "f32[s0, s1]", s2: "Sym(s2)", L_x2_: "f32[s1, s2]")',
+    "the root: each tensor's new symbols right before it")
   t.is(signature(g, "cond_false_0"), signature(g, "cond_true_0"), "both branches share one signature")
 end
 
@@ -92,11 +106,12 @@ do
   end
   compile(f, true)(T{4})
   local g = last_graph()
-  t.is(signature(g, "cond_true_0"), 'def forward(self, s0: "Sym(s0)", l_x_: "f32[s0]")', "true_f lifts x")
-  t.has(g, '            def forward(self, u0: "Sym(u0)", zeros: "f32[u0]", s0: "Sym(s0)"):',
-    "inputs both inner branches need first (u0, r), then the true branch's own (the SymInt c)")
-  t.has(g, 'cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (item, zeros, s0))',
-    "u0 is found where it was created: item in the parent tracer")
+  t.is(signature(g, "cond_true_0"), 'def forward(self, l_x_: "f32[s0]", s0: "Sym(s0)")', "true_f lifts x")
+  t.has(g, '            def forward(self, item: "Sym(u0)", zeros: "f32[u0]", s0_true_branch: "Sym(s0)"):',
+    "inputs both inner branches need first (u0, r; named after the parent's proxies), then the true branch's own (the SymInt c), suffixed")
+  t.has(g, 'cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (item, zeros, s0_1))',
+    "u0 is found where it was created: item in the parent tracer; c = x:size(0) is x's s0")
+  t.unlike(g, "%.size%(0%)", "x:size(0) reads the bound symbol: no size node")
 end
 do
   local function f(x)
@@ -105,8 +120,25 @@ do
   end
   compile(f, true)(T{4})
   local g = last_graph()
-  t.is(signature(g, "cond_true_0"), 'def forward(self, s0: "Sym(s0)", u0: "Sym(u0)", l_x_: "f32[s0]")',
-    "an unbacked SymInt closure is lifted as u0")
+  t.is(signature(g, "cond_true_0"), 'def forward(self, item: "Sym(u0)", l_x_: "f32[s0]", s0: "Sym(s0)")',
+    "an unbacked SymInt closure is lifted as the parent's proxy, item")
+  t.has(g, 'cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (item, l_x_, s0))',
+    "the parent passes the node it has, not a new sym_size_int")
+  t.has(g, '            add: "Sym(u0 + 1)" = item_1 + 1;  item_1 = None', "v + 1 is computed in the branch from it")
+end
+do
+  -- a closure over a compound SymInt is lifted as computed in the parent
+  local function f(x)
+    local c = x:size(0) - 2
+    return torch.cond(x:sum():gt(0), function() return x:narrow(0, 0, c):sin() end, function() return x:narrow(0, 1, c):cos() end)
+  end
+  compile(f, true)(T{5})
+  local g = last_graph()
+  t.has(g, '        sub: "Sym(s0 - 2)" = s0 - 2\n', "c is computed in the parent")
+  t.has(g, 'cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (l_x_, s0, sub))',
+    "and lifted whole: sub, not its basic symbol")
+  t.is(signature(g, "cond_true_0"), 'def forward(self, l_x_: "f32[s0]", s0: "Sym(s0)", sub: "Sym(s0 - 2)")',
+    "the body takes it by the parent's name")
 end
 
 -- 5. outputs: equal backed shapes keep them; leaked unbacked shapes get a fresh symbol
@@ -152,10 +184,11 @@ do
   t.is(math.type(k), "integer", "equal ints stay constants")
   t.is(k, 3, "with their value")
   local g = last_graph()
-  t.is(signature(g, "cond_true_0"), 'def forward(self, s0: "Sym(s0)", l_x_: "f32[s0]", s1: "Sym(s1)", l_y_: "f32[s1]")',
-    "the true branch's inputs, then the false branch's")
+  t.is(signature(g, "cond_true_0"),
+    'def forward(self, l_x__true_branch: "f32[s0]", s0_true_branch: "Sym(s0)", l_y__false_branch: "f32[s1]", s1_false_branch: "Sym(s1)")',
+    "the true branch's own inputs, then the false branch's, each suffixed")
   t.has(g, table.concat({
-    "        cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (s0, l_x_, s1, l_y_));  gt = cond_true_0 = cond_false_0 = s0 = l_x_ = s1 = l_y_ = None",
+    "        cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (l_x_, s0, l_y_, s1));  gt = cond_true_0 = cond_false_0 = l_x_ = s0 = l_y_ = s1 = None",
     "        # u0: [0].size()[0]",
     "        getitem_1 = cond[0]",
     '        sym_size_int: "Sym(u0)" = torch.ops.aten.sym_size.int(getitem_1, 0);  getitem_1 = None',
@@ -227,7 +260,7 @@ do
     return torch.cond(n:gt(4), function() return x:sin() end, function() return x:cos() end)
   end
   compile(h, true)(T{6})
-  t.has(last_graph(), '        size: "Sym(s0)" = l_x_.size(0)\n        gt: "Sym(s0 > 4)" = size > 4;  size = None\n',
+  t.has(last_graph(), '        l_x_ = L_x_\n        gt: "Sym(s0 > 4)" = s0 > 4\n',
     "a SymBool pred is computed in the graph")
 end
 

@@ -24,7 +24,7 @@ want <<'OUT'
 Breakpoint 1: event oblivious
 Starting program: obl.lua
 Breakpoint 1, event oblivious
-event 16, phase trace, tracer trace, obl.lua:4 in model
+event 15, phase trace, tracer trace, obl.lua:4 in model
   oblivious guard_size_oblivious(Eq(u0, 1)) -> False: size-oblivious: size-like u0 taken as >= 2, no guard
 4	  local small = ss.guard_size_oblivious(n:eq(1))
   compile 1 (model) began at event 0
@@ -36,7 +36,7 @@ event 16, phase trace, tracer trace, obl.lua:4 in model
 Num  Type        Disp  Enb  Hits  What
 1    breakpoint  keep  y    1     event oblivious
 Breakpoint 1, event oblivious
-event 18, phase trace, tracer trace, obl.lua:5 in model
+event 17, phase trace, tracer trace, obl.lua:5 in model
   oblivious guard_or_false(u0 > 100) -> False: could not evaluate u0 > 100 due to data dependency, it was assumed to be False with no runtime assertions
 5	  local big = ss.guard_or_false(n:gt(100))
 u0: unbacked int, created by mark_unbacked at obl.lua:10 in main chunk (trace phase, event 3), range [0, int_oo]

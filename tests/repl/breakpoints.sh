@@ -14,9 +14,9 @@ want <<'OUT'
 Breakpoint 1: event create_symbol if s0 < 4
 Starting program: l10.lua
 Breakpoint 1, event create_symbol
-event 50, phase trace, tracer trace
+event 48, phase trace, tracer trace
   create_symbol s0 = 2 for L['x'].size()[0] [2, int_oo]
-  compile 2 (model) began at event 47
+  compile 2 (model) began at event 45
   tracer: - -> trace
   new symbol: s0 = 2 for L['x'].size()[0] [2, int_oo]
 Num  Type        Disp  Enb  Hits  What

@@ -227,24 +227,24 @@ event 4, phase trace, tracer trace, guards.lua:9 in main chunk
   new symbol: s0 = 5 for L['x'].size()[0] [2, int_oo]
   new symbol: s1 = 3 for L['x'].size()[1] [2, int_oo]
 Breakpoint 2, guard "s0 >"
-event 17, phase trace, tracer trace, guards.lua:3 in model
+event 16, phase trace, tracer trace, guards.lua:3 in model
   guard_added s0 > 2
 3	  if n > 2 then
   source: L['y'].size()[0] for s0 (duck sized)
   guard: s0 > 2
 Breakpoint 3, phase aot
-event 26, phase aot, guards.lua:9 in main chunk
+event 24, phase aot, guards.lua:9 in main chunk
   phase_start aot (aot_autograd)
 9	local out = f(shapedb.tensor{5, 3}, shapedb.tensor{5})
   phase: trace -> aot
   tracer: trace -> -
   range: s0 [2, int_oo] -> [3, int_oo]
 guards (1):
-  s0 > 2  (trace phase, guards.lua:3, event 17)
+  s0 > 2  (trace phase, guards.lua:3, event 16)
 Num  Type        Disp  Enb  Hits  What
 2    breakpoint  keep  y    1     guard "s0 >"
 3    breakpoint  keep  y    1     phase aot
-guard s0 > 2 was added at event 17, trace phase:
+guard s0 > 2 was added at event 16, trace phase:
 #0  model at guards.lua:3
 #1  main chunk at guards.lua:9
 [exit 0]
@@ -727,7 +727,7 @@ want <<'OUT'
 Breakpoint 1: guard
 Starting program: eq.lua
 Breakpoint 1, guard
-event 16, phase trace, tracer trace, eq.lua:3 in model
+event 15, phase trace, tracer trace, eq.lua:3 in model
   guard_added s0 > 2
 3	  if n > 2 then
   compile 1 (model) began at event 0
@@ -736,12 +736,12 @@ event 16, phase trace, tracer trace, eq.lua:3 in model
   new symbol: s1 = 5 for L['y'].size()[0] [2, int_oo]
   guard: s0 > 2
 Breakpoint 1, guard
-event 21, phase trace, tracer trace, eq.lua:6 in model
+event 19, phase trace, tracer trace, eq.lua:6 in model
   guard_added Eq(s0, s1)
 6	  if n:eq(y:size(0)):bool() then
   range: s0 [2, int_oo] -> [3, int_oo]
   guard: Eq(s0, s1)
-event 32, eq.lua:12 in main chunk
+event 28, eq.lua:12 in main chunk
   phase_end guards (model)
 12	local out = f(shapedb.tensor{5}, shapedb.tensor{5})
   phase: trace -> none
@@ -749,10 +749,10 @@ event 32, eq.lua:12 in main chunk
   range: s1 [2, int_oo] -> [3, int_oo]
   replacement: s1 -> s0 (solve)
   guards installed: 2
-[program finished: 33 events in this run]
+[program finished: 29 events in this run]
 guards (2):
-  s0 > 2  (trace phase, eq.lua:3, event 16)
-  Eq(s0, s1)  (trace phase, eq.lua:6, event 21)
+  s0 > 2  (trace phase, eq.lua:3, event 15)
+  Eq(s0, s1)  (trace phase, eq.lua:6, event 19)
 installed guard set (2):
   L['y'].size()[0] == L['x'].size()[0]
   3 <= L['x'].size()[0]
@@ -766,7 +766,7 @@ want <<'OUT'
 Breakpoint 1: guard "Eq"
 Starting program: eq.lua
 Breakpoint 1, guard "Eq"
-event 21, phase trace, tracer trace, eq.lua:6 in model
+event 19, phase trace, tracer trace, eq.lua:6 in model
   guard_added Eq(s0, s1)
 6	  if n:eq(y:size(0)):bool() then
   compile 1 (model) began at event 0
@@ -778,7 +778,7 @@ event 21, phase trace, tracer trace, eq.lua:6 in model
   guard: Eq(s0, s1)
 Num  Type        Disp  Enb  Hits  What
 1    breakpoint  keep  y    1     guard "Eq"
-event 32, eq.lua:12 in main chunk
+event 28, eq.lua:12 in main chunk
   phase_end guards (model)
 12	local out = f(shapedb.tensor{5}, shapedb.tensor{5})
   phase: trace -> none
@@ -786,7 +786,7 @@ event 32, eq.lua:12 in main chunk
   range: s1 [2, int_oo] -> [3, int_oo]
   replacement: s1 -> s0 (solve)
   guards installed: 2
-[program finished: 33 events in this run]
+[program finished: 29 events in this run]
 [exit 0]
 OUT
 run --batch -x 'break guard Eq' -x run -x 'info breakpoints' -x continue eq.lua

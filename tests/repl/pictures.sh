@@ -102,7 +102,7 @@ digraph shapedb {
       c1_g0_n4 [label="gt: \"b8[]\" = sum_1.gt(0)\l"];
       c1_g0_n5 [label="cond_true_0 = self.cond_true_0\l"];
       c1_g0_n6 [label="cond_false_0 = self.cond_false_0\l"];
-      c1_g0_n7 [label="cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (s0, s1, l_x_))\l"];
+      c1_g0_n7 [label="cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (l_x_, s0, s1))\l"];
       c1_g0_n8 [label="getitem: \"f32[s0, s1]\" = cond[0]\l"];
       c1_g0_n9 [label="return (getitem,)\l", shape=plain];
       subgraph cluster_c1_g1 {
@@ -114,7 +114,7 @@ digraph shapedb {
         c1_g1_n4 [label="gt: \"b8[]\" = sum_1.gt(0)\l"];
         c1_g1_n5 [label="cond_true_0 = self.cond_true_0\l"];
         c1_g1_n6 [label="cond_false_0 = self.cond_false_0\l"];
-        c1_g1_n7 [label="cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (s0, s1, l_x_))\l"];
+        c1_g1_n7 [label="cond = torch.ops.higher_order.cond(gt, cond_true_0, cond_false_0, (l_x_, s0, s1))\l"];
         c1_g1_n8 [label="getitem: \"f32[s0, s1]\" = cond[0]\l"];
         c1_g1_n9 [label="return (getitem,)\l", shape=plain];
         subgraph cluster_c1_g2 {
@@ -149,9 +149,9 @@ digraph shapedb {
     c1_g0_n4 -> c1_g0_n7;
     c1_g0_n5 -> c1_g0_n7;
     c1_g0_n6 -> c1_g0_n7;
+    c1_g0_n2 -> c1_g0_n7;
     c1_g0_n0 -> c1_g0_n7;
     c1_g0_n1 -> c1_g0_n7;
-    c1_g0_n2 -> c1_g0_n7;
     c1_g0_n7 -> c1_g0_n8;
     c1_g0_n8 -> c1_g0_n9;
     c1_g1_n2 -> c1_g1_n3;
@@ -159,9 +159,9 @@ digraph shapedb {
     c1_g1_n4 -> c1_g1_n7;
     c1_g1_n5 -> c1_g1_n7;
     c1_g1_n6 -> c1_g1_n7;
+    c1_g1_n2 -> c1_g1_n7;
     c1_g1_n0 -> c1_g1_n7;
     c1_g1_n1 -> c1_g1_n7;
-    c1_g1_n2 -> c1_g1_n7;
     c1_g1_n7 -> c1_g1_n8;
     c1_g1_n8 -> c1_g1_n9;
     c1_g0_n0 -> c1_g1_n0 [style=dashed, label="lifted"];
@@ -331,7 +331,7 @@ run --batch -x run -x 'report html out' -x 'report html' -x 'report html /proc/n
 sed -n '/^\[program finished/,$p' "$tmp/got" > "$tmp/r"
 cp "$tmp/r" "$tmp/got"
 want <<'EOF'
-[program finished: 108 events in this run]
+[program finished: 104 events in this run]
 Wrote out/index.html and 3 compile pages (open it in a browser).
 report html: which directory? (report html DIR)
 report html: /proc/no/such: No such file or directory
@@ -353,8 +353,8 @@ compile-3.html
 compile-3.svg
 index.html
 <tr><td><a href="compile-1.html">1</a></td><td class="m">model</td><td>0-30</td>
-<tr><td><a href="compile-2.html">2</a></td><td class="m">model</td><td>31-68</td>
-<tr><td><a href="compile-3.html">3</a></td><td class="m">model</td><td>69-107</td>
+<tr><td><a href="compile-2.html">2</a></td><td class="m">model</td><td>31-66</td>
+<tr><td><a href="compile-3.html">3</a></td><td class="m">model</td><td>67-103</td>
 <p>Guard set against compile <a href="compile-2.html">2</a>:</p>
 <pre><del>- 2 &lt;= L['x'].size()[0] and L['x'].size()[0] &lt;= 3</del>
 <ins>+ 4 &lt;= L['x'].size()[0]</ins>
