@@ -222,70 +222,6 @@ static sdb_node *emit_node(interp *it, const char *target, const char *hint, sdb
   return node;
 }
 
-/* --- the AOT decomposition that can guard ------------------------------------------ */
-
-/* _reshape_view_helper (torch/_refs): walk the output shape; a dim equal to
-** the input's is skipped, otherwise input dims are collapsed until their
-** product is divisible by it, then split. Each comparison is a guard when
-** it is not statically known: guards taken in the aot phase, not by Dynamo
-** (seed 002's point). A -1 was inferred as numel // the rest. */
-static bool guarded(interp *it, const sdb_expr *cond, bool *out, sdb_err *err, int *rc) {
-  if (!cond) { *rc = sdb_err_expr(err); return false; }
-  if (sdb_is_const(cond)) { *out = cond->kind == SDB_TRUE; return true; }
-  *rc = sdb_guard_bool(it->env, cond, out, err);
-  return *rc == SDB_OK;
-}
-
-static int reshape_guards(interp *it, const sdb_fake *x, const sdb_value *shape, sdb_err *err) {
-  const sdb_value *items = shape;
-  size_t n = 1;
-  if (shape->kind == SDB_V_LIST || shape->kind == SDB_V_TUPLE) { items = shape->items; n = shape->n; }
-  if (n > 32 || x->ndim > 32) return SDB_OK;
-  const sdb_expr *out[32];
-  int infer = -1;
-  const sdb_expr *known = sdb_int(1);
-  for (size_t i = 0; i < n; i++) {
-    if (items[i].kind != SDB_V_INT || !items[i].expr) return SDB_OK;
-    out[i] = items[i].expr;
-    if (out[i]->kind == SDB_INT && out[i]->ival == -1) infer = (int)i;
-    else known = sdb_mul(known, out[i]);
-  }
-  if (infer >= 0) out[infer] = sdb_floordiv(sdb_fake_numel(x), known);
-  if (!known || (infer >= 0 && !out[infer])) return sdb_err_expr(err);
-  const sdb_expr *cur[64];
-  int nd = x->ndim, rc = SDB_OK;
-  for (int d = 0; d < nd; d++) cur[d] = x->sizes[d];
-  int idx = 0;
-  for (size_t i = 0; i < n && idx < nd; i++) {
-    const sdb_expr *len = out[i];
-    bool same = false, more = false, differ = false;
-    if (!guarded(it, sdb_eq(len, cur[idx]), &same, err, &rc)) return rc;
-    if (same) { idx++; continue; }
-    const sdb_expr *accum = cur[idx];
-    int end = idx;
-    for (;;) {
-      if (!guarded(it, sdb_ne(sdb_mod(accum, len), sdb_int(0)), &more, err, &rc)) return rc;
-      if (!more || end + 1 >= nd) break;
-      accum = sdb_mul(accum, cur[++end]);
-      if (!accum) return sdb_err_expr(err);
-    }
-    /* flatten idx..end into accum */
-    memmove(&cur[idx + 1], &cur[end + 1], (size_t)(nd - end - 1) * sizeof *cur);
-    nd -= end - idx;
-    cur[idx] = accum;
-    if (!guarded(it, sdb_ne(accum, len), &differ, err, &rc)) return rc;
-    if (differ && nd < 63) {   /* split: [len, accum // len] */
-      memmove(&cur[idx + 2], &cur[idx + 1], (size_t)(nd - idx - 1) * sizeof *cur);
-      cur[idx] = len;
-      cur[idx + 1] = sdb_floordiv(accum, len);
-      if (!cur[idx + 1]) return sdb_err_expr(err);
-      nd++;
-    }
-    idx++;
-  }
-  return SDB_OK;
-}
-
 /* --- functionalization --------------------------------------------------------------- */
 
 /* The out-of-place op for an in-place one, and the aten name to print.
@@ -583,13 +519,6 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
         goto out;
       }
     }
-    if ((!strcmp(run->name, "view") || !strcmp(run->name, "reshape")) && vals[0].kind == SDB_V_TENSOR) {
-      sdb_value shape = nv == 2 ? sdb_value_copy(&vals[1]) : sdb_value_seq(SDB_V_LIST, nv - 1);
-      for (size_t i = 1; nv > 2 && i < nv; i++) shape.items[i - 1] = sdb_value_copy(&vals[i]);
-      rc = reshape_guards(it, vals[0].tensor, &shape, err);
-      sdb_value_free(&shape);
-      if (rc) goto out;
-    }
     sdb_value pos[64];
     sdb_kwarg kw[64];
     sdb_args a;
@@ -628,6 +557,11 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
                      n->name, t);
   }
 out:
+  /* any failure while replaying the node is at the user's line that made it */
+  if (rc && err && !err->file && n->loc.file) {
+    err->file = n->loc.file;
+    err->line = n->loc.line;
+  }
   for (size_t i = 0; i < nv; i++) sdb_value_free(&vals[i]);
   sdb_events_pop_loc(it->ev);
   sdb_events_pop_op(it->ev);

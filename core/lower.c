@@ -585,6 +585,10 @@ int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *o
     sdb_events_push_op(lw.ev, aot->nodes[i]->name);
     sdb_events_push_loc(lw.ev, &aot->nodes[i]->loc);
     rc = lower_node(&lw, aot->nodes[i], err);
+    if (rc && err && !err->file && aot->nodes[i]->loc.file) {   /* at the user's line */
+      err->file = aot->nodes[i]->loc.file;
+      err->line = aot->nodes[i]->loc.line;
+    }
     sdb_events_pop_loc(lw.ev);
     sdb_events_pop_op(lw.ev);
   }

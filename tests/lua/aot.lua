@@ -83,7 +83,10 @@ do
   t.is(count(after, "^renamed"), 0, "and no renamings")
 end
 
--- 4. a guard taken in the aot phase joins the one guard set
+-- 4. aot decides what the trace decided (#19 items 6, 10): view/reshape in
+-- make_fx run the same meta as Dynamo's fake tensors, so the aot phase
+-- takes no guard of its own, and the trace's unbacked decisions carry over
+-- through the renaming (u1 -> u0) instead of failing as data-dependent
 do
   local c = torch.compile(function(x) return x:reshape(2, -1) end, { backend = "aot_eager", dynamic = true, name = "f4" })
   c(T{6})
@@ -92,9 +95,54 @@ do
   for _, r in ipairs(recs) do got[#got + 1] = r.text .. " [" .. r.phase .. "]" end
   t.is(table.concat(got, "\n"), table.concat({
     "L['x'].size()[0] % 2 == 0 [trace]",
-    "L['x'].size()[0] != 2 [aot]",
     "2 <= L['x'].size()[0] [trace]",
-  }, "\n"), "the reshape decomposition's guard is tagged aot, next to the trace's")
+  }, "\n"), "reshape(2, -1): infer_size's guard from the trace, none from aot (no s0 != 2)")
+  local scenarios = {
+    { "nonzero():reshape(-1)", function(x) return x:nonzero():reshape(-1) end, { T{4, 3} }, "i64[2*u0]" },
+    { "cat of unbacked-sized tensors, viewed flat", function(x, y)
+        return torch.cat({ x:nonzero(), y:nonzero() }):view(-1) end, { T{4, 3}, T{5, 3} }, "i64[2*u0 + 2*u1]" },
+    { "(x + y):view(n, -1)", function(x, y) return (x + y):view(x:size(0), -1) end, { T{3, 4}, T{3, 4} }, "f32[s0, s1]" },
+    { "view(-1, n) of [s0, s1]", function(x) return x:view(-1, x:size(1)) end, { T{3, 4} }, "f32[s0, s1]" },
+    { "flatten then split", function(x) return x:reshape(-1):view(x:size(0), x:size(1), 1) end, { T{3, 4} }, "f32[s0, s1, 1]" },
+  }
+  for _, sc in ipairs(scenarios) do
+    local name, fn, args, meta = sc[1], sc[2], sc[3], sc[4]
+    local phases, metas = {}, {}
+    for _, backend in ipairs({ "eager", "aot_eager", "inductor" }) do
+      local cc = torch.compile(fn, { backend = backend, dynamic = true })
+      local ok, out = pcall(cc, table.unpack(args))
+      metas[#metas + 1] = ok and out:meta() or tostring(out):match("^[^\n]*")
+      for _, r in ipairs(ok and cc.entries[1].trace:guard_records() or {}) do
+        if r.phase ~= "trace" then phases[#phases + 1] = backend .. ": " .. r.text .. " [" .. r.phase .. "]" end
+      end
+    end
+    t.is(table.concat(metas, " | "), table.concat({ meta, meta, meta }, " | "),
+      name .. ": eager, aot_eager and inductor agree")
+    t.is(table.concat(phases, "\n"), "", name .. ": no guard beyond the trace's")
+  end
+end
+
+-- 4b. cond inside wrap under aot backends (#19 item 7): wrap is inlined,
+-- the cond keeps its branches' inputs and outputs, each branch retraced
+-- from a clean interpreter state
+do
+  local function g(x)
+    return torch.wrap(function(y)
+      local n = y:nonzero():float()
+      return torch.cond(n:size(0):gt(2), function() return n:sum(0) end, function() return n:sum(0) * 2 end)
+    end, x)
+  end
+  for _, backend in ipairs({ "aot_eager", "inductor" }) do
+    local c = torch.compile(g, { backend = backend })
+    t.is(c(T{4, 3}):meta(), "f32[2]", backend .. ": cond inside wrap runs")
+    local aot = c.entries[1].trace:aot_graph()
+    t.has(aot, 'cond = torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0, (_to_copy, sym_size_int));',
+      backend .. ": the cond passes the lifted tensor and its size")
+    t.has(aot, '    class false_graph_0(torch.nn.Module):\n        def forward(self, arg0_1: "f32[u0, 2]", arg1_1: "Sym(u0)"):\n' ..
+      '            sum_1: "f32[2]" = torch.ops.aten.sum.dim_IntList(arg0_1, 0);  arg0_1 = None\n' ..
+      '            mul: "f32[2]" = torch.ops.aten.mul.Tensor(sum_1, 2);  sum_1 = None\n            return (mul,)',
+      backend .. ": each branch has its inputs and its return")
+  end
 end
 
 -- 5. lowering nonzero and item: buffers, definitions, wrapper lines
