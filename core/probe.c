@@ -10,6 +10,7 @@
 ** they came from, since the env keeps only their expressions.
 */
 #include "probe.h"
+#include "lua_spell.h"
 #include "buf.h"
 #include "intern.h"
 #include "map.h"
@@ -47,6 +48,8 @@ struct sdb_probe {
   size_t nfacts, capfacts;
   const sdb_expr **questions;
   size_t nquestions;
+  sdb_namer namer;          /* the user's names for the suggested checks */
+  void *namer_ud;
 };
 
 #define MAX_CANDS 64        /* candidate values per symbol */
@@ -64,6 +67,19 @@ static void put_expr(sdb_buf *b, const sdb_expr *e) {
   if (!s) { b->failed = true; return; }
   sdb_buf_puts(b, s);
   free(s);
+}
+
+/* torch._check(e) as the user writes it (lua_spell.h) */
+static void put_check(sdb_buf *b, const sdb_probe *p, const sdb_expr *e) {
+  char *s = e ? sdb_check_suggestion(e, p->namer, p->namer_ud) : NULL;
+  if (!s) { b->failed = true; return; }
+  sdb_buf_puts(b, s);
+  free(s);
+}
+
+void sdb_probe_set_namer(sdb_probe *p, sdb_namer fn, void *ud) {
+  p->namer = fn;
+  p->namer_ud = ud;
 }
 
 static void put_range(sdb_buf *b, sdb_range r) {
@@ -1012,11 +1028,11 @@ char *sdb_probe_why(sdb_probe *p, const sdb_expr *e) {
     int ok = d != s && nd ? settles(p, d, e) : 0;
     if (ok > 0) ok = settles(p, nd, e);
     if (ok < 0 || !ns) { sdb_buf_free(&b); return NULL; }
-    sdb_buf_puts(&b, "  either torch._check(");
-    put_expr(&b, ok ? d : s);
-    sdb_buf_puts(&b, ") or torch._check(");
-    put_expr(&b, ok ? nd : ns);
-    sdb_buf_puts(&b, ") would settle it; `assume` tries one here\n");
+    sdb_buf_puts(&b, "  either ");
+    put_check(&b, p, ok ? d : s);
+    sdb_buf_puts(&b, " or ");
+    put_check(&b, p, ok ? nd : ns);
+    sdb_buf_puts(&b, " would settle it; `assume` tries one here\n");
   }
   return take(&b);
 }
@@ -1092,8 +1108,8 @@ char *sdb_probe_assume_report(sdb_probe *before, sdb_probe *after, const sdb_exp
     changed = true;
   }
   if (!changed) sdb_buf_puts(&b, "  ranges and replacements unchanged\n");
-  sdb_buf_puts(&b, "  in the program: torch._check(");
-  put_expr(&b, fact_e);
-  sdb_buf_puts(&b, ")\n");
+  sdb_buf_puts(&b, "  in the program: ");
+  put_check(&b, after, fact_e);
+  sdb_buf_putc(&b, '\n');
   return take(&b);
 }

@@ -89,6 +89,7 @@
 #include "err.h"
 #include "expr.h"
 #include "shape_env.h"
+#include "lua_spell.h"
 #include "view.h"
 
 typedef struct sdb_probe sdb_probe;
@@ -109,6 +110,11 @@ sdb_shape_env *sdb_probe_env(sdb_probe *p);        /* owned by the probe */
 ** message ("column 5: unexpected end of input"), or "NameError" with
 ** "unknown symbol u9 at this step". */
 int sdb_probe_parse(sdb_probe *p, const char *text, const sdb_expr **out, sdb_err *err);
+
+/* The user's names for symbols (a paused program's locals): the checks
+** `why` and `assume` suggest are then written in Lua with them
+** (`torch._check(n:gt(2))`) when every symbol has one. */
+void sdb_probe_set_namer(sdb_probe *p, sdb_namer fn, void *ud);
 
 /* The texts of `print` and `why` (formats above). */
 char *sdb_probe_print(sdb_probe *p, const sdb_expr *e);

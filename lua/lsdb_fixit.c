@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "intern.h"
+#include "lua_spell.h"
 #include "map.h"
 
 #include <lauxlib.h>
@@ -41,7 +42,8 @@ static void add_name(names *nm, const sdb_expr *sym, const char *name) {
   if (nm->nname[i] < 4) nm->name[i][nm->nname[i]++] = name;
 }
 
-static const char *name_of(const names *nm, const sdb_expr *sym) {
+static const char *name_of(void *ud, const sdb_expr *sym) {
+  const names *nm = ud;
   for (int i = 0; i < nm->n; i++)
     if (nm->sym[i] == sym) return nm->name[i][0];
   return NULL;
@@ -72,135 +74,6 @@ static void collect(lua_State *L, lua_Debug *ar, names *nm) {
   }
 }
 
-/* --- Lua spelling of an expression ------------------------------------------ */
-
-static void put(sdb_buf *b, const names *nm, const sdb_expr *e, bool *missing);
-
-/* A method's receiver: a name or a call stays as it is, anything else in
-** parentheses ((n + 1):lt(5)). */
-static void put_receiver(sdb_buf *b, const names *nm, const sdb_expr *e, bool *missing) {
-  bool bare = e->kind == SDB_SYM;
-  if (!bare) sdb_buf_putc(b, '(');
-  put(b, nm, e, missing);
-  if (!bare) sdb_buf_putc(b, ')');
-}
-
-static void put_method(sdb_buf *b, const names *nm, const sdb_expr *recv, const char *method,
-                       const sdb_expr *arg, bool *missing) {
-  put_receiver(b, nm, recv, missing);
-  sdb_buf_printf(b, ":%s(", method);
-  put(b, nm, arg, missing);
-  sdb_buf_putc(b, ')');
-}
-
-/* a < b as a method of the side that is not a plain number */
-static void put_relation(sdb_buf *b, const names *nm, const sdb_expr *lhs, const char *op,
-                         const sdb_expr *rhs, const char *flipped, bool *missing) {
-  if (lhs->kind == SDB_INT && rhs->kind != SDB_INT) put_method(b, nm, rhs, flipped, lhs, missing);
-  else put_method(b, nm, lhs, op, rhs, missing);
-}
-
-static void put_sum_term(sdb_buf *b, const names *nm, const sdb_expr *t, bool first,
-                         bool *missing) {
-  if (t->kind == SDB_MUL && t->ival < 0) {
-    sdb_buf_puts(b, first ? "-" : " - ");
-    if (t->ival != -1) sdb_buf_printf(b, "%lld*", (long long)-t->ival);
-    for (uint32_t i = 0; i < t->nargs; i++) {
-      if (i) sdb_buf_putc(b, '*');
-      put_receiver(b, nm, t->args[i], missing);
-    }
-    return;
-  }
-  if (!first) sdb_buf_puts(b, " + ");
-  put(b, nm, t, missing);
-}
-
-static void put(sdb_buf *b, const names *nm, const sdb_expr *e, bool *missing) {
-  switch ((sdb_kind)e->kind) {
-    case SDB_INT: sdb_buf_printf(b, "%lld", (long long)e->ival); return;
-    case SDB_TRUE: sdb_buf_puts(b, "true"); return;
-    case SDB_FALSE: sdb_buf_puts(b, "false"); return;
-    case SDB_SYM: {
-      const char *n = name_of(nm, e);
-      if (!n) *missing = true;
-      sdb_buf_puts(b, n ? n : e->name);
-      return;
-    }
-    case SDB_ADD:
-      for (uint32_t i = 0; i < e->nargs; i++) put_sum_term(b, nm, e->args[i], i == 0, missing);
-      if (e->ival > 0) sdb_buf_printf(b, " + %lld", (long long)e->ival);
-      else if (e->ival < 0) sdb_buf_printf(b, " - %lld", (long long)-e->ival);
-      return;
-    case SDB_MUL:
-      if (e->ival == -1) sdb_buf_putc(b, '-');
-      else if (e->ival != 1) sdb_buf_printf(b, "%lld*", (long long)e->ival);
-      for (uint32_t i = 0; i < e->nargs; i++) {
-        if (i) sdb_buf_putc(b, '*');
-        bool sum = e->args[i]->kind == SDB_ADD;
-        if (sum) sdb_buf_putc(b, '(');
-        put(b, nm, e->args[i], missing);
-        if (sum) sdb_buf_putc(b, ')');
-      }
-      return;
-    case SDB_POW:
-      for (int64_t i = 0; i < e->ival; i++) {
-        if (i) sdb_buf_putc(b, '*');
-        put_receiver(b, nm, e->args[0], missing);
-      }
-      return;
-    case SDB_FLOORDIV:
-    case SDB_MOD:
-      put_receiver(b, nm, e->args[0], missing);
-      sdb_buf_puts(b, e->kind == SDB_MOD ? " % " : " // ");
-      put_receiver(b, nm, e->args[1], missing);
-      return;
-    case SDB_MAX:
-    case SDB_MIN:
-      for (uint32_t i = 0; i + 1 < e->nargs; i++)
-        sdb_buf_printf(b, "torch.%s(", e->kind == SDB_MAX ? "sym_max" : "sym_min");
-      put(b, nm, e->args[0], missing);
-      for (uint32_t i = 1; i < e->nargs; i++) {
-        sdb_buf_puts(b, ", ");
-        put(b, nm, e->args[i], missing);
-        sdb_buf_putc(b, ')');
-      }
-      return;
-    case SDB_EQ:
-      put_relation(b, nm, e->args[0], "eq", e->args[1], "eq", missing);
-      return;
-    case SDB_NE:
-      put_relation(b, nm, e->args[0], "ne", e->args[1], "ne", missing);
-      return;
-    case SDB_LT:   /* ival 1: Gt(args[1], args[0]) as built */
-      if (e->ival) put_relation(b, nm, e->args[1], "gt", e->args[0], "lt", missing);
-      else put_relation(b, nm, e->args[0], "lt", e->args[1], "gt", missing);
-      return;
-    case SDB_LE:
-      if (e->ival) put_relation(b, nm, e->args[1], "ge", e->args[0], "le", missing);
-      else put_relation(b, nm, e->args[0], "le", e->args[1], "ge", missing);
-      return;
-    case SDB_AND:
-    case SDB_OR:
-      for (uint32_t i = 0; i + 1 < e->nargs; i++)
-        sdb_buf_printf(b, "torch.%s(", e->kind == SDB_AND ? "sym_and" : "sym_or");
-      put(b, nm, e->args[0], missing);
-      for (uint32_t i = 1; i < e->nargs; i++) {
-        sdb_buf_puts(b, ", ");
-        put(b, nm, e->args[i], missing);
-        sdb_buf_putc(b, ')');
-      }
-      return;
-    case SDB_NOT:
-      sdb_buf_puts(b, "torch.sym_not(");
-      put(b, nm, e->args[0], missing);
-      sdb_buf_putc(b, ')');
-      return;
-    case SDB_KIND_COUNT:
-      break;
-  }
-  sdb_buf_puts(b, "?");
-}
-
 /* Does the line compare with an operator inside torch._check(...)? */
 static bool check_with_operator(const char *line) {
   const char *p = line ? strstr(line, "torch._check(") : NULL;
@@ -224,16 +97,16 @@ char *lsdb_fixit(lua_State *L, const sdb_expr *cond, const char *code) {
   bool missing = false;
   sdb_buf b = SDB_BUF_INIT;
   sdb_buf probe = SDB_BUF_INIT;
-  put(&probe, &nm, cond, &missing);
+  sdb_lua_spell(&probe, cond, name_of, &nm, &missing);
   sdb_buf_free(&probe);
   if (missing) return NULL;   /* some symbol has no name: core's text stays */
   const sdb_expr *neg = sdb_not(cond);
   if (!neg) return NULL;
   sdb_buf_puts(&b, "\nTo fix the error, insert one of the following checks before this call:\n");
   sdb_buf_puts(&b, "  1. torch._check(");
-  put(&b, &nm, cond, &missing);
+  sdb_lua_spell(&b, cond, name_of, &nm, NULL);
   sdb_buf_puts(&b, ")\n  2. torch._check(");
-  put(&b, &nm, neg, &missing);
+  sdb_lua_spell(&b, neg, name_of, &nm, NULL);
   sdb_buf_puts(&b, ")\n\n(These suggested fixes were derived by replacing ");
   const sdb_expr **fs;
   long n = sdb_free_symbols(cond, &fs);
@@ -267,3 +140,4 @@ char *lsdb_fixit(lua_State *L, const sdb_expr *cond, const char *code) {
   }
   return sdb_buf_take(&b);
 }
+

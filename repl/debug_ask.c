@@ -37,6 +37,60 @@ static sdb_probe *probe_at(dbg *d, const char *cmd, size_t n, const sdb_expr *ex
   return p;
 }
 
+/* The user's names of the symbols, for the checks `why` and `assume`
+** suggest once the run has raised a data-dependent error: the error says
+** which locals it found them in ("These suggested fixes were derived by
+** replacing `u0` with n, `u1` with x:size(0) in ..."), in a live run and
+** in its replay alike. */
+typedef struct err_names {
+  const sdb_expr *sym[16];
+  char name[16][64];
+  int n;
+} err_names;
+
+static const char *err_name_of(void *ud, const sdb_expr *sym) {
+  const err_names *en = ud;
+  for (int i = 0; i < en->n; i++)
+    if (en->sym[i] == sym) return en->name[i];
+  return NULL;
+}
+
+static void failure_names(dbg *d, sdb_probe *p, err_names *en) {
+  en->n = 0;
+  size_t upto = d->cur < sdb_events_count(d->ev) ? d->cur : sdb_events_count(d->ev);
+  const sdb_event *e = NULL;
+  for (size_t i = upto; i > d->base && !e; i--)
+    if (sdb_events_at(d->ev, i - 1)->kind == SDB_EV_ERROR) e = sdb_events_at(d->ev, i - 1);
+  static const char intro[] = "(These suggested fixes were derived by replacing ";
+  const char *q = e && e->detail ? strstr(e->detail, intro) : NULL;
+  if (!q) return;
+  q += sizeof intro - 1;
+  while (*q == '`' && en->n < 16) {
+    const char *sym_end = strchr(q + 1, '`');
+    if (!sym_end || strncmp(sym_end, "` with ", 7)) break;
+    char sym[64];
+    size_t ns = (size_t)(sym_end - q - 1);
+    if (ns >= sizeof sym) break;
+    memcpy(sym, q + 1, ns);
+    sym[ns] = '\0';
+    const char *nm = sym_end + 7;
+    size_t nn = strcspn(nm, " ,");
+    sdb_err err = SDB_ERR_INIT;
+    const sdb_expr *s = NULL;
+    if (nn && nn < sizeof en->name[0] && sdb_probe_parse(p, sym, &s, &err) == 0 && s->kind == SDB_SYM) {
+      en->sym[en->n] = s;
+      memcpy(en->name[en->n], nm, nn);
+      en->name[en->n][nn] = '\0';
+      en->n++;
+    }
+    sdb_err_clear(&err);
+    q = strstr(nm, ", `");
+    if (!q) break;
+    q += 2;
+  }
+  if (en->n) sdb_probe_set_namer(p, err_name_of, en);
+}
+
 static const sdb_expr *parse_in(dbg *d, sdb_probe *p, const char *cmd, const char *text) {
   const sdb_expr *e = NULL;
   sdb_err err = SDB_ERR_INIT;
@@ -93,6 +147,8 @@ static int ask(dbg *d, const char *cmd, const char *text, bool why) {
       d->asked[d->nasked++] = e;
     }
   }
+  err_names en;
+  failure_names(d, p, &en);
   put_text(why ? sdb_probe_why(p, e) : sdb_probe_print(p, e));
   note_assumptions(d);
   sdb_probe_free(p);
@@ -126,6 +182,8 @@ static int cmd_assume(repl_session *s, const repl_cmd *c, const repl_args *a) {
     sdb_probe_free(before);
     return -1;
   }
+  err_names en;
+  failure_names(d, after, &en);
   put_text(sdb_probe_assume_report(before, after, fact, d->asked, d->nasked));
   sdb_probe_free(before);
   sdb_probe_free(after);

@@ -283,11 +283,11 @@ u0 > 2 is not statically known at this step.
   facts about u0: none
   true  when u0 = 3
   false when u0 = 2
-  either torch._check(u0 > 2) or torch._check(u0 <= 2) would settle it; `assume` tries one here
+  either torch._check(v:gt(2)) or torch._check(v:le(2)) would settle it; `assume` tries one here
 assume u0 <= 2:
   settles u0 > 2: False
   range of u0: [-int_oo, int_oo] -> [-int_oo, 2]
-  in the program: torch._check(u0 <= 2)
+  in the program: torch._check(v:le(2))
 Assumption 1 added: `print` and `why` now take it as known; `unassume` drops it.
 False
   statically known: u0 is in [-int_oo, 2]
