@@ -52,6 +52,17 @@ static void put_sum_term(sdb_buf *b, const namer *nm, const sdb_expr *t, bool fi
   put(b, nm, t, missing);
 }
 
+/* an n-ary Max/Min/And/Or as nested two-argument calls: torch.sym_max(torch.sym_max(a, b), c) */
+static void put_fold(sdb_buf *b, const namer *nm, const sdb_expr *e, const char *fn, bool *missing) {
+  for (uint32_t i = 0; i + 1 < e->nargs; i++) sdb_buf_printf(b, "torch.%s(", fn);
+  put(b, nm, e->args[0], missing);
+  for (uint32_t i = 1; i < e->nargs; i++) {
+    sdb_buf_puts(b, ", ");
+    put(b, nm, e->args[i], missing);
+    sdb_buf_putc(b, ')');
+  }
+}
+
 static void put(sdb_buf *b, const namer *nm, const sdb_expr *e, bool *missing) {
   switch ((sdb_kind)e->kind) {
     case SDB_INT: sdb_buf_printf(b, "%lld", (long long)e->ival); return;
@@ -93,14 +104,7 @@ static void put(sdb_buf *b, const namer *nm, const sdb_expr *e, bool *missing) {
       return;
     case SDB_MAX:
     case SDB_MIN:
-      for (uint32_t i = 0; i + 1 < e->nargs; i++)
-        sdb_buf_printf(b, "torch.%s(", e->kind == SDB_MAX ? "sym_max" : "sym_min");
-      put(b, nm, e->args[0], missing);
-      for (uint32_t i = 1; i < e->nargs; i++) {
-        sdb_buf_puts(b, ", ");
-        put(b, nm, e->args[i], missing);
-        sdb_buf_putc(b, ')');
-      }
+      put_fold(b, nm, e, e->kind == SDB_MAX ? "sym_max" : "sym_min", missing);
       return;
     case SDB_EQ:
       put_relation(b, nm, e->args[0], "eq", e->args[1], "eq", missing);
@@ -118,14 +122,7 @@ static void put(sdb_buf *b, const namer *nm, const sdb_expr *e, bool *missing) {
       return;
     case SDB_AND:
     case SDB_OR:
-      for (uint32_t i = 0; i + 1 < e->nargs; i++)
-        sdb_buf_printf(b, "torch.%s(", e->kind == SDB_AND ? "sym_and" : "sym_or");
-      put(b, nm, e->args[0], missing);
-      for (uint32_t i = 1; i < e->nargs; i++) {
-        sdb_buf_puts(b, ", ");
-        put(b, nm, e->args[i], missing);
-        sdb_buf_putc(b, ')');
-      }
+      put_fold(b, nm, e, e->kind == SDB_AND ? "sym_and" : "sym_or", missing);
       return;
     case SDB_NOT:
       sdb_buf_puts(b, "torch.sym_not(");
