@@ -1241,6 +1241,10 @@ static const sdb_expr *with_hints(sdb_shape_env *env, const sdb_expr *e) {
 
 static int data_dependent_error(sdb_shape_env *env, const sdb_expr *e,
                                 sdb_err *err) {
+  /* as the user's SymNode reads it (SymNode.expr applies the replacements):
+  ** an aot retrace's u2 renamed to the trace's u0 is named u0 */
+  const sdb_expr *re = replace(env, e);
+  if (re && !sdb_is_const(re)) e = re;
   sdb_buf b = SDB_BUF_INIT;
   char *hinted = estr(with_hints(env, e)), *unhinted = estr(e);
   bool is_bool = sdb_is_bool(e);

@@ -56,18 +56,26 @@ static bool user_frame(lua_State *L, lua_Debug *ar) {
   return false;
 }
 
+/* a symbol and what it was renamed to (an aot retrace's u2 -> u0) */
+static void add_sym(names *nm, sdb_shape_env *env, const sdb_expr *sym, const char *name) {
+  add_name(nm, sym, name);
+  const sdb_expr *r = env ? sdb_replacement_of(env, sym) : NULL;
+  if (r && r->kind == SDB_SYM) add_name(nm, r, name);
+}
+
 static void collect(lua_State *L, lua_Debug *ar, names *nm) {
+  sdb_shape_env *env = lsdb_current_env(L);
   const char *name;
   for (int i = 1; (name = lua_getlocal(L, ar, i)); i++) {
     if (name[0] != '(') {
       lsym *s = lsdb_test_sym(L, -1);
       ltensor *t = luaL_testudata(L, -1, LSDB_TENSOR);
       if (s && s->e && s->e->kind == SDB_SYM) {
-        add_name(nm, s->e, sdb_intern(name));
+        add_sym(nm, env, s->e, sdb_intern(name));
       } else if (t && t->t) {
         for (int d = 0; d < t->t->ndim; d++)
           if (t->t->sizes[d]->kind == SDB_SYM)
-            add_name(nm, t->t->sizes[d], sdb_internf("%s:size(%d)", name, d));
+            add_sym(nm, env, t->t->sizes[d], sdb_internf("%s:size(%d)", name, d));
       }
     }
     lua_pop(L, 1);

@@ -145,6 +145,28 @@ do
   end
 end
 
+-- 4c. an error in the aot phase names the user-visible symbol: aot's
+-- nonzero allocates u1, renamed to the trace's u0 (SymNode.expr applies the
+-- replacement), so the data-dependent error a fake kernel raises while aot
+-- replays it reads u0, created in the trace phase
+do
+  local runs = 0
+  local k = torch.library.custom_op("aotfid::rows", function(x) return x:clone() end)
+  k:register_fake(function(x)
+    runs = runs + 1
+    if runs > 1 and x:size(0) > 2 then return x:clone() end
+    return x:clone()
+  end)
+  local c = torch.compile(function(x) return torch.ops.aotfid.rows(x:nonzero()) end, { backend = "aot_eager" })
+  local ok, e = pcall(c, T{4, 3})
+  e = tostring(e)
+  t.ok(not ok, "aot's replay of the kernel guards on the unbacked size")
+  t.has(e, "Could not guard on data-dependent expression u0 > 2 (unhinted: u0 > 2).  (Size-like symbols: u0)",
+    "the expression names u0, not aot's u1")
+  t.like(e, "u0 %[0, 12%], created by nonzero at [^\n]* %(trace phase%), size%-like", "u0 as the trace made it")
+  t.has(e, "1. torch._check(x:size(0):gt(2))", "the kernel's x:size(0) holds it (through the renaming)")
+end
+
 -- 5. lowering nonzero and item: buffers, definitions, wrapper lines
 do
   local function f(x, y)
