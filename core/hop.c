@@ -180,6 +180,148 @@ static char *why_differs(sdb_shape_env *env, const sdb_expr *a, const sdb_expr *
   return sdb_buf_take(&w);
 }
 
+/* a < b for argsort_sym: decided size-obliviously (a size-like unbacked
+** symbol is >= 2), else evaluated as evaluate_expr would (a guard, or the
+** data-dependent error) */
+static int less(sdb_shape_env *env, const sdb_expr *a, const sdb_expr *b, bool *out, sdb_err *err) {
+  const sdb_expr *e = sdb_lt(a, b);
+  if (!e) return sdb_err_expr(err);
+  const sdb_expr *st = sdb_is_const(e) ? e : sdb_maybe_evaluate_static_oblivious(env, e);
+  if (st && sdb_is_const(st)) { *out = st->kind == SDB_TRUE; return SDB_OK; }
+  return sdb_guard_bool(env, e, out, err);
+}
+
+/* get_fill_order with argsort_sym: the dims by ascending stride; equal
+** strides put the higher dim first (as argsort does). */
+static int fill_order(sdb_shape_env *env, const sdb_fake *t, int *order, sdb_err *err) {
+  for (int i = 0; i < t->ndim; i++) {
+    int j = i;
+    order[j] = i;
+    while (j > 0) {   /* insertion: does dim order[j] go before order[j - 1]? */
+      int x = order[j], y = order[j - 1];
+      bool lt, gt;
+      int rc = less(env, t->strides[x], t->strides[y], &lt, err);
+      if (!rc && !lt) rc = less(env, t->strides[y], t->strides[x], &gt, err);
+      if (rc) return rc;
+      bool before = lt || (!gt && x > y);
+      if (!before) break;
+      order[j] = y;
+      order[j - 1] = x;
+      j--;
+    }
+  }
+  return SDB_OK;
+}
+
+static void put_tuple(sdb_buf *b, const sdb_expr *const *v, int n) {
+  sdb_buf_putc(b, '(');
+  for (int i = 0; i < n; i++) {
+    char *s = sdb_expr_str(v[i]);
+    sdb_buf_printf(b, "%s%s", i ? ", " : "", s ? s : "?");
+    free(s);
+  }
+  sdb_buf_puts(b, n == 1 ? ",)" : ")");
+}
+
+static void put_size(sdb_buf *b, const sdb_fake *t) {
+  sdb_buf_puts(b, "torch.Size([");
+  for (int i = 0; i < t->ndim; i++) {
+    char *s = sdb_expr_str(t->sizes[i]);
+    sdb_buf_printf(b, "%s%s", i ? ", " : "", s ? s : "?");
+    free(s);
+  }
+  sdb_buf_puts(b, "])");
+}
+
+/* stride expression -> the merged stride it stands for */
+typedef struct stride_map {
+  const sdb_expr *key[64], *val[64];
+  int n;
+} stride_map;
+
+static const sdb_expr *map_get(const stride_map *m, const sdb_expr *k) {
+  for (int i = 0; i < m->n; i++)
+    if (m->key[i] == k) return m->val[i];
+  return NULL;
+}
+
+static void map_set(stride_map *m, const sdb_expr *k, const sdb_expr *v) {
+  for (int i = 0; i < m->n; i++)
+    if (m->key[i] == k) { m->val[i] = v; return; }
+  if (m->n < 64) { m->key[m->n] = k; m->val[m->n++] = v; }
+}
+
+/* cond.py's _bound_stride: the merged strides, as
+** symbolic_shapes._compute_symbolic_stride builds them over the merged
+** sizes. Both outputs must order their dims alike by stride; walking
+** that order up from stride 1, each stride must be the product of the
+** smaller ones' sizes (a dense layout), zero strides stay zero. */
+static int bound_stride(sdb_shape_env *env, const sdb_fake *ta, const sdb_fake *tb,
+                        const sdb_expr *const *sizes, const sdb_expr **strides, sdb_err *err) {
+  int n = ta->ndim, oa[64], ob[64];
+  int rc = fill_order(env, ta, oa, err);
+  if (!rc) rc = fill_order(env, tb, ob, err);
+  if (rc) return rc;
+  const char *kind = NULL;
+  for (int r = 0; r < n && !kind; r++)
+    if (oa[r] != ob[r]) kind = "order";
+  stride_map ma = {0}, mb = {0};
+  for (int r = 0; r < n && !kind; r++) {
+    int i = oa[r];
+    const sdb_expr *av = sdb_simplify(env, ta->strides[i]), *bv = sdb_simplify(env, tb->strides[i]);
+    if (!av || !bv) return sdb_err_expr(err);
+    if (av->kind == SDB_INT && av->ival == 0) {
+      if (!(bv->kind == SDB_INT && bv->ival == 0)) { kind = "zero"; break; }
+      strides[i] = sdb_int(0);
+      continue;
+    }
+    const sdb_expr *have = map_get(&ma, av);
+    if (have) {
+      if (map_get(&mb, bv) != have) { kind = "dense"; break; }
+      strides[i] = have;
+    } else if (av->kind == SDB_INT && av->ival == 1) {
+      if (!(bv->kind == SDB_INT && bv->ival == 1)) { kind = "dense"; break; }
+      map_set(&ma, av, sdb_int(1));
+      map_set(&mb, bv, sdb_int(1));
+      strides[i] = sdb_int(1);
+    } else {
+      kind = "dense";
+      break;
+    }
+    const sdb_expr *next = sdb_mul(strides[i], sizes[i]);
+    const sdb_expr *ka = sdb_mul(av, sdb_simplify(env, ta->sizes[i]));
+    const sdb_expr *kb = sdb_mul(bv, sdb_simplify(env, tb->sizes[i]));
+    if (!next || !ka || !kb) return sdb_err_expr(err);
+    map_set(&ma, ka, next);
+    map_set(&mb, kb, next);
+  }
+  if (!kind) return SDB_OK;
+  sdb_buf b = SDB_BUF_INIT;
+  if (!strcmp(kind, "order")) {
+    sdb_buf_puts(&b, "The sorted order of strides of the two branches' output doesn't match."
+                     "this indicates the contiguousness of the two branches are different. "
+                     "True branch has stride ");
+    put_tuple(&b, ta->strides, n);
+    sdb_buf_puts(&b, " but false branch has stride ");
+    put_tuple(&b, tb->strides, n);
+    sdb_buf_puts(&b, ".Consider using contiguous() to make the two branches have the same contiguousness.");
+  } else {
+    sdb_buf_puts(&b, "It seems one of cond's output stride is not a simple accumulative multiplication "
+                     "of sizes. This could be because cond returns a slice of a tensor, which is not "
+                     "dense in memory. True branch has size ");
+    put_size(&b, ta);
+    sdb_buf_puts(&b, ", stride ");
+    put_tuple(&b, ta->strides, n);
+    sdb_buf_puts(&b, " and false branch has size ");
+    put_size(&b, tb);
+    sdb_buf_puts(&b, " stride ");
+    put_tuple(&b, tb->strides, n);
+    sdb_buf_puts(&b, ". Hint: can call t.contiguous(). ");
+  }
+  if (b.failed) { sdb_buf_free(&b); return oom(err); }
+  return sdb_err_take(err, SDB_E_HOP, "RuntimeError", sdb_buf_take(&b));
+}
+
 static int merge_leaf(sdb_fake_mode *m, const sdb_value *a, const sdb_value *b, sdb_value *out,
                       sdb_err *err) {
   sdb_shape_env *env = m->env;
@@ -214,11 +356,16 @@ static int merge_leaf(sdb_fake_mode *m, const sdb_value *a, const sdb_value *b, 
   if (ta->ndim != tb->ndim)
     return sdb_err_set(err, SDB_E_HOP, "RuntimeError", "%s expected same dim but got %d and %d.",
                        prefix, ta->ndim, tb->ndim);
-  if (!sdb_fake_is_contiguous(env, ta) || !sdb_fake_is_contiguous(env, tb))
-    return sdb_err_set(err, SDB_E_HOP, "RuntimeError",
-                       "It seems one of cond's output stride is not a simple accumulative "
-                       "multiplication of sizes. This could be because cond returns a slice of a "
-                       "tensor, which is not dense in memory. Hint: can call t.contiguous(). ");
+  const sdb_expr *oa = sdb_simplify(env, ta->storage_offset), *ob = sdb_simplify(env, tb->storage_offset);
+  if (!oa || !ob) return sdb_err_expr(err);
+  if (oa != ob) {
+    char *xa = sdb_expr_str(oa), *xb = sdb_expr_str(ob);
+    int rc = sdb_err_set(err, SDB_E_HOP, "RuntimeError", "%s expected same storage_offset but got %s and %s.",
+                         prefix, xa ? xa : "?", xb ? xb : "?");
+    free(xa);
+    free(xb);
+    return rc;
+  }
   const sdb_expr *sizes[64];
   for (int i = 0; i < ta->ndim && i < 64; i++) {
     const sdb_expr *sa = sdb_simplify(env, ta->sizes[i]), *sb = sdb_simplify(env, tb->sizes[i]);
@@ -232,7 +379,10 @@ static int merge_leaf(sdb_fake_mode *m, const sdb_value *a, const sdb_value *b, 
     free(why);
     if (!sizes[i]) return err ? err->code : SDB_E_INVALID;
   }
-  sdb_fake *r = sdb_fake_new(m, ta->dtype, ta->device, sizes, ta->ndim);
+  const sdb_expr *strides[64];
+  int rc = bound_stride(env, ta, tb, sizes, strides, err);
+  if (rc) return rc;
+  sdb_fake *r = sdb_fake_new_strided(m, ta->dtype, ta->device, sizes, strides, ta->ndim, sdb_int(0), NULL);
   if (!r) return oom(err);
   r->requires_grad = ta->requires_grad || tb->requires_grad;
   *out = sdb_value_tensor(r);

@@ -167,10 +167,52 @@ do
 end
 do
   local function f(x)
-    return torch.cond(x:sum():gt(0), function() return x:nonzero() end, function() return x:new_zeros(2, 1):long() end)
+    return torch.cond(x:sum():gt(0), function() return x:nonzero() end, function() return x:new_zeros(2, 2):long():t() end)
   end
-  local out = compile(f)(T{3})
-  t.is(out:meta(), "i64[u1, 1]", "a leak in one branch is enough")
+  local out = compile(f)(T{3, 2})
+  t.is(out:meta(), "i64[u1, 2]", "a leak in one branch is enough")
+end
+-- cond.py's _merge_output merges strides by stride order (_bound_stride):
+-- dense outputs that are not contiguous are accepted, the merged strides
+-- rebuilt over the merged sizes; mismatched orders and non-dense layouts
+-- are PyTorch's errors
+do
+  local function strides(t)
+    local s = {}
+    for i = 0, t:dim() - 1 do s[#s + 1] = tostring(t:stride(i)) end
+    return "(" .. table.concat(s, ", ") .. ")"
+  end
+  local out = compile(function(x)
+    return torch.cond(x:sum():gt(0), function() return x:nonzero() end, function() return x:nonzero() end)
+  end)(T{4, 3})
+  t.is(out:meta() .. " " .. strides(out), "i64[u2, 2] (1, u2)", "nonzero's (1, u0) in both branches: merged as (1, u2)")
+  out = compile(function(x)
+    return torch.cond(x:sum():gt(0), function() return x:sin():t() end, function() return x:cos():t() end)
+  end, true)(T{4, 3})
+  t.is(out:meta() .. " " .. strides(out), "f32[s1, s0] (1, s1)", "transposed in both branches: the same dense layout")
+  t.error_like(function()
+    compile(function(x)
+      return torch.cond(x:sum():gt(0), function() return x:sin():t() end, function() return x:t():contiguous() end)
+    end)(T{4, 3})
+  end, "RuntimeError: The sorted order of strides of the two branches' output doesn't match.this indicates the " ..
+    "contiguousness of the two branches are different. True branch has stride (1, 3) but false branch has stride " ..
+    "(4, 1).Consider using contiguous() to make the two branches have the same contiguousness.",
+    "a transposed and a contiguous output: PyTorch's stride-order error")
+  t.error_like(function()
+    compile(function(x)
+      return torch.cond(x:sum():gt(0), function() return x:sin():narrow(1, 0, 2) end,
+                                       function() return x:cos():narrow(1, 0, 2) end)
+    end)(T{4, 3})
+  end, "RuntimeError: It seems one of cond's output stride is not a simple accumulative multiplication of sizes. " ..
+    "This could be because cond returns a slice of a tensor, which is not dense in memory. True branch has size " ..
+    "torch.Size([4, 2]), stride (3, 1) and false branch has size torch.Size([4, 2]) stride (3, 1). " ..
+    "Hint: can call t.contiguous(). ", "a slice is not dense: PyTorch's error with both layouts")
+  t.error_like(function()
+    compile(function(x)
+      return torch.cond(x:sum():gt(0), function() return x:nonzero() end, function() return x:new_zeros(2, 1):long() end)
+    end)(T{3})
+  end, "True branch has stride (1, u0) but false branch has stride (1, 1).",
+    "(u0, 1) with strides (1, u0) against a contiguous (2, 1): the size-1 dim orders them differently, as in PyTorch")
 end
 do
   local mark = shapedb.event_count()
