@@ -188,15 +188,25 @@ const sdb_expr *smax(sdb_shape_env *env, const sdb_expr *a, const sdb_expr *b) {
   return sdb_max(a, b);
 }
 
-/* A slice bound: negative wraps by size (decided by guard_or_false when
-** symbolic), then clamped into [0, size] with Max/Min. */
-static const sdb_expr *slice_bound(sdb_shape_env *env, const sdb_expr *v, const sdb_expr *size) {
-  bool neg = v->kind == SDB_INT ? v->ival < 0 : sdb_guard_or_false(env, sdb_lt(v, sdb_int(0)));
-  if (neg) v = smax(env, sdb_add(v, size), sdb_int(0));
-  return smin(env, v, size);
+/* fake_impls._compute_slice_index: a slice bound resolved against size
+** when guard_or_false can tell where it lies (in range, wrapped from the
+** end, clamped), as Min/Max when only its sign is known, else NULL. */
+static const sdb_expr *slice_index(sdb_shape_env *env, const sdb_expr *size, const sdb_expr *v) {
+  const sdb_expr *zero = sdb_int(0), *nsize = sdb_neg(size);
+  if (!nsize) return NULL;
+  if (sdb_guard_or_false(env, sdb_and(sdb_ge(v, zero), sdb_le(v, size)))) return v;
+  if (sdb_guard_or_false(env, sdb_and(sdb_lt(v, zero), sdb_ge(v, nsize)))) return sdb_add(v, size);
+  if (sdb_guard_or_false(env, sdb_lt(v, nsize))) return zero;
+  if (sdb_guard_or_false(env, sdb_gt(v, size))) return size;
+  if (sdb_guard_or_false(env, sdb_ge(v, zero))) return smin(env, v, size);
+  if (sdb_guard_or_false(env, sdb_lt(v, zero))) return smax(env, sdb_add(v, size), zero);
+  return NULL;
 }
 
-/* slice(dim=0, start=None, end=None, step=1): a view, bounds clamped */
+/* slice(dim=0, start=None, end=None, step=1): a view, as fake_impls'
+** slice_forward computes it. A size (or storage offset) that cannot be
+** resolved from the bounds is a fresh unbacked symbol with PyTorch's
+** torch._check's on it (0 <= size <= the dim; offset >= 0). */
 int m_slice(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, sdb_err *err) {
   sdb_fake *x = NULL;
   int rc = ah_tensor(op, a, 0, "self", &x, err);
@@ -205,30 +215,54 @@ int m_slice(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *ou
   if (x->ndim == 0)
     return sdb_err_set(err, SDB_E_SHAPE, "RuntimeError", "slice() cannot be applied to a 0-dim tensor.");
   int64_t dim = 0, step = 1;
-  const sdb_expr *start = NULL, *end = NULL;
+  const sdb_expr *start = NULL;
   if ((rc = ah_dim(op, a, 1, "dim", x->ndim, 0, false, &dim, err))) return rc;
-  if ((rc = ah_int(op, a, 2, "start", sdb_int(0), &start, err))) return rc;
+  const sdb_value *sv = ah_get(a, 2, "start");
+  if (sv && sv->kind != SDB_V_NONE && !sdb_value_is_int(sv)) return bad_arg(op, "start", 2, "int", sv, err);
   const sdb_value *ev = ah_get(a, 3, "end");
   if (ev && ev->kind != SDB_V_NONE && !sdb_value_is_int(ev)) return bad_arg(op, "end", 3, "int", ev, err);
   if ((rc = ah_const_int(op, a, 4, "step", 1, false, &step, err))) return rc;
   if (step <= 0) return sdb_err_set(err, SDB_E_INVALID, "RuntimeError", "slice step must be positive");
   sdb_shape_env *env = m->env;
   const sdb_expr *size = x->sizes[dim];
-  const sdb_expr *s = slice_bound(env, start, size);
+  bool has_start = sv && sv->kind != SDB_V_NONE;
+  if (has_start) start = int_expr(sv);
+  const sdb_expr *s = has_start ? slice_index(env, size, start) : sdb_int(0);
+  const sdb_expr *e;
   if (!ev || ev->kind == SDB_V_NONE || (ev->expr->kind == SDB_INT && ev->expr->ival >= INT64_MAX / 2))
-    end = size;
+    e = size;
   else
-    end = slice_bound(env, int_expr(ev), size);
-  const sdb_expr *e = smax(env, end, s);
-  if (!s || !e) return sdb_err_expr(err);
-  const sdb_expr *len = sdb_sub(e, s);
-  if (step != 1) len = sdb_floordiv(sdb_add(len, sdb_int(step - 1)), sdb_int(step));
+    e = slice_index(env, size, int_expr(ev));
+  const sdb_expr *len = NULL;
+  if (s && e) {
+    const sdb_expr *stepm1 = sdb_int(step - 1), *st = sdb_int(step);
+    /* Min(v, size) <= size and v <= Max(v, 0) hold by construction (sympy
+    ** decides them; our ranges alone would not) */
+    if (has_arg(s, SDB_MIN, e) || has_arg(e, SDB_MAX, s) || sdb_guard_or_false(env, sdb_ge(e, s)))
+      len = sdb_floordiv(sdb_add(sdb_sub(e, s), stepm1), st);
+    else if (sdb_guard_or_false(env, sdb_ge(s, e)))
+      len = sdb_int(0);
+    else   /* ordered neither way statically: max(end - start, 0), no new symbol */
+      len = sdb_floordiv(sdb_add(smax(env, sdb_sub(e, s), sdb_int(0)), stepm1), st);
+    if (!len) return sdb_err_expr(err);
+  } else {
+    len = sdb_create_unbacked_symint(env);
+    if (!len) return sdb_err_expr(err);
+    if ((rc = tcheck_as(m, sdb_ge(len, sdb_int(0)), NULL, SDB_E_SHAPE, "RuntimeError", err))) return rc;
+    if ((rc = tcheck_as(m, sdb_le(len, size), NULL, SDB_E_SHAPE, "RuntimeError", err))) return rc;
+  }
   vmeta r;
   vmeta_of(x, &r);
   r.sizes[dim] = len;
   r.strides[dim] = sdb_mul(x->strides[dim], sdb_int(step));
-  r.offset = sdb_add(x->storage_offset, sdb_mul(s, x->strides[dim]));
-  if (!len || !r.strides[dim] || !r.offset) return sdb_err_expr(err);
+  if (s) {
+    r.offset = sdb_add(x->storage_offset, sdb_mul(s, x->strides[dim]));
+  } else {
+    r.offset = sdb_create_unbacked_symint(env);
+    if (!r.offset) return sdb_err_expr(err);
+    if ((rc = tcheck_as(m, sdb_ge(r.offset, sdb_int(0)), NULL, SDB_E_SHAPE, "RuntimeError", err))) return rc;
+  }
+  if (!r.strides[dim] || !r.offset) return sdb_err_expr(err);
   return out_vmeta(m, x, &r, out, err);
 }
 

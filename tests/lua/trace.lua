@@ -492,4 +492,27 @@ do
        "a transposed input fails the symbolic stride guards")
 end
 
+-- slicing with unbacked bounds (#19 item 3), as fake_impls' slice_forward:
+-- bounds guard_or_false cannot place leave the size (and the storage
+-- offset) to fresh unbacked symbols with PyTorch's torch._check's on them;
+-- a bound in range by construction keeps a closed form
+do
+  local function f(x, a, b)
+    local s, e = a:long():item(), b:long():item()
+    torch._check(s:ge(-1000)); torch._check(s:le(1000))
+    torch._check(e:ge(-1000)); torch._check(e:le(1000))
+    return x:slice(0, s, e)
+  end
+  local c = torch.compile(f, { backend = "eager" })
+  local out = c(T{10}, T{2}:long():sum(), T{2}:long():sum())
+  t.is(out:meta(), "f32[u2]", "x[a:b] with bounds in [-1000, 1000]: a fresh size u2, not a Min/Max formula")
+  local g = c.entries[1].trace:graph()
+  t.has(g, "# u2: .size()[0], u3: .storage_offset()", "the size and the storage offset are bound on the slice")
+  t.has(g, "Runtime assertion failed for expression u2 >= 0", "torch._check(new_size >= 0)")
+  t.has(g, "Runtime assertion failed for expression u2 <= 10", "torch._check(new_size <= sizes[dim])")
+  t.has(g, "Runtime assertion failed for expression u3 >= 0", "torch._check(storage_offset >= 0)")
+  local h = torch.compile(function(x) return x:nonzero():slice(0, 1) end, { backend = "eager" })
+  t.is(h(T{10}):meta(), "i64[u0 - Min(1, u0), 1]", "x[1:] of an unbacked length: start Min(1, u0), no new symbol")
+end
+
 t.done()
