@@ -391,6 +391,25 @@ static int trace_guard_records(lua_State *L) {
     lua_setfield(L, -2, "text");
     lua_pushstring(L, sdb_phase_name(g->prov.phase));
     lua_setfield(L, -2, "phase");
+    lua_pushstring(L, g->kind == SDB_SG_RANGE ? "range" : g->kind == SDB_SG_EQUALITY ? "equality" : "guard");
+    lua_setfield(L, -2, "kind");
+    /* the symbols it is about: export checks them against its Dims */
+    const sdb_expr *about = g->kind == SDB_SG_RANGE ? g->sym : g->expr;
+    lua_newtable(L);
+    if (about) {
+      const sdb_expr **fs;
+      long nf = sdb_free_symbols(about, &fs);
+      for (long k2 = 0; k2 < nf; k2++) {
+        lua_pushstring(L, fs[k2]->name);
+        lua_rawseti(L, -2, k2 + 1);
+      }
+      if (nf > 0) free(fs);
+    }
+    lua_setfield(L, -2, "symbols");
+    if (g->kind == SDB_SG_RANGE) {
+      if (g->range.lo != SDB_NINF) { lua_pushinteger(L, g->range.lo); lua_setfield(L, -2, "lo"); }
+      if (g->range.hi != SDB_PINF) { lua_pushinteger(L, g->range.hi); lua_setfield(L, -2, "hi"); }
+    }
     if (g->prov.loc.file) {
       const char *base = strrchr(g->prov.loc.file, '/');
       lua_pushstring(L, base ? base + 1 : g->prov.loc.file);

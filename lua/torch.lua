@@ -159,6 +159,16 @@ local function call_values(names, args)
   return values
 end
 
+-- Inputs are fakified inside the trace: one that cannot be (a size outside
+-- its Dim's range) ends the trace there, so it does not stay active.
+local function inputs_or_abort(tr, make)
+  local ok, err = pcall(make)
+  if not ok then
+    tr:abort(tostring(err))
+    error(err, 0)
+  end
+end
+
 -- torch.compile(fn, { backend = "eager", dynamic = nil|true|false, name = "model" })
 -- The first call traces (then aot-compiles and lowers, per backend) and
 -- installs one guard set; later calls check it: a hit reuses the entry, a
@@ -183,17 +193,19 @@ function torch.compile(fn, opts)
   local function trace(args, names)
     local tr = shapedb._trace_begin(name, { duck_shape = opts.duck_shape })
     local fake, inputs, consts = {}, {}, {}
-    for i = 1, args.n do
-      local pname = names[i] or ("arg" .. i)
-      local dims = opts.dynamic == true or compiled.dynamic_dims[pname]
-      fake[i] = tr:input(pname, args[i], dims)
-      local a = args[i]
-      if type(a) == "userdata" and a.dim then
-        inputs[i] = { tensor = a, dtype = a.dtype, ndim = a:dim(), device = a.device, requires_grad = a.requires_grad }
-      elseif constant_arg(a) then
-        consts[#consts + 1] = { index = i, value = a, text = constant_guard(pname, a) }
+    inputs_or_abort(tr, function()
+      for i = 1, args.n do
+        local pname = names[i] or ("arg" .. i)
+        local dims = opts.dynamic == true or compiled.dynamic_dims[pname]
+        fake[i] = tr:input(pname, args[i], dims)
+        local a = args[i]
+        if type(a) == "userdata" and a.dim then
+          inputs[i] = { tensor = a, dtype = a.dtype, ndim = a:dim(), device = a.device, requires_grad = a.requires_grad }
+        elseif constant_arg(a) then
+          consts[#consts + 1] = { index = i, value = a, text = constant_guard(pname, a) }
+        end
       end
-    end
+    end)
     local record = { trace = tr, name = name, backend = backend, inputs = inputs, consts = consts,
                      compile_id = string.format("%d/%d", compiled.frame_id, #compiled.entries) }
     traces[#traces + 1] = record
@@ -332,10 +344,64 @@ end
 -- torch.export.Dim("n" [, { min =, max = }]) and the hints Dim.AUTO,
 -- Dim.DYNAMIC, Dim.STATIC (torch/export/dynamic_shapes.py), for
 -- dynamic_shapes = { x = {[0] = n} } (by parameter name or position).
-local DimMT = { __tostring = function(d)
+local DimMT, DerivedMT = {}, {}
+
+-- sympy's str of a*root + b: "2*n", "n + 1", "2*n - 1"
+local function derived_name(root, a, b)
+  local s = a == 1 and root or string.format("%d*%s", a, root)
+  if b > 0 then s = string.format("%s + %d", s, b) elseif b < 0 then s = string.format("%s - %d", s, -b) end
+  return s
+end
+
+-- Dim arithmetic (torch/export/dynamic_shapes.py): only increasing linear
+-- maps with integer coefficients, giving a derived dim of the same root.
+local function derive(d, a, b)
+  local root = getmetatable(d) == DerivedMT and d.root or d
+  local a0, b0 = d.a or 1, d.b or 0
+  local na, nb = a0 * a, b0 * a + b
+  local function bound(v) return v and na * v + nb or nil end
+  return setmetatable({ root = root, a = na, b = nb, name = derived_name(root.name, na, nb),
+                        min = bound(root.min), max = bound(root.max) }, DerivedMT)
+end
+
+local function dim_add(x, y)
+  local d, k = x, y
+  if type(x) == "number" then d, k = y, x end
+  if math.type(k) ~= "integer" then
+    error(string.format("Attempted to add %s to %s, where an integer was expected. (Only increasing linear " ..
+      "operations with integer coefficients are supported.)", tostring(k), d.name), 2)
+  end
+  return derive(d, 1, k)
+end
+local function dim_sub(x, y)
+  if type(x) == "number" then
+    error(string.format("Attempted to negate %s. (Only increasing linear operations with integer " ..
+      "coefficients are supported.)", y.name), 2)
+  end
+  if math.type(y) ~= "integer" then
+    error(string.format("Attempted to subtract %s from %s, where an integer was expected. (Only increasing " ..
+      "linear operations with integer coefficients are supported.)", tostring(y), x.name), 2)
+  end
+  return derive(x, 1, -y)
+end
+local function dim_mul(x, y)
+  local d, k = x, y
+  if type(x) == "number" then d, k = y, x end
+  if math.type(k) ~= "integer" or k <= 0 then
+    error(string.format("Attempted to multiply %s with %s, where a positive integer was expected. (Only " ..
+      "increasing linear operations with integer coefficients are supported.)", d.name, tostring(k)), 2)
+  end
+  return derive(d, k, 0)
+end
+
+DimMT.__tostring = function(d)
   return string.format("Dim('%s'%s%s)", d.name, d.min and (", min=" .. d.min) or "",
     d.max and (", max=" .. d.max) or "")
-end }
+end
+DimMT.__add, DimMT.__sub, DimMT.__mul = dim_add, dim_sub, dim_mul
+DerivedMT.__tostring = function(d) return d.name end
+DerivedMT.__add, DerivedMT.__sub, DerivedMT.__mul = dim_add, dim_sub, dim_mul
+
 local Dim = setmetatable({
   AUTO = setmetatable({ hint = "AUTO" }, { __tostring = function() return "Dim.AUTO" end }),
   DYNAMIC = setmetatable({ hint = "DYNAMIC" }, { __tostring = function() return "Dim.DYNAMIC" end }),
@@ -349,9 +415,10 @@ local Dim = setmetatable({
   return setmetatable({ name = name, min = range.min, max = range.max }, DimMT)
 end })
 
--- The tr:input spec of one argument's dynamic_shapes entry, and the named
--- dims to check once traced: { {dim = d, spec = Dim, source = ...} }.
-local function export_dims(spec, pname, checks)
+-- The tr:input spec of one argument's dynamic_shapes entry; the dims to
+-- check once traced go into checks ({arg, dim, source, spec}) and the
+-- derived ones into derived ({arg, dim, source, spec}).
+local function export_dims(spec, pname, checks, derived)
   if spec == nil then return nil end
   local dims = {}
   for d, s in pairs(spec) do
@@ -364,46 +431,119 @@ local function export_dims(spec, pname, checks)
     elseif getmetatable(s) == DimMT then
       dims[d] = { dynamic = "DYNAMIC", min = s.min, max = s.max }
       checks[#checks + 1] = { arg = pname, dim = d, source = src, spec = s }
+    elseif getmetatable(s) == DerivedMT then
+      dims[d] = { dynamic = "DYNAMIC", min = s.min, max = s.max }
+      derived[#derived + 1] = { arg = pname, dim = d, source = src, spec = s }
     end
   end
   return dims
 end
 
--- produce_guards' constraint check for export: a dim the user asked to be
--- dynamic that the trace made a constant is PyTorch's ConstraintViolation.
+-- A derived dim's input must equal fn(root) (produce_guards' derived
+-- equalities): the size is checked against the root input's, then that
+-- equality is the guard that makes it 2*s0.
+local function bind_derived(args, fake, index, checks, derived)
+  for _, dv in ipairs(derived) do
+    local root
+    for _, c in ipairs(checks) do
+      if c.spec == dv.spec.root then root = c; break end
+    end
+    if not root then
+      error(string.format("torch.export: the root %s of the derived dim %s is not the size of an input " ..
+        "(a phantom root is not modelled)", dv.spec.root.name, dv.spec.name), 0)
+    end
+    local got, rv = args[index[dv.arg]]:size(dv.dim), args[index[root.arg]]:size(root.dim)
+    local a, b = dv.spec.a, dv.spec.b
+    if got ~= a * rv + b then
+      error(string.format("torch._dynamo.exc.UserError: Expected input %s " ..
+        "to be equal to %s, where %s = %d, but got %d", dv.source, dv.spec.name, dv.spec.root.name, rv, got), 0)
+    end
+    -- the guard Eq(s1, a*s0 + b) (true at the hints): s1 is replaced
+    local _ = (fake[index[dv.arg]]:size(dv.dim) == fake[index[root.arg]]:size(root.dim) * a + b)
+  end
+end
+
+-- _render_range_for_constraint_violation
+local function render_range(c)
+  local s = c.spec
+  if not s then return string.format("RelaxedUnspecConstraint(%s)", c.source) end
+  local what = string.format("%s = %s in the specified range", s.name, c.source)
+  local lo = s.min and s.min > 2 and s.min or nil
+  if lo and s.max then what = string.format("%s %d <= %s <= %d", what, lo, s.name, s.max)
+  elseif s.max then what = string.format("%s %s <= %d", what, s.name, s.max)
+  elseif lo then what = string.format("%s %d <= %s", what, lo, s.name) end
+  return what
+end
+
+-- produce_guards' constraint checks for export: a dim the user asked to be
+-- dynamic that the trace made a constant, a guard on a named Dim's symbol
+-- (one not implied by its range), and a range the guards narrowed; with
+-- prettify_results' suggested fixes (the specialized value, the narrowed
+-- range as a Dim).
 local function check_constraints(tr, fake, index, checks)
-  local msgs, fixes, names = {}, {}, {}
+  local msgs, names, named, fixes = {}, {}, {}, {}
+  local function violated(c, msg)
+    msgs[#msgs + 1] = "  - " .. msg
+    local debug = c.spec and c.spec.name or c.source
+    if not named[debug] then named[debug] = true; names[#names + 1] = debug end
+  end
+  local by_sym = {}
   for _, c in ipairs(checks) do
     local v = tr:simplify(fake[index[c.arg]]:size(c.dim))
     if math.type(v) == "integer" then
       local s = c.spec
-      local debug = s and s.name or c.source
-      local what
-      if s then
-        what = string.format("%s = %s in the specified range", s.name, c.source)
-        local lo = s.min and s.min > 2 and s.min or nil
-        if lo and s.max then what = string.format("%s %d <= %s <= %d", what, lo, s.name, s.max)
-        elseif s.max then what = string.format("%s %s <= %d", what, s.name, s.max)
-        elseif lo then what = string.format("%s %d <= %s", what, lo, s.name) end
-      else
-        what = string.format("RelaxedUnspecConstraint(%s)", c.source)
+      if not (s and s.min == v and s.max == v) then
+        local debug = s and s.name or c.source
+        violated(c, string.format("You marked %s as dynamic but your code specialized it to be a constant (%d). " ..
+          "If you're using mark_dynamic, either remove it or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, " ..
+          "replace it with either Dim.STATIC or Dim.AUTO.", debug, v))
+        if s then fixes[s.name] = string.format("%s = %d", s.name, v) end
       end
-      msgs[#msgs + 1] = string.format("  - Not all values of %s are valid because %s was inferred to be a constant (%d).",
-        what, debug, v)
-      if s and not fixes[s.name] then fixes[s.name] = v; names[#names + 1] = s.name end
-      if not s then names[#names + 1] = c.source end
+    elseif c.spec and v:match("^[%a_][%w_]*$") then
+      by_sym[v] = by_sym[v] or c
+    end
+  end
+  local records = tr:guard_records()
+  -- guards about one Dim symbol that its range does not imply
+  for _, r in ipairs(records) do
+    local c = r.kind == "guard" and #r.symbols == 1 and by_sym[r.symbols[1]]
+    if c then
+      violated(c, string.format("Not all values of %s satisfy the generated guard %s.", render_range(c), r.text))
+    end
+  end
+  -- ranges the guards narrowed below the Dim's
+  for _, r in ipairs(records) do
+    local c = r.kind == "range" and by_sym[r.symbols[1]]
+    if c then
+      local s = c.spec
+      local lo, hi = math.max(s.min or 0, 2), s.max
+      if (r.lo or math.mininteger) > lo or (r.hi and (not hi or r.hi < hi)) then
+        violated(c, string.format("Not all values of %s satisfy the generated guard %d <= %s and %s <= %s",
+          render_range(c), r.lo, c.source, c.source, r.hi and tostring(r.hi) or "IntInfinity()"))
+        local min, max = r.lo ~= 2 and r.lo or nil, r.hi
+        if min and max then fixes[s.name] = string.format("%s = Dim('%s', min=%d, max=%d)", s.name, s.name, min, max)
+        elseif min then fixes[s.name] = string.format("%s = Dim('%s', min=%d)", s.name, s.name, min)
+        elseif max then fixes[s.name] = string.format("%s = Dim('%s', max=%d)", s.name, s.name, max) end
+      end
     end
   end
   if #msgs == 0 then return nil end
+  table.sort(names)
   local out = { string.format("Constraints violated (%s)! For more information, run with TORCH_LOGS=\"+dynamic\".",
     table.concat(names, ", ")) }
   for _, m in ipairs(msgs) do out[#out + 1] = m end
-  local fixlines = {}
+  -- prettify_results: the Dim suggestions, then the specializations
+  local dims, others = {}, {}
   for _, n in ipairs(names) do
-    if fixes[n] then fixlines[#fixlines + 1] = string.format("  %s = %d", n, fixes[n]) end
+    local f = fixes[n]
+    if f then
+      if f:find("Dim%(") then dims[#dims + 1] = f else others[#others + 1] = f end
+    end
   end
+  local fixlines = {}
+  for _, f in ipairs(dims) do fixlines[#fixlines + 1] = "  " .. f end
+  for _, f in ipairs(others) do fixlines[#fixlines + 1] = "  " .. f end
   if #fixlines > 0 then
-    out[#out + 1] = ""
     out[#out + 1] = "Suggested fixes:"
     for _, l in ipairs(fixlines) do out[#out + 1] = l end
   end
@@ -417,14 +557,23 @@ local function export(fn, args, opts)
   shapedb._fn_names[fn] = name
   local names = param_names(fn)
   local tr = shapedb._trace_begin(name, { duck_shape = opts.duck_shape })
-  local fake, checks, index = {}, {}, {}
+  local fake, checks, derived, index = {}, {}, {}, {}
   local ds = opts.dynamic_shapes or {}
-  for i = 1, #args do
-    local pname = names[i] or ("arg" .. i)
-    index[pname] = i
-    local dims = export_dims(ds[pname] or ds[i], pname, checks)
-    if dims == nil then dims = opts.dynamic == true end
-    fake[i] = tr:input(pname, args[i], dims)
+  -- an input that breaks its spec (outside a Dim's range, a derived dim
+  -- that does not hold) is export's UserError, at the export call
+  local ok, err = pcall(inputs_or_abort, tr, function()
+    for i = 1, #args do
+      local pname = names[i] or ("arg" .. i)
+      index[pname] = i
+      local dims = export_dims(ds[pname] or ds[i], pname, checks, derived)
+      if dims == nil then dims = opts.dynamic == true end
+      fake[i] = tr:input(pname, args[i], dims)
+    end
+    bind_derived(args, fake, index, checks, derived)
+  end)
+  if not ok then
+    err = tostring(err):gsub("^ConstraintViolationError: ", "torch._dynamo.exc.UserError: ")
+    error(err, 2)
   end
   local record = { trace = tr, name = name, backend = "export" }
   traces[#traces + 1] = record
@@ -438,12 +587,12 @@ local function export(fn, args, opts)
   local outs = {}
   for i = 2, res.n do outs[#outs + 1] = res[i] end
   tr:finish(outs)
+  tr:install_guards()
   local violation = check_constraints(tr, fake, index, checks)
   if violation then
     record.error = violation
     error(violation, 2)
   end
-  tr:install_guards()
   record.outputs = outs
   return record
 end

@@ -167,8 +167,8 @@ do
   err = err:gsub("^[^\n]-apis%.lua:%d+: ", "")
   t.is(err, lines{
     "torch._dynamo.exc.UserError: Constraints violated (n)! For more information, run with TORCH_LOGS=\"+dynamic\".",
-    "  - Not all values of n = L['x'].size()[0] in the specified range n <= 16 are valid because n was inferred to be a constant (5).",
-    "",
+    "  - You marked n as dynamic but your code specialized it to be a constant (5). If you're using mark_dynamic, " ..
+      "either remove it or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace it with either Dim.STATIC or Dim.AUTO.",
     "Suggested fixes:",
     "  n = 5",
   }, "a Dim that specializes is PyTorch's constraint violation, with the fix")
@@ -179,10 +179,66 @@ do
   err = err:gsub("^[^\n]-apis%.lua:%d+: ", "")
   t.is(err, lines{
     "torch._dynamo.exc.UserError: Constraints violated (L['x'].size()[1])! For more information, run with TORCH_LOGS=\"+dynamic\".",
-    "  - Not all values of RelaxedUnspecConstraint(L['x'].size()[1]) are valid because L['x'].size()[1] was inferred to be a constant (3).",
-  }, "Dim.DYNAMIC that specializes: RelaxedUnspecConstraint")
+    "  - You marked L['x'].size()[1] as dynamic but your code specialized it to be a constant (3). If you're using " ..
+      "mark_dynamic, either remove it or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace it with either " ..
+      "Dim.STATIC or Dim.AUTO.",
+  }, "Dim.DYNAMIC that specializes: named by its source, no fix")
   t.ok(torch.export(function(x) torch._check(x:size(1):eq(3)) return x end, { T{5, 3} },
     { dynamic_shapes = { x = {[1] = Dim.AUTO} } }), "Dim.AUTO may specialize silently")
+
+  -- a guard that narrows a Dim's range (PyTorch's test_non_strict_dynamic_shapes_suggested_fixes)
+  local dim = Dim("dim", { min = 3 })
+  err = t.error_of(function()
+    torch.export(function(x) if x:size(0) <= 6 then return x + 1 end return x - 1 end, { T{5} },
+      { dynamic_shapes = { x = {[0] = dim} } })
+  end)
+  t.is(err:gsub("^[^\n]-apis%.lua:%d+: ", ""), lines{
+    "torch._dynamo.exc.UserError: Constraints violated (dim)! For more information, run with TORCH_LOGS=\"+dynamic\".",
+    "  - Not all values of dim = L['x'].size()[0] in the specified range 3 <= dim satisfy the generated guard " ..
+      "3 <= L['x'].size()[0] and L['x'].size()[0] <= 6",
+    "Suggested fixes:",
+    "  dim = Dim('dim', min=3, max=6)",
+  }, "a guard that narrows the range: the range it leaves, and the Dim that would hold")
+  err = t.error_of(function()
+    torch.export(function(x) torch._check(x:size(0):ge(4)) return x end, { T{6} },
+      { dynamic_shapes = { x = {[0] = Dim("n", { max = 16 })} } })
+  end)
+  t.has(err, "satisfy the generated guard 4 <= L['x'].size()[0] and L['x'].size()[0] <= 16\nSuggested fixes:\n  n = Dim('n', min=4, max=16)",
+    "a raised lower bound")
+  err = t.error_of(function()
+    torch.export(function(x) torch._check((x:size(0) % 2):eq(0)) return x end, { T{6} },
+      { dynamic_shapes = { x = {[0] = Dim("n")} } })
+  end)
+  t.has(err, "  - Not all values of n = L['x'].size()[0] in the specified range satisfy the generated guard " ..
+    "L['x'].size()[0] % 2 == 0.", "a guard the range cannot hold (divisibility): the guard itself")
+
+  -- an example input outside its Dim's range
+  err = t.error_of(function()
+    torch.export(function(x) return x * 2 end, { T{20, 3} }, { dynamic_shapes = { x = {[0] = Dim("n", { max = 16 })} } })
+  end)
+  t.like(err, "apis%.lua:%d+: torch%._dynamo%.exc%.UserError: 20 not in range %[2, 16%]$",
+    "create_symbol's range check, at the export call")
+  t.ok(torch.export(function(x) return x * 2 end, { T{5} }), "and the failed export left no trace active")
+
+  -- derived dims: Dim arithmetic, the input expressed through the root
+  local dimx = Dim("dimx", { min = 3, max = 6 })
+  t.is(tostring(2 * dimx + 1) .. " | " .. tostring(dimx - 1) .. " | " .. tostring((dimx + 1) * 2),
+    "2*dimx + 1 | dimx - 1 | 2*dimx + 2", "derived dims print as sympy prints fn(root)")
+  t.error_like(function() return dimx * 0 end,
+    "Attempted to multiply dimx with 0, where a positive integer was expected. (Only increasing linear operations " ..
+    "with integer coefficients are supported.)", "only increasing linear maps")
+  ep = torch.export(function(x, y) return x + y:slice(0, 1) end, { T{5}, T{6} },
+    { dynamic_shapes = { x = {[0] = dimx}, y = {[0] = dimx + 1} } })
+  t.has(ep.trace:graph(), 'L_y_: "f32[s0 + 1]"', "y's size is dimx + 1 over x's symbol")
+  ep = torch.export(function(x, y) return torch.cat({ x, x }) + y end, { T{5}, T{10} },
+    { dynamic_shapes = { x = {[0] = dimx}, y = {[0] = 2 * dimx} } })
+  t.has(ep.trace:graph(), 'L_y_: "f32[2*s0]"', "2*dimx")
+  err = t.error_of(function()
+    torch.export(function(x, y) return x end, { T{5}, T{11} },
+      { dynamic_shapes = { x = {[0] = dimx}, y = {[0] = 2 * dimx} } })
+  end)
+  t.like(err, "apis%.lua:%d+: torch%._dynamo%.exc%.UserError: Expected input L%['y'%]%.size%(%)%[0%] to be equal to " ..
+    "2%*dimx, where dimx = 5, but got 11$", "an odd size for 2*dimx is PyTorch's error")
 end
 
 t.done()
