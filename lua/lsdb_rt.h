@@ -75,11 +75,14 @@ typedef struct {
   bool used;
 } lsym;
 
-/* Values kept alive in a userdata while Lua code may raise. */
+/* Values kept alive in a userdata while Lua code may raise: room for
+** cap_pos positional and cap_kw keyword values right after the header
+** (an op call sizes its box to its arguments; most boxes hold one). */
 typedef struct {
-  sdb_value pos[MAX_ARGS];
-  sdb_kwarg kw[MAX_ARGS];
+  sdb_value *pos;
+  sdb_kwarg *kw;
   size_t npos, nkw;
+  size_t cap_pos, cap_kw;
 } argbox;
 
 lruntime *lsdb_runtime(lua_State *L);
@@ -93,8 +96,10 @@ void lsdb_push_value(lua_State *L, const sdb_value *v, sdb_node *node);
 bool lsdb_to_value(lua_State *L, int idx, sdb_value *out);
 /* a symbolic argument carrying its producer node becomes the proxy */
 void lsdb_adopt_proxy(lua_State *L, int idx, sdb_tracer *tr);
-/* a new empty argbox on the stack (freed by __gc) */
+/* a new empty argbox on the stack (freed by __gc) with room for one
+** positional value; _n with room for npos and nkw */
 argbox *lsdb_new_argbox(lua_State *L);
+argbox *lsdb_new_argbox_n(lua_State *L, size_t npos, size_t nkw);
 /* the ShapeEnv of the active trace (or the eager one) */
 sdb_shape_env *lsdb_current_env(lua_State *L);
 /* a SymBool (marked read), Lua boolean or boolean Expr; raises otherwise */

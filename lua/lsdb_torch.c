@@ -325,24 +325,40 @@ static bool is_kwargs_table(lua_State *L, int idx) {
   return any && strkeys;
 }
 
-argbox *lsdb_new_argbox(lua_State *L) {
-  argbox *b = lua_newuserdatauv(L, sizeof *b, 0);
+#define LSDB_ARGBOX "shapedb.argbox"
+
+argbox *lsdb_new_argbox_n(lua_State *L, size_t npos, size_t nkw) {
+  /* header, then the values (sdb_value's alignment suits both arrays) */
+  size_t head = (sizeof(argbox) + _Alignof(sdb_value) - 1) / _Alignof(sdb_value) * _Alignof(sdb_value);
+  argbox *b = lua_newuserdatauv(L, head + npos * sizeof(sdb_value) + nkw * sizeof(sdb_kwarg), 0);
+  b->pos = (sdb_value *)((char *)b + head);
+  b->kw = (sdb_kwarg *)(b->pos + npos);
   b->npos = b->nkw = 0;
-  lua_newtable(L);
-  lua_pushcfunction(L, argbox_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
+  b->cap_pos = npos;
+  b->cap_kw = nkw;
+  luaL_setmetatable(L, LSDB_ARGBOX);   /* one shared metatable: its __gc frees the values */
   return b;
 }
 
+argbox *lsdb_new_argbox(lua_State *L) { return lsdb_new_argbox_n(L, 1, 0); }
+
 static argbox *collect_args(lua_State *L, const char *opname, int first, int last,
                             sdb_tracer *tr) {
-  argbox *b = lsdb_new_argbox(L);
+  bool has_kw = last >= first && is_kwargs_table(L, last);
+  size_t nkw = 0;
+  if (has_kw) {
+    lua_pushnil(L);
+    while (lua_next(L, last)) { nkw++; lua_pop(L, 1); }
+  }
+  int npos = last - first + 1 - (has_kw ? 1 : 0);
+  if (npos > MAX_ARGS) luaL_error(L, "%s: too many arguments", opname);
+  if (nkw > MAX_ARGS) luaL_error(L, "%s: too many keyword arguments", opname);
+  argbox *b = lsdb_new_argbox_n(L, npos > 0 ? (size_t)npos : 0, nkw);
   int box = lua_gettop(L);
-  if (last >= first && is_kwargs_table(L, last)) {
+  if (has_kw) {
     lua_pushnil(L);
     while (lua_next(L, last)) {
-      if (b->nkw == MAX_ARGS) luaL_error(L, "%s: too many keyword arguments", opname);
+      if (b->nkw == b->cap_kw) luaL_error(L, "%s: too many keyword arguments", opname);
       lsdb_adopt_proxy(L, lua_gettop(L), tr);
       if (!lsdb_to_value(L, lua_gettop(L), &b->kw[b->nkw].value))
         luaL_error(L, "%s: keyword '%s' has an unsupported value (%s)", opname,
@@ -354,7 +370,7 @@ static argbox *collect_args(lua_State *L, const char *opname, int first, int las
     last--;
   }
   for (int i = first; i <= last; i++) {
-    if (b->npos == MAX_ARGS) luaL_error(L, "%s: too many arguments", opname);
+    if (b->npos == b->cap_pos) luaL_error(L, "%s: too many arguments", opname);
     lsdb_adopt_proxy(L, i, tr);
     if (!lsdb_to_value(L, i, &b->pos[b->npos]))
       luaL_error(L, "%s: argument %d has an unsupported type (%s)", opname, i - first + 1,
@@ -925,6 +941,11 @@ void lsdb_open_torch(lua_State *L) {
   rt->L = L;
   sdb_events_set_locator(rt->ev, runtime_locate, rt);
   lua_setfield(L, LUA_REGISTRYINDEX, RUNTIME_KEY);
+
+  luaL_newmetatable(L, LSDB_ARGBOX);
+  lua_pushcfunction(L, argbox_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
 
   /* tensors */
   luaL_newmetatable(L, LSDB_TENSOR);
