@@ -7,6 +7,7 @@
 #include "intern.h"
 #include "srcfile.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,17 +46,46 @@ static const char *known_name(lua_State *L, int level, lua_Debug *ar) {
   return name ? name : sdb_internf("function <%s:%d>", ar->short_src, ar->linedefined);
 }
 
+/* Every event asks where the user's code is. Interning the file and
+** finding the function's name (lua_getinfo "n" decodes the caller) cost
+** more than the event itself, so both are cached per function definition
+** (source string, line defined): a function keeps the name it was first
+** reached by, as a Python frame has its code object's name. The file is
+** compared on a hit, so a source string reused by another chunk misses. */
+typedef struct loc_cache {
+  const char *source;      /* the Lua source string (identity) */
+  int linedefined;
+  const char *file, *func; /* interned */
+} loc_cache;
+
+static loc_cache loc_cache_v[512];
+
+static const loc_cache *function_loc(lua_State *L, int level, lua_Debug *ar) {
+  uintptr_t h = ((uintptr_t)ar->source >> 4) * 31u + (uintptr_t)ar->linedefined;
+  loc_cache *c = &loc_cache_v[h % (sizeof loc_cache_v / sizeof loc_cache_v[0])];
+  if (c->source == ar->source && c->linedefined == ar->linedefined && c->file &&
+      !strcmp(c->file, ar->source + 1))
+    return c;
+  if (!lua_getinfo(L, "n", ar)) ar->name = NULL;
+  c->source = ar->source;
+  c->linedefined = ar->linedefined;
+  c->file = sdb_intern(ar->source + 1);
+  if (ar->name) c->func = sdb_intern(ar->name);
+  else if (*ar->what == 'm') c->func = sdb_intern("main chunk");
+  else c->func = known_name(L, level, ar);
+  return c;
+}
+
 bool lsdb_locate(void *ud, sdb_loc *out) {
   lua_State *L = ud;
   lua_Debug ar;
   for (int level = 0; L && lua_getstack(L, level, &ar); level++) {
-    if (!lua_getinfo(L, "Sln", &ar)) continue;
+    if (!lua_getinfo(L, "Sl", &ar)) continue;
     if (ar.source[0] != '@' || ar.currentline <= 0) continue;   /* C or embedded */
-    out->file = sdb_intern(ar.source + 1);
+    const loc_cache *c = function_loc(L, level, &ar);
+    out->file = c->file;
     out->line = ar.currentline;
-    if (ar.name) out->func = sdb_intern(ar.name);
-    else if (*ar.what == 'm') out->func = sdb_intern("main chunk");
-    else out->func = known_name(L, level, &ar);
+    out->func = c->func;
     return true;
   }
   return false;
