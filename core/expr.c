@@ -193,7 +193,26 @@ static const sdb_expr *intern(uint8_t kind, int64_t ival, const char *name,
   return e;
 }
 
+/* Repeats of the commonest builds skip canonicalisation: small integers
+** come from an array, and binary Add/Sub/Mul from a direct-mapped memo
+** keyed by their (hash-consed, immutable) arguments. A hit is one probe;
+** both are cleared with the table. */
+#define SMALL_INT_MIN (-128)
+#define SMALL_INT_MAX 1023
+static const sdb_expr *small_ints[SMALL_INT_MAX - SMALL_INT_MIN + 1];
+
+typedef struct memo_entry { const sdb_expr *a, *b, *r; int op; } memo_entry;
+#define MEMO_SIZE 8192   /* a power of two */
+static memo_entry build_memo[MEMO_SIZE];
+
+static memo_entry *memo_slot(int op, const sdb_expr *a, const sdb_expr *b) {
+  uint64_t h = (uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15u ^ (uint64_t)(uintptr_t)b * 0xC2B2AE3D27D4EB4Fu;
+  return &build_memo[((h >> 29) ^ (uint64_t)op) & (MEMO_SIZE - 1)];
+}
+
 void sdb_expr_reset(void) {
+  memset(small_ints, 0, sizeof small_ints);
+  memset(build_memo, 0, sizeof build_memo);
   for (size_t i = 0; i < table_cap; i++) free((void *)table[i]);
   free(table);
   table = NULL;
@@ -259,7 +278,12 @@ static bool ev_push(exprvec *t, const sdb_expr *e) {
 ** Leaves and queries
 ** ---------------------------------------------------------------------- */
 
-const sdb_expr *sdb_int(int64_t v) { return intern(SDB_INT, v, NULL, NULL, 0); }
+const sdb_expr *sdb_int(int64_t v) {
+  if (v < SMALL_INT_MIN || v > SMALL_INT_MAX) return intern(SDB_INT, v, NULL, NULL, 0);
+  const sdb_expr **slot = &small_ints[v - SMALL_INT_MIN];
+  if (!*slot) *slot = intern(SDB_INT, v, NULL, NULL, 0);
+  return *slot;
+}
 const sdb_expr *sdb_true(void) { return intern(SDB_TRUE, 0, NULL, NULL, 0); }
 const sdb_expr *sdb_false(void) { return intern(SDB_FALSE, 0, NULL, NULL, 0); }
 const sdb_expr *sdb_bool(bool b) { return b ? sdb_true() : sdb_false(); }
@@ -590,8 +614,12 @@ out:
 }
 
 const sdb_expr *sdb_add(const sdb_expr *a, const sdb_expr *b) {
+  memo_entry *m = a && b ? memo_slot(SDB_ADD, a, b) : NULL;
+  if (m && m->op == SDB_ADD && m->a == a && m->b == b) return m->r;
   const sdb_expr *v[2] = {a, b};
-  return sdb_add_n(v, 2);
+  const sdb_expr *r = sdb_add_n(v, 2);
+  if (m && r) *m = (memo_entry){a, b, r, SDB_ADD};
+  return r;
 }
 
 /* a*k + b for a sum a and integer k (used by sub and distribution). */
@@ -616,8 +644,12 @@ const sdb_expr *sdb_neg(const sdb_expr *a) {
 
 const sdb_expr *sdb_sub(const sdb_expr *a, const sdb_expr *b) {
   if (!a || !b) return NULL;
+  memo_entry *m = memo_slot(-SDB_ADD, a, b);
+  if (m->op == -SDB_ADD && m->a == a && m->b == b) return m->r;
   if (!need_int(a, "Sub") || !need_int(b, "Sub")) return NULL;
-  return scaled_sum(b, -1, a);
+  const sdb_expr *r = scaled_sum(b, -1, a);
+  if (r) *m = (memo_entry){a, b, r, -SDB_ADD};
+  return r;
 }
 
 static const sdb_expr *divided_sum(const termvec *tv, int64_t c, int64_t k);
@@ -702,8 +734,12 @@ done:
 }
 
 const sdb_expr *sdb_mul(const sdb_expr *a, const sdb_expr *b) {
+  memo_entry *m = a && b ? memo_slot(SDB_MUL, a, b) : NULL;
+  if (m && m->op == SDB_MUL && m->a == a && m->b == b) return m->r;
   const sdb_expr *v[2] = {a, b};
-  return sdb_mul_n(v, 2);
+  const sdb_expr *r = sdb_mul_n(v, 2);
+  if (m && r) *m = (memo_entry){a, b, r, SDB_MUL};
+  return r;
 }
 
 /* Powers of a non-constant base by squaring, so any exponent that fits

@@ -126,6 +126,13 @@ const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate) {
     *us = '\0';
   }
   const char *ibase = sdb_intern(base);
+  /* the common case: a base never used here takes its own name */
+  if (!has_num && !sdb_map_get(&g->base_count, ibase) && !sdb_map_has(&g->used, ibase) &&
+      !illegal_name(base)) {
+    sdb_map_put(&g->used, ibase, (void *)ibase);
+    sdb_map_put(&g->base_count, ibase, (void *)(uintptr_t)0);
+    return ibase;
+  }
   char cand[160];
   if (has_num) snprintf(cand, sizeof cand, "%s_%ld", base, num);
   else snprintf(cand, sizeof cand, "%s", base);
