@@ -132,7 +132,9 @@ const char *sdb_events_op(const sdb_events *s) {
 
 void sdb_events_set_tracer(sdb_events *s, const char *path, int depth) {
   if (!s) return;
-  s->tracer = sdb_intern(path);
+  /* set around every node a tracer places: the same interned path is the
+  ** common case */
+  s->tracer = path == s->tracer ? path : sdb_intern(path);
   s->depth = depth;
 }
 
