@@ -34,6 +34,17 @@ static int grow(void) {
   return 0;
 }
 
+/* Most strings handed in were interned already (node names, tracer
+** paths, files): a direct-mapped set of interned pointers answers those
+** without hashing the text. Only a pointer that intern returned goes in,
+** so a hit is an interned string (they live until sdb_intern_reset). */
+#define KNOWN_SIZE 1024
+static const char *known[KNOWN_SIZE];
+
+static size_t known_slot(const char *p) {
+  return (size_t)(((uintptr_t)p >> 4) * 2654435761u) & (KNOWN_SIZE - 1);
+}
+
 const char *sdb_intern_n(const char *s, size_t n) {
   if (!s) return NULL;
   /* Interned strings are C strings: a NUL inside the n bytes ends it
@@ -42,7 +53,10 @@ const char *sdb_intern_n(const char *s, size_t n) {
   if (len * 2 >= cap && grow() != 0) return NULL;
   size_t j = hash_str(s, n) & (cap - 1);
   for (; slots[j]; j = (j + 1) & (cap - 1))
-    if (strncmp(slots[j], s, n) == 0 && slots[j][n] == '\0') return slots[j];
+    if (strncmp(slots[j], s, n) == 0 && slots[j][n] == '\0') {
+      if (slots[j] == s) known[known_slot(s)] = s;
+      return slots[j];
+    }
   char *c = malloc(n + 1);
   if (!c) return NULL;
   memcpy(c, s, n);
@@ -52,7 +66,11 @@ const char *sdb_intern_n(const char *s, size_t n) {
   return c;
 }
 
-const char *sdb_intern(const char *s) { return s ? sdb_intern_n(s, strlen(s)) : NULL; }
+const char *sdb_intern(const char *s) {
+  if (!s) return NULL;
+  if (known[known_slot(s)] == s) return s;   /* an interned string, whole */
+  return sdb_intern_n(s, strlen(s));
+}
 
 const char *sdb_internf(const char *fmt, ...) {
   sdb_buf b = SDB_BUF_INIT;
@@ -66,6 +84,7 @@ const char *sdb_internf(const char *fmt, ...) {
 }
 
 void sdb_intern_reset(void) {
+  memset(known, 0, sizeof known);
   for (size_t i = 0; i < cap; i++) free(slots[i]);
   free(slots);
   slots = NULL;
