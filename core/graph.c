@@ -126,22 +126,20 @@ const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate) {
     *us = '\0';
   }
   const char *ibase = sdb_intern(base);
-  /* the common case: a base never used here takes its own name */
-  if (!has_num && !sdb_map_get(&g->base_count, ibase) && !sdb_map_has(&g->used, ibase) &&
-      !illegal_name(base)) {
-    sdb_map_put(&g->used, ibase, (void *)ibase);
-    sdb_map_put(&g->base_count, ibase, (void *)(uintptr_t)0);
-    return ibase;
-  }
+  /* FX's _Namespace.create_name: the candidate as given (base, or base_N),
+  ** else the next number after the base's count, skipping taken names */
   char cand[160];
-  if (has_num) snprintf(cand, sizeof cand, "%s_%ld", base, num);
-  else snprintf(cand, sizeof cand, "%s", base);
+  const char *name = ibase;
+  if (has_num) {
+    snprintf(cand, sizeof cand, "%s_%ld", base, num);
+    name = sdb_intern(cand);
+  }
   if (!num) num = (long)(uintptr_t)sdb_map_get(&g->base_count, ibase);
-  while (sdb_map_has(&g->used, sdb_intern(cand)) || illegal_name(cand)) {
+  while (sdb_map_has(&g->used, name) || illegal_name(name)) {
     num++;
     snprintf(cand, sizeof cand, "%s_%ld", base, num);
+    name = sdb_intern(cand);
   }
-  const char *name = sdb_intern(cand);
   sdb_map_put(&g->used, name, (void *)name);
   sdb_map_put(&g->base_count, ibase, (void *)(uintptr_t)num);
   return name;
