@@ -51,9 +51,16 @@ int sdb_event_from_name(const char *name) {
 
 typedef struct { sdb_sink_fn fn; void *ud; } sink;
 
+/* Events live in chunks of CHUNK: appending never moves them (pointers
+** stay valid) and a long stream wastes at most one chunk, where a doubled
+** array wasted up to half and copied itself at each doubling. */
+#define CHUNK_BITS 10
+#define CHUNK ((size_t)1 << CHUNK_BITS)
+
 struct sdb_events {
-  sdb_event *ev;
-  size_t len, cap;
+  sdb_event **chunks;
+  size_t nchunks, capchunks;
+  size_t len;
   sdb_phase phase;
   sdb_locate_fn locate;
   void *locate_ud;
@@ -80,8 +87,9 @@ static void free_event(sdb_event *e) {
 
 void sdb_events_free(sdb_events *s) {
   if (!s) return;
-  for (size_t i = 0; i < s->len; i++) free_event(&s->ev[i]);
-  free(s->ev);
+  for (size_t i = 0; i < s->len; i++) free_event(&s->chunks[i >> CHUNK_BITS][i & (CHUNK - 1)]);
+  for (size_t c = 0; c < s->nchunks; c++) free(s->chunks[c]);
+  free(s->chunks);
   free(s);
 }
 
@@ -144,14 +152,19 @@ const char *sdb_events_tracer(const sdb_events *s, int *depth) {
 }
 
 static long append(sdb_events *s, const sdb_event *in) {
-  if (s->len == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 256;
-    sdb_event *ev = realloc(s->ev, cap * sizeof *ev);
-    if (!ev) return -1;
-    s->ev = ev;
-    s->cap = cap;
+  if (s->len == s->nchunks * CHUNK) {
+    if (s->nchunks == s->capchunks) {
+      size_t cap = s->capchunks ? s->capchunks * 2 : 16;
+      sdb_event **v = realloc(s->chunks, cap * sizeof *v);
+      if (!v) return -1;
+      s->chunks = v;
+      s->capchunks = cap;
+    }
+    sdb_event *c = malloc(CHUNK * sizeof *c);
+    if (!c) return -1;
+    s->chunks[s->nchunks++] = c;
   }
-  sdb_event *e = &s->ev[s->len];
+  sdb_event *e = &s->chunks[s->len >> CHUNK_BITS][s->len & (CHUNK - 1)];
   *e = *in;
   e->seq = (uint32_t)s->len;
   e->syms = NULL;
@@ -209,7 +222,7 @@ long sdb_emit_raw(sdb_events *s, const sdb_event *ev) {
 size_t sdb_events_count(const sdb_events *s) { return s ? s->len : 0; }
 
 const sdb_event *sdb_events_at(const sdb_events *s, size_t i) {
-  return s && i < s->len ? &s->ev[i] : NULL;
+  return s && i < s->len ? &s->chunks[i >> CHUNK_BITS][i & (CHUNK - 1)] : NULL;
 }
 
 int sdb_events_add_sink(sdb_events *s, sdb_sink_fn fn, void *ud) {
