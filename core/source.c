@@ -98,6 +98,10 @@ const sdb_source *sdb_source_attr(const sdb_source *base, const char *attr) {
   return s;
 }
 
+const sdb_source *sdb_source_constant(const char *name) {
+  return name && *name ? make(SDB_SRC_CONSTANT, NULL, 0, name, name) : NULL;
+}
+
 const sdb_source *sdb_source_root(const sdb_source *s) {
   while (s && s->base) s = s->base;
   return s;
@@ -134,7 +138,12 @@ static const char *parse_index(const char *p, int64_t *out) {
 const sdb_source *sdb_source_parse(const char *name) {
   char ident[256];
   const char *p = name;
-  if (!p || (p[0] != 'L' && p[0] != 'G') || p[1] != '[') return NULL;
+  if (!p) return NULL;
+  /* a bare identifier is a ConstantSource */
+  size_t id = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+  if (id && !p[id] && !(p[0] >= '0' && p[0] <= '9') && !((p[0] == 'L' || p[0] == 'G') && p[1] == '['))
+    return sdb_source_constant(p);
+  if ((p[0] != 'L' && p[0] != 'G') || p[1] != '[') return NULL;
   char scope = p[0];
   p = parse_quoted(p + 2, ident, sizeof ident);
   if (!p || *p++ != ']') return NULL;

@@ -18,7 +18,8 @@ typedef enum sdb_source_kind {
   SDB_SRC_STRIDE,           /* base.stride()[i] */
   SDB_SRC_STORAGE_OFFSET,   /* base.storage_offset() */
   SDB_SRC_INDEX,            /* base[i] */
-  SDB_SRC_ATTR              /* base.attr */
+  SDB_SRC_ATTR,             /* base.attr */
+  SDB_SRC_CONSTANT          /* a bare name: torch.export's phantom root (ConstantSource) */
 } sdb_source_kind;
 
 typedef struct sdb_source sdb_source;
@@ -37,6 +38,8 @@ const sdb_source *sdb_source_stride(const sdb_source *base, int64_t i);
 const sdb_source *sdb_source_storage_offset(const sdb_source *base);
 const sdb_source *sdb_source_index(const sdb_source *base, int64_t i);
 const sdb_source *sdb_source_attr(const sdb_source *base, const char *attr);
+/* ConstantSource(name): a symbol no input carries (a derived dim's root) */
+const sdb_source *sdb_source_constant(const char *name);
 
 /* The local variable a source is rooted at (`L['x'].size()[0]` -> `L['x']`). */
 const sdb_source *sdb_source_root(const sdb_source *s);

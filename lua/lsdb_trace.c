@@ -121,6 +121,45 @@ static sdb_aot_input *add_input(ltrace *t, const char *argname, const sdb_source
   return in;
 }
 
+/* trace:phantom(name, hint [, min [, max]]) -> a SymInt for torch.export's
+** phantom root: a symbol with a ConstantSource(name) and the root Dim's
+** range, that no input carries (a derived dim is an expression of it). */
+static int trace_phantom(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  lua_Integer hint = luaL_checkinteger(L, 3);
+  sdb_dim_spec spec = {0};
+  spec.dynamic = SDB_DIM_DYNAMIC;
+  if (lua_isinteger(L, 4)) { spec.has_min = true; spec.min = lua_tointeger(L, 4); }
+  if (lua_isinteger(L, 5)) { spec.has_max = true; spec.max = lua_tointeger(L, 5); }
+  const sdb_source *src = sdb_source_constant(name);
+  if (!src) return luaL_error(L, "phantom: bad name '%s'", name);
+  sdb_err err = SDB_ERR_INIT;
+  const sdb_expr *e = NULL;
+  if (sdb_create_symbol(t->env, hint, src, &spec, NULL, &e, &err)) return lsdb_raise(L, &err);
+  sdb_value v = sdb_value_int(e);
+  lsdb_push_scalar(L, &v, NULL);
+  return 1;
+}
+
+/* trace:derived_eq(size, root, a, b) -> whether size == a*root + b, as
+** produce_guards evaluates a derived dim's equality: a guard (true at the
+** hints: size is then replaced by the expression), with no graph node. */
+static int trace_derived_eq(lua_State *L) {
+  ltrace *t = check_trace(L, 1);
+  lsym *size = lsdb_test_sym(L, 2), *root = lsdb_test_sym(L, 3);
+  if (!size || !root) return luaL_error(L, "derived_eq: expected two SymInts");
+  const sdb_expr *rhs = sdb_add(sdb_mul(sdb_int(luaL_checkinteger(L, 4)), root->e),
+                                sdb_int(luaL_checkinteger(L, 5)));
+  const sdb_expr *eq = rhs ? sdb_eq(size->e, rhs) : NULL;
+  if (!eq) return luaL_error(L, "%s", sdb_expr_error());
+  bool out;
+  sdb_err err = SDB_ERR_INIT;
+  if (sdb_guard_bool(t->env, eq, &out, &err)) return lsdb_raise(L, &err);
+  lua_pushboolean(L, out);
+  return 1;
+}
+
 /* trace:input(argname, value [, dims]) -> the fake value the function sees.
 ** dims: nil (static), true (all dynamic), or a set {[0]=true, ...} of
 ** dynamic dims; for integers true makes a SymInt input. */
@@ -645,7 +684,7 @@ static int trace_name(lua_State *L) {
 }
 
 static const luaL_Reg trace_methods[] = {
-  {"input", trace_input}, {"finish", trace_finish}, {"abort", trace_abort},
+  {"input", trace_input}, {"phantom", trace_phantom}, {"derived_eq", trace_derived_eq}, {"finish", trace_finish}, {"abort", trace_abort},
   {"graph", trace_graph}, {"bindings", trace_bindings}, {"guards", trace_guards},
   {"name", trace_name}, {"aot", trace_aot}, {"install_guards", trace_install_guards},
   {"aot_graph", trace_aot_graph}, {"lower", trace_lower}, {"wrapper", trace_wrapper},

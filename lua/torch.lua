@@ -440,26 +440,40 @@ local function export_dims(spec, pname, checks, derived)
 end
 
 -- A derived dim's input must equal fn(root) (produce_guards' derived
--- equalities): the size is checked against the root input's, then that
--- equality is the guard that makes it 2*s0.
-local function bind_derived(args, fake, index, checks, derived)
+-- equalities). The root is the size of the input a Dim of its name is
+-- given to, or else a phantom symbol (ConstantSource(name)) whose value is
+-- solved from the example (_process_dynamic_shapes' root_value). The
+-- equality is then a guard that makes the input's size 2*s0.
+local function bind_derived(tr, args, fake, index, checks, derived)
+  local phantoms = {}
   for _, dv in ipairs(derived) do
-    local root
+    local spec, root = dv.spec, nil
     for _, c in ipairs(checks) do
-      if c.spec == dv.spec.root then root = c; break end
+      if c.spec == spec.root then root = c; break end
     end
-    if not root then
-      error(string.format("torch.export: the root %s of the derived dim %s is not the size of an input " ..
-        "(a phantom root is not modelled)", dv.spec.root.name, dv.spec.name), 0)
+    local a, b = spec.a, spec.b
+    local got = args[index[dv.arg]]:size(dv.dim)
+    local rootsym, rootval
+    if root then
+      rootval = args[index[root.arg]]:size(root.dim)
+      rootsym = fake[index[root.arg]]:size(root.dim)
+    else
+      local name = spec.root.name
+      if not phantoms[name] then
+        if (got - b) % a ~= 0 then
+          error(string.format("torch._dynamo.exc.UserError: Expected shape[%d] = %d of input Tensor to be of the " ..
+            "form %s, where %s is an integer", dv.dim, got, spec.name, name), 0)
+        end
+        local v = (got - b) // a
+        phantoms[name] = { val = v, sym = tr:phantom(name, v, spec.root.min, spec.root.max) }
+      end
+      rootval, rootsym = phantoms[name].val, phantoms[name].sym
     end
-    local got, rv = args[index[dv.arg]]:size(dv.dim), args[index[root.arg]]:size(root.dim)
-    local a, b = dv.spec.a, dv.spec.b
-    if got ~= a * rv + b then
-      error(string.format("torch._dynamo.exc.UserError: Expected input %s " ..
-        "to be equal to %s, where %s = %d, but got %d", dv.source, dv.spec.name, dv.spec.root.name, rv, got), 0)
+    if got ~= a * rootval + b then
+      error(string.format("torch._dynamo.exc.UserError: Expected input %s to be equal to %s, where %s = %d, " ..
+        "but got %d", dv.source, spec.name, spec.root.name, rootval, got), 0)
     end
-    -- the guard Eq(s1, a*s0 + b) (true at the hints): s1 is replaced
-    local _ = (fake[index[dv.arg]]:size(dv.dim) == fake[index[root.arg]]:size(root.dim) * a + b)
+    tr:derived_eq(fake[index[dv.arg]]:size(dv.dim), rootsym, a, b)
   end
 end
 
@@ -569,7 +583,7 @@ local function export(fn, args, opts)
       if dims == nil then dims = opts.dynamic == true end
       fake[i] = tr:input(pname, args[i], dims)
     end
-    bind_derived(args, fake, index, checks, derived)
+    bind_derived(tr, args, fake, index, checks, derived)
   end)
   if not ok then
     err = tostring(err):gsub("^ConstraintViolationError: ", "torch._dynamo.exc.UserError: ")

@@ -239,6 +239,20 @@ do
   end)
   t.like(err, "apis%.lua:%d+: torch%._dynamo%.exc%.UserError: Expected input L%['y'%]%.size%(%)%[0%] to be equal to " ..
     "2%*dimx, where dimx = 5, but got 11$", "an odd size for 2*dimx is PyTorch's error")
+  -- a root no input is given: a phantom symbol (ConstantSource) solved from the example
+  local nh = Dim("nh", { min = 2, max = 64 })
+  ep = torch.export(function(y) return y * 2 end, { T{10} }, { dynamic_shapes = { y = {[0] = 2 * nh} } })
+  t.has(ep.trace:graph(), 'L_y_: "f32[2*s1]"', "y is 2*nh over the phantom root's symbol")
+  t.is(table.concat(ep.trace:guards(), "\n"), "L['y'].size()[0] == 2*nh\n2 <= nh and nh <= 64",
+    "the guards name the phantom root as PyTorch's ConstantSource does")
+  err = t.error_of(function()
+    torch.export(function(y) return y * 2 end, { T{11} }, { dynamic_shapes = { y = {[0] = 2 * nh} } })
+  end)
+  t.like(err, "apis%.lua:%d+: torch%._dynamo%.exc%.UserError: Expected shape%[0%] = 11 of input Tensor to be of " ..
+    "the form 2%*nh, where nh is an integer$", "an odd size for a phantom 2*nh: root_value's error")
+  ep = torch.export(function(x, y) return x:sum() + y:sum() end, { T{10}, T{11} },
+    { dynamic_shapes = { x = {[0] = 2 * nh}, y = {[0] = 2 * nh + 1} } })
+  t.like(ep.trace:graph(), 'L_x_: "f32%[2%*s(%d+)%]".-L_y_: "f32%[2%*s%1 %+ 1%]"', "two derived dims share one phantom root")
 end
 
 t.done()
