@@ -9,23 +9,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char **slots;
+/* A slot keeps its string's hash: probing compares hashes first, and
+** growing does not rehash the text. */
+typedef struct slot { char *s; uint32_t h; } slot;
+static slot *slots;
 static size_t cap, len;
 
+/* eight bytes at a time (names and paths are short; this runs for every
+** event) */
 static uint32_t hash_str(const char *s, size_t n) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
-  return h;
+  uint64_t h = 0x9E3779B97F4A7C15u ^ (uint64_t)n;
+  for (; n >= 8; s += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, s, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdu;
+    h ^= h >> 32;
+  }
+  uint64_t w = 0;
+  memcpy(&w, s, n);
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+  h ^= h >> 29;
+  return (uint32_t)h;
 }
 
 static int grow(void) {
   size_t ncap = cap ? cap * 2 : 256;
-  char **t = calloc(ncap, sizeof *t);
+  slot *t = calloc(ncap, sizeof *t);
   if (!t) return -1;
   for (size_t i = 0; i < cap; i++) {
-    if (!slots[i]) continue;
-    size_t j = hash_str(slots[i], strlen(slots[i])) & (ncap - 1);
-    while (t[j]) j = (j + 1) & (ncap - 1);
+    if (!slots[i].s) continue;
+    size_t j = slots[i].h & (ncap - 1);
+    while (t[j].s) j = (j + 1) & (ncap - 1);
     t[j] = slots[i];
   }
   free(slots);
@@ -45,31 +59,37 @@ static size_t known_slot(const char *p) {
   return (size_t)(((uintptr_t)p >> 4) * 2654435761u) & (KNOWN_SIZE - 1);
 }
 
-const char *sdb_intern_n(const char *s, size_t n) {
-  if (!s) return NULL;
-  /* Interned strings are C strings: a NUL inside the n bytes ends it
-  ** (comparing past it read beyond a shorter slot; found by fuzzing). */
-  n = strnlen(s, n);
+/* s[0..n) holds no NUL */
+static const char *intern_len(const char *s, size_t n) {
   if (len * 2 >= cap && grow() != 0) return NULL;
-  size_t j = hash_str(s, n) & (cap - 1);
-  for (; slots[j]; j = (j + 1) & (cap - 1))
-    if (strncmp(slots[j], s, n) == 0 && slots[j][n] == '\0') {
-      if (slots[j] == s) known[known_slot(s)] = s;
-      return slots[j];
+  uint32_t h = hash_str(s, n);
+  size_t j = h & (cap - 1);
+  for (; slots[j].s; j = (j + 1) & (cap - 1))
+    if (slots[j].h == h && strncmp(slots[j].s, s, n) == 0 && slots[j].s[n] == '\0') {
+      if (slots[j].s == s) known[known_slot(s)] = s;
+      return slots[j].s;
     }
   char *c = malloc(n + 1);
   if (!c) return NULL;
   memcpy(c, s, n);
   c[n] = '\0';
-  slots[j] = c;
+  slots[j].s = c;
+  slots[j].h = h;
   len++;
   return c;
+}
+
+const char *sdb_intern_n(const char *s, size_t n) {
+  if (!s) return NULL;
+  /* Interned strings are C strings: a NUL inside the n bytes ends it
+  ** (comparing past it read beyond a shorter slot; found by fuzzing). */
+  return intern_len(s, strnlen(s, n));
 }
 
 const char *sdb_intern(const char *s) {
   if (!s) return NULL;
   if (known[known_slot(s)] == s) return s;   /* an interned string, whole */
-  return sdb_intern_n(s, strlen(s));
+  return intern_len(s, strlen(s));
 }
 
 const char *sdb_internf(const char *fmt, ...) {
@@ -85,7 +105,7 @@ const char *sdb_internf(const char *fmt, ...) {
 
 void sdb_intern_reset(void) {
   memset(known, 0, sizeof known);
-  for (size_t i = 0; i < cap; i++) free(slots[i]);
+  for (size_t i = 0; i < cap; i++) free(slots[i].s);
   free(slots);
   slots = NULL;
   cap = len = 0;
