@@ -515,13 +515,30 @@ static bool sym_ge(sdb_shape_env *env, const sdb_expr *a, const sdb_expr *b) {
 /* is_contiguous_or_false / is_channels_last_contiguous (torch/_prims_common):
 ** the dims in ORDER, innermost first, must be dense; size-1 dims are
 ** skipped; undecidable answers are "no" (guard_or_false, guard_or_true). */
+/* guard_or_false(size == 1), answered first from what needs no ShapeEnv
+** query: an integer, or a symbol whose range starts past 1 (every op of a
+** long model asks this of every dim) */
+static bool size_is_one(sdb_shape_env *env, const sdb_expr *size) {
+  if (size->kind == SDB_INT) return size->ival == 1;
+  if (size->kind == SDB_SYM) {
+    const sdb_symbol_info *si = sdb_symbol(env, size);
+    if (si && si->range.lo >= 2) return false;
+  }
+  const sdb_expr *one = sdb_eq(size, sdb_int(1));
+  return one && gof(env, one);
+}
+
 static bool dense_in_order(sdb_shape_env *env, const sdb_expr *const *sizes,
                            const sdb_expr *const *strides, const int *order, int n) {
   const sdb_expr *expected = sdb_int(1);
   for (int k = 0; k < n; k++) {
     int i = order[k];
-    const sdb_expr *one = sdb_eq(sizes[i], sdb_int(1));
-    if (one && gof(env, one)) continue;
+    if (size_is_one(env, sizes[i])) continue;
+    if (strides[i] == expected) {   /* the same expression: no question to ask */
+      expected = sdb_mul(expected, sizes[i]);
+      if (!expected) return false;
+      continue;
+    }
     const sdb_expr *ne = sdb_ne(strides[i], expected);
     if (!ne || (!ne || sdb_guard_or_true(env, ne))) return false;
     expected = sdb_mul(expected, sizes[i]);
