@@ -97,8 +97,9 @@ static bool illegal_name(const char *s) {
     "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip",
     "torch", "self", "inf", "nan", "operator",
   };
+  if (strpbrk(s, "_0123456789")) return false;   /* no word has these: most names do */
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-    if (!strcmp(words[i], s)) return true;
+    if (words[i][0] == s[0] && !strcmp(words[i], s)) return true;
   return false;
 }
 
