@@ -17,6 +17,7 @@
 **   And/Or/Not  flattened, folded, deduplicated, x & ~x = False
 */
 #include "expr.h"
+#include "intern.h"
 #include "buf.h"
 
 #include <stdarg.h>
@@ -205,6 +206,10 @@ typedef struct memo_entry { const sdb_expr *a, *b, *r; int op; } memo_entry;
 #define MEMO_SIZE 8192   /* a power of two */
 static memo_entry build_memo[MEMO_SIZE];
 
+/* sdb_expr_cstr's cache: expression -> its interned printed form */
+typedef struct str_entry { const sdb_expr *e; const char *s; } str_entry;
+static str_entry str_cache[4096];
+
 static memo_entry *memo_slot(int op, const sdb_expr *a, const sdb_expr *b) {
   uint64_t h = (uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15u ^ (uint64_t)(uintptr_t)b * 0xC2B2AE3D27D4EB4Fu;
   return &build_memo[((h >> 29) ^ (uint64_t)op) & (MEMO_SIZE - 1)];
@@ -213,6 +218,7 @@ static memo_entry *memo_slot(int op, const sdb_expr *a, const sdb_expr *b) {
 void sdb_expr_reset(void) {
   memset(small_ints, 0, sizeof small_ints);
   memset(build_memo, 0, sizeof build_memo);
+  memset(str_cache, 0, sizeof str_cache);
   for (size_t i = 0; i < table_cap; i++) free((void *)table[i]);
   free(table);
   table = NULL;
@@ -1690,6 +1696,20 @@ static void print_rec(sdb_buf *b, const sdb_expr *e) {
       break;
     default: sdb_buf_puts(b, "?"); break;
   }
+}
+
+/* The printed form of an expression, interned and remembered per
+** expression in a direct-mapped cache (the annotations of every placed
+** node print the same sizes again and again). */
+const char *sdb_expr_cstr(const sdb_expr *e) {
+  if (!e) return NULL;
+  str_entry *c = &str_cache[((uintptr_t)e >> 4) & 4095];
+  if (c->e == e) return c->s;
+  char *s = sdb_expr_str(e);
+  const char *is = s ? sdb_intern(s) : NULL;
+  free(s);
+  if (is) { c->e = e; c->s = is; }
+  return is;
 }
 
 char *sdb_expr_str(const sdb_expr *e) {

@@ -172,6 +172,8 @@ int sdb_eval(const sdb_expr *e, sdb_lookup_fn lookup, void *ud,
 /* --- printing and parsing ----------------------------------------------- */
 /* sympy's str() spelling. Returns a malloc'ed string (NULL on OOM). */
 char *sdb_expr_str(const sdb_expr *e);
+/* The same, interned (not to be freed); NULL on OOM. */
+const char *sdb_expr_cstr(const sdb_expr *e);
 /* Append to a caller buffer; returns the length the full text needs. */
 size_t sdb_expr_print(const sdb_expr *e, char *buf, size_t cap);
 

@@ -351,9 +351,8 @@ static void put_dims(sdb_buf *b, const sdb_fake *t, const sdb_expr *const *v) {
   for (int i = 0; i < t->ndim; i++) {
     if (i) sdb_buf_puts(b, ", ");
     const sdb_expr *e = t->mode && t->mode->env ? sdb_simplify(t->mode->env, v[i]) : v[i];
-    char *s = sdb_expr_str(e ? e : v[i]);
+    const char *s = sdb_expr_cstr(e ? e : v[i]);
     sdb_buf_puts(b, s ? s : "?");
-    free(s);
   }
   sdb_buf_putc(b, ']');
 }

@@ -411,7 +411,9 @@ static void put_expr(sdb_buf *b, const sdb_expr *e, sdb_shape_env *env) {
 static void annotation(sdb_buf *b, const sdb_value *v, bool strides, sdb_shape_env *env) {
   if (v->kind == SDB_V_TENSOR) {
     char *m = sdb_fake_meta_str(v->tensor, strides);
-    sdb_buf_printf(b, "\"%s\"", m ? m : "?");
+    sdb_buf_putc(b, '"');
+    sdb_buf_puts(b, m ? m : "?");
+    sdb_buf_putc(b, '"');
     free(m);
   } else if ((v->kind == SDB_V_INT || v->kind == SDB_V_BOOL || v->kind == SDB_V_FLOAT) &&
              v->expr && !sdb_is_const(v->expr)) {
@@ -536,10 +538,10 @@ static void node_line(sdb_buf *b, const sdb_node *n, const sdb_print_opts *o, sd
     return;
   }
   sdb_buf_puts(b, n->name);
-  sdb_buf ann = SDB_BUF_INIT;
-  annotation(&ann, &n->example, o && o->strides, env);
-  if (ann.len) sdb_buf_printf(b, ": %s", sdb_buf_cstr(&ann));
-  sdb_buf_free(&ann);
+  size_t at = b->len;
+  sdb_buf_puts(b, ": ");
+  annotation(b, &n->example, o && o->strides, env);
+  if (b->len == at + 2) { b->len = at; b->data[at] = '\0'; }   /* no annotation: no ': ' */
   sdb_buf_puts(b, " = ");
   put_call(b, n);
 }
@@ -548,10 +550,10 @@ char *sdb_node_str(const sdb_node *n) {
   sdb_buf b = SDB_BUF_INIT;
   if (n->op == SDB_N_PLACEHOLDER) {
     sdb_buf_puts(&b, n->target);
-    sdb_buf ann = SDB_BUF_INIT;
-    annotation(&ann, &n->example, false, NULL);
-    if (ann.len) sdb_buf_printf(&b, ": %s", sdb_buf_cstr(&ann));
-    sdb_buf_free(&ann);
+    size_t at = b.len;
+    sdb_buf_puts(&b, ": ");
+    annotation(&b, &n->example, false, NULL);
+    if (b.len == at + 2) { b.len = at; b.data[at] = '\0'; }
   } else {
     node_line(&b, n, NULL, NULL);
   }
