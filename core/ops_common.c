@@ -352,6 +352,13 @@ int tcheck(sdb_fake_mode *m, const sdb_expr *cond, char *msg, sdb_err *err) {
   return tcheck_as(m, cond, msg, SDB_E_SHAPE, "RuntimeError", err);
 }
 
+bool static_true(sdb_fake_mode *m, const sdb_expr *cond) {
+  if (!cond) return false;
+  if (cond->kind == SDB_TRUE) return true;
+  const sdb_expr *st = sdb_maybe_evaluate_static(m->env, cond);
+  return st && st->kind == SDB_TRUE;
+}
+
 /* A check PyTorch's meta does not make (the eager kernel does): an error
 ** only when statically false; no guard, no assert. Takes msg. */
 int static_check(sdb_fake_mode *m, const sdb_expr *cond, char *msg, sdb_err *err) {

@@ -100,6 +100,9 @@ int fail_cond(sdb_fake_mode *m, const sdb_expr *cond, int code, const char *kind
 int tcheck_as(sdb_fake_mode *m, const sdb_expr *cond, char *msg, int code,
               const char *kind, sdb_err *err);
 int tcheck(sdb_fake_mode *m, const sdb_expr *cond, char *msg, sdb_err *err);
+/* cond is statically true: a torch._check that cannot fail, whose message
+** need not be built (formatting it was most of a passing check's cost) */
+bool static_true(sdb_fake_mode *m, const sdb_expr *cond);
 int static_check(sdb_fake_mode *m, const sdb_expr *cond, char *msg, sdb_err *err);
 bool known_true(sdb_shape_env *env, const sdb_expr *e);
 bool maybe_true(sdb_shape_env *env, const sdb_expr *e);

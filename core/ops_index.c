@@ -93,16 +93,20 @@ int m_narrow(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *o
   const sdb_expr *size = x->sizes[dim];
   if ((rc = tcheck(m, sdb_ge(len, sdb_int(0)), strdup("narrow(): length must be non-negative."), err)))
     return rc;
-  rc = tcheck_as(m, sdb_and(sdb_le(sdb_neg(size), start), sdb_le(start, size)),
-                 msgf(env, "start out of range (expected to be in range of [{e}, {e}], but got {e})",
-                      sdb_neg(size), size, start), SDB_E_SHAPE, "IndexError", err);
+  const sdb_expr *in_range = sdb_and(sdb_le(sdb_neg(size), start), sdb_le(start, size));
+  if (!static_true(m, in_range))
+    rc = tcheck_as(m, in_range,
+                   msgf(env, "start out of range (expected to be in range of [{e}, {e}], but got {e})",
+                        sdb_neg(size), size, start), SDB_E_SHAPE, "IndexError", err);
   if (rc) return rc;
   if ((start->kind == SDB_INT && start->ival < 0) ||
       (start->kind != SDB_INT && sdb_guard_or_false(env, sdb_lt(start, sdb_int(0)))))
     start = sdb_add(start, size);
   if (!start) return sdb_err_expr(err);
-  rc = tcheck(m, sdb_le(start, sdb_sub(size, len)),
-              msgf(env, "start ({e}) + length ({e}) exceeds dimension size ({e}).", start, len, size), err);
+  const sdb_expr *fits = sdb_le(start, sdb_sub(size, len));
+  if (!static_true(m, fits))
+    rc = tcheck(m, fits, msgf(env, "start ({e}) + length ({e}) exceeds dimension size ({e}).", start, len, size),
+                err);
   if (rc) return rc;
   vmeta r;
   vmeta_of(x, &r);

@@ -72,10 +72,12 @@ int m_cat(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out,
     for (int d = 0; d < nd; d++) {
       if (d == dim) continue;
       if (k == 0) continue;
-      rc = tcheck(m, sdb_eq(kept[k]->sizes[d], shape[d]),
-                  msgf(m->env, "Sizes of tensors must match except in dimension {d}. Expected {e} in "
-                               "dimension {d} but got {e} for tensor number {d} in the list",
-                       dim, shape[d], (int64_t)d, kept[k]->sizes[d], (int64_t)k), err);
+      const sdb_expr *same = sdb_eq(kept[k]->sizes[d], shape[d]);
+      if (!static_true(m, same))
+        rc = tcheck(m, same,
+                    msgf(m->env, "Sizes of tensors must match except in dimension {d}. Expected {e} in "
+                                 "dimension {d} but got {e} for tensor number {d} in the list",
+                         dim, shape[d], (int64_t)d, kept[k]->sizes[d], (int64_t)k), err);
       if (rc) return rc;
     }
     parts[k] = kept[k]->sizes[dim];

@@ -30,8 +30,7 @@ int out_vmeta(sdb_fake_mode *m, sdb_fake *x, const vmeta *r, sdb_value *out, sdb
 static int infer_size(sdb_fake_mode *m, const sdb_expr **shape, int n, const sdb_expr *numel,
                       const char *over, sdb_err *err) {
   sdb_shape_env *env = m->env;
-  char *given = msgf(env, "{s}", shape, n);
-  if (!given) return oom(err);
+  char *given = NULL;   /* the shape as given, printed only for a message */
   int inferred = -1, rc = SDB_OK;
   const sdb_expr *newsize = sdb_int(1);
   for (int i = 0; i < n && !rc; i++) {
@@ -46,14 +45,17 @@ static int infer_size(sdb_fake_mode *m, const sdb_expr **shape, int n, const sdb
       inferred = i;
       continue;
     }
-    rc = tcheck(m, sdb_ge(d, sdb_int(0)),
-                over ? strdup(over)
-                     : msgf(env, "invalid shape dimension {e}. If this was symbolic, it was assumed "
-                                 "to not be -1.If this was meant to be inferred, please explicitly "
-                                 "pass in -1.", d), err);
+    const sdb_expr *nonneg = sdb_ge(d, sdb_int(0));
+    if (!static_true(m, nonneg))
+      rc = tcheck(m, nonneg,
+                  over ? strdup(over)
+                       : msgf(env, "invalid shape dimension {e}. If this was symbolic, it was assumed "
+                                   "to not be -1.If this was meant to be inferred, please explicitly "
+                                   "pass in -1.", d), err);
     newsize = sdb_mul(newsize, d);
     if (!newsize) rc = sdb_err_expr(err);
   }
+  if (!rc && !(given = msgf(env, "{s}", shape, n))) rc = oom(err);
   if (!rc && inferred < 0) {
     rc = tcheck(m, sdb_eq(numel, newsize),
                 over ? strdup(over) : msgf(env, "shape '{t}' is invalid for input of size {e}", given, numel),
