@@ -535,6 +535,16 @@ static bool size_is_one(sdb_shape_env *env, const sdb_expr *size) {
   return one && gof(env, one);
 }
 
+/* guard_or_true(size != 1), the same way */
+static bool size_not_one(sdb_shape_env *env, const sdb_expr *size) {
+  if (size->kind == SDB_INT) return size->ival != 1;
+  if (size->kind == SDB_SYM) {
+    const sdb_symbol_info *si = sdb_symbol(env, size);
+    if (si && si->range.lo >= 2) return true;
+  }
+  return sdb_guard_or_true(env, sdb_ne(size, sdb_int(1)));
+}
+
 static bool dense_in_order(sdb_shape_env *env, const sdb_expr *const *sizes,
                            const sdb_expr *const *strides, const int *order, int n) {
   const sdb_expr *expected = sdb_int(1);
@@ -661,11 +671,12 @@ int sdb_broadcast_shapes(sdb_shape_env *env, const sdb_expr *const *a, int na,
     for (int idx = -1; idx >= -lens[arg]; idx--) {
       const sdb_expr *s = shapes[arg][lens[arg] + idx];
       const sdb_expr **c = &out[n + idx];
-      if (sdb_guard_or_false(env, sdb_eq(*c, sdb_int(1)))) {
+      if (size_is_one(env, *c)) {
         *c = s;
         continue;
       }
-      if (!sdb_guard_or_true(env, sdb_ne(s, sdb_int(1)))) continue;
+      if (!size_not_one(env, s)) continue;
+      if (*c == s) continue;   /* the same size: nothing to broadcast or check */
       const sdb_expr *same = sdb_eq(*c, s);
       if (!same) return sdb_err_expr(err);
       if (sdb_has_unbacked(env, sdb_simplify(env, same))) {
