@@ -465,7 +465,10 @@ static void put_const(sdb_buf *b, const sdb_value *v, const char *kw) {
 }
 
 static void put_arg(sdb_buf *b, const sdb_arg *a) {
-  if (a->kw) sdb_buf_printf(b, "%s = ", a->kw);
+  if (a->kw) {
+    sdb_buf_puts(b, a->kw);
+    sdb_buf_puts(b, " = ");
+  }
   switch (a->kind) {
     case SDB_A_NODE: sdb_buf_puts(b, a->node ? a->node->name : "?"); break;
     case SDB_A_CONST: put_const(b, &a->value, a->kw); break;
@@ -497,6 +500,7 @@ static const char *infix_of(const char *target) {
     {"operator.lt", "<"}, {"operator.le", "<="}, {"operator.gt", ">"},
     {"operator.ge", ">="}, {"operator.and_", "&"}, {"operator.or_", "|"},
   };
+  if (strncmp(target, "operator.", 9)) return NULL;   /* most targets are not */
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
     if (!strcmp(ops[i].t, target)) return ops[i].fmt;
   return NULL;
@@ -506,7 +510,9 @@ static void put_call(sdb_buf *b, const sdb_node *n) {
   const char *inf = n->op == SDB_N_CALL_FUNCTION ? infix_of(n->target) : NULL;
   if (inf && n->nargs == 2) {
     put_arg(b, &n->args[0]);
-    sdb_buf_printf(b, " %s ", inf);
+    sdb_buf_putc(b, ' ');
+    sdb_buf_puts(b, inf);
+    sdb_buf_putc(b, ' ');
     put_arg(b, &n->args[1]);
   } else if (n->op == SDB_N_CALL_FUNCTION && !strcmp(n->target, "operator.getitem") && n->nargs == 2) {
     put_arg(b, &n->args[0]);
@@ -518,13 +524,16 @@ static void put_call(sdb_buf *b, const sdb_node *n) {
     put_arg(b, &n->args[0]);
   } else if (n->op == SDB_N_CALL_METHOD && n->nargs >= 1) {
     put_arg(b, &n->args[0]);
-    sdb_buf_printf(b, ".%s(", n->target);
+    sdb_buf_putc(b, '.');
+    sdb_buf_puts(b, n->target);
+    sdb_buf_putc(b, '(');
     put_args(b, n->args, n->nargs, 1);
     sdb_buf_putc(b, ')');
   } else if (n->op == SDB_N_GET_ATTR) {
     sdb_buf_printf(b, "self.%s", n->target);
   } else {
-    sdb_buf_printf(b, "%s(", n->target);
+    sdb_buf_puts(b, n->target);
+    sdb_buf_putc(b, '(');
     put_args(b, n->args, n->nargs, 0);
     sdb_buf_putc(b, ')');
   }
