@@ -95,6 +95,10 @@ struct sdb_shape_env {
   size_t *rw_facts; size_t nrw_facts, caprw_facts;   /* facts ever `rewrites` */
   int ignore_fresh;
   int next_s, next_u, next_zuf;
+  /* replace() remembered per expression while the replacements stand
+  ** (every static evaluation starts with it; most ask about the same
+  ** sizes again) */
+  struct { const sdb_expr *e, *r; unsigned gen; } replaced[1024];
 };
 
 /* ------------------------------------------------------------------------
@@ -475,6 +479,8 @@ static const sdb_expr *find(sdb_shape_env *env, const sdb_expr *sym);
 static const sdb_expr *replace(sdb_shape_env *env, const sdb_expr *e) {
   if (!e || env->repl.len == 0 || sdb_is_const(e)) return e;
   if (e->kind == SDB_SYM) return find(env, e);
+  size_t slot = ((uintptr_t)e >> 4) & (sizeof env->replaced / sizeof env->replaced[0] - 1);
+  if (env->replaced[slot].e == e && env->replaced[slot].gen == env->repl_gen) return env->replaced[slot].r;
   const sdb_expr **fs;
   long n = sdb_free_symbols(e, &fs);
   if (n <= 0) return e;
@@ -488,6 +494,11 @@ static const sdb_expr *replace(sdb_shape_env *env, const sdb_expr *e) {
   const sdb_expr *r = m ? sdb_subs(e, fs, vals, m) : e;
   free(fs);
   free(vals);
+  if (r) {
+    env->replaced[slot].e = e;
+    env->replaced[slot].r = r;
+    env->replaced[slot].gen = env->repl_gen;
+  }
   return r;
 }
 
