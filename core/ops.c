@@ -277,17 +277,37 @@ void *sdb_op_ud(const sdb_op *op) {
   return op && (op->flags & SDB_OP_CUSTOM) ? ((const custom_op *)(const void *)op)->ud : NULL;
 }
 
+/* The table's names and aten names, interned, to their ops: every node
+** of every phase looks its op up, often twice. The first op of a name
+** wins, as the linear search this replaces returned it. */
+static sdb_map by_name = SDB_MAP_INIT, by_aten = SDB_MAP_INIT;
+
+static void index_table(void) {
+  if (by_name.len) return;
+  for (size_t i = 0; i < NOPS; i++) {
+    const char *n = sdb_intern(op_table[i].name), *a = sdb_intern(op_table[i].aten);
+    if (n && !sdb_map_get(&by_name, n)) sdb_map_put(&by_name, n, (void *)&op_table[i]);
+    if (a && !sdb_map_get(&by_aten, a)) sdb_map_put(&by_aten, a, (void *)&op_table[i]);
+  }
+}
+
 const sdb_op *sdb_op_find(const char *name) {
-  for (size_t i = 0; i < NOPS; i++)
-    if (!strcmp(op_table[i].name, name)) return &op_table[i];
+  index_table();
+  const char *in = sdb_intern(name);
+  const sdb_op *op = in ? sdb_map_get(&by_name, in) : NULL;
+  if (op) return op;
   for (size_t i = 0; i < ncustoms; i++)
     if (!strcmp(customs[i]->op.name, name)) return &customs[i]->op;
   return NULL;
 }
 
 const sdb_op *sdb_op_find_aten(const char *aten) {
-  for (size_t i = 0; i < sdb_op_count(); i++)
-    if (!strcmp(sdb_op_at(i)->aten, aten)) return sdb_op_at(i);
+  index_table();
+  const char *ia = sdb_intern(aten);
+  const sdb_op *op = ia ? sdb_map_get(&by_aten, ia) : NULL;
+  if (op) return op;
+  for (size_t i = 0; i < ncustoms; i++)
+    if (!strcmp(customs[i]->op.aten, aten)) return &customs[i]->op;
   return NULL;
 }
 
