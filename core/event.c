@@ -80,9 +80,15 @@ sdb_events *sdb_events_new(void) {
   return s;
 }
 
+/* A placed node's printed line is unique to it: the stream owns a copy
+** rather than interning it (interned, millions of them made the table
+** itself the cost of a long run). Every other string is interned. */
+static bool owns_detail(const sdb_event *e) { return e->kind == SDB_EV_NODE_PLACED; }
+
 static void free_event(sdb_event *e) {
   free(e->syms);
   free(e->texts);
+  if (owns_detail(e)) free((char *)e->detail);
 }
 
 void sdb_events_free(sdb_events *s) {
@@ -180,7 +186,7 @@ static long append(sdb_events *s, const sdb_event *in) {
     }
   }
   e->text = sdb_intern(in->text);
-  e->detail = sdb_intern(in->detail);
+  e->detail = owns_detail(e) ? (in->detail ? strdup(in->detail) : NULL) : sdb_intern(in->detail);
   e->text2 = sdb_intern(in->text2);
   s->len++;
   for (int i = 0; i < MAX_SINKS; i++)
