@@ -535,9 +535,10 @@ local function check_constraints(tr, fake, index, checks)
         violated(c, string.format("Not all values of %s satisfy the generated guard %d <= %s and %s <= %s",
           render_range(c), r.lo, c.source, c.source, r.hi and tostring(r.hi) or "IntInfinity()"))
         local min, max = r.lo ~= 2 and r.lo or nil, r.hi
-        if min and max then fixes[s.name] = string.format("%s = Dim('%s', min=%d, max=%d)", s.name, s.name, min, max)
-        elseif min then fixes[s.name] = string.format("%s = Dim('%s', min=%d)", s.name, s.name, min)
-        elseif max then fixes[s.name] = string.format("%s = Dim('%s', max=%d)", s.name, s.name, max) end
+        -- prettify_results' `dim = Dim('dim', min=3, max=6)`, as the Lua to paste
+        if min and max then fixes[s.name] = string.format("%s = Dim(\"%s\", { min = %d, max = %d })", s.name, s.name, min, max)
+        elseif min then fixes[s.name] = string.format("%s = Dim(\"%s\", { min = %d })", s.name, s.name, min)
+        elseif max then fixes[s.name] = string.format("%s = Dim(\"%s\", { max = %d })", s.name, s.name, max) end
       end
     end
   end

@@ -197,13 +197,13 @@ do
     "  - Not all values of dim = L['x'].size()[0] in the specified range 3 <= dim satisfy the generated guard " ..
       "3 <= L['x'].size()[0] and L['x'].size()[0] <= 6",
     "Suggested fixes:",
-    "  dim = Dim('dim', min=3, max=6)",
+    "  dim = Dim(\"dim\", { min = 3, max = 6 })",
   }, "a guard that narrows the range: the range it leaves, and the Dim that would hold")
   err = t.error_of(function()
     torch.export(function(x) torch._check(x:size(0):ge(4)) return x end, { T{6} },
       { dynamic_shapes = { x = {[0] = Dim("n", { max = 16 })} } })
   end)
-  t.has(err, "satisfy the generated guard 4 <= L['x'].size()[0] and L['x'].size()[0] <= 16\nSuggested fixes:\n  n = Dim('n', min=4, max=16)",
+  t.has(err, "satisfy the generated guard 4 <= L['x'].size()[0] and L['x'].size()[0] <= 16\nSuggested fixes:\n  n = Dim(\"n\", { min = 4, max = 16 })",
     "a raised lower bound")
   err = t.error_of(function()
     torch.export(function(x) torch._check((x:size(0) % 2):eq(0)) return x end, { T{6} },
