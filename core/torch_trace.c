@@ -408,7 +408,8 @@ static bool assemble(sdb_tt_reader *r) {
       r->pending_cut = !newline;
       break;
     }
-    problem(r, r->lineno, "bad header line: %.60s%s", line, n > 60 ? "..." : "");
+    /* the line is not NUL-terminated at n: print at most n of it */
+    problem(r, r->lineno, "bad header line: %.*s%s", (int)(n > 60 ? 60 : n), line, n > 60 ? "..." : "");
   }
   rec->payload = sdb_buf_cstr(&r->payload);
   rec->payload_len = r->payload.len;
@@ -461,7 +462,7 @@ int sdb_tt_next(sdb_tt_reader *r, const sdb_tt_record **out, sdb_err *err) {
         }
         if (n == 0) problem(r, r->lineno, "empty line outside a payload");
         else if (line[0] == '\t') problem(r, r->lineno, "payload line with no record");
-        else problem(r, r->lineno, "bad header line: %.60s%s", line, n > 60 ? "..." : "");
+        else problem(r, r->lineno, "bad header line: %.*s%s", (int)(n > 60 ? 60 : n), line, n > 60 ? "..." : "");
       }
     }
     if (!assemble(r)) continue;
