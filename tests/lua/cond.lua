@@ -141,6 +141,20 @@ do
     "the body takes it by the parent's name")
 end
 
+-- explicit operands are lifted as closures are (Dynamo's cond speculates
+-- with automatic subgraph inputs): an operand only one branch uses is that
+-- branch's own input
+do
+  local function f(x, y)
+    return torch.cond(x:sum():gt(0), function(a, b) return a:sin() end, function(a, b) return b:cos() end, { x, y })
+  end
+  compile(f, true)(T{4}, T{4})
+  local g = last_graph()
+  t.is(signature(g, "cond_true_0"),
+    'def forward(self, s0: "Sym(s0)", l_x__true_branch: "f32[s0]", l_y__false_branch: "f32[s0]")',
+    "the operands become lifted inputs, each where a branch uses it (s0, duck-sized, both need)")
+end
+
 -- 5. outputs: equal backed shapes keep them; leaked unbacked shapes get a fresh symbol
 do
   local mark = shapedb.event_count()
