@@ -291,25 +291,18 @@ static void index_table(void) {
   }
 }
 
-const sdb_op *sdb_op_find(const char *name) {
+/* the table through its map, then the custom ops (name or aten name) */
+static const sdb_op *find_by(sdb_map *m, const char *key, bool aten) {
   index_table();
-  const char *in = sdb_intern(name);
-  const sdb_op *op = in ? sdb_map_get(&by_name, in) : NULL;
-  if (op) return op;
-  for (size_t i = 0; i < ncustoms; i++)
-    if (!strcmp(customs[i]->op.name, name)) return &customs[i]->op;
-  return NULL;
+  const char *ik = sdb_intern(key);
+  const sdb_op *op = ik ? sdb_map_get(m, ik) : NULL;
+  for (size_t i = 0; !op && i < ncustoms; i++)
+    if (!strcmp(aten ? customs[i]->op.aten : customs[i]->op.name, key)) op = &customs[i]->op;
+  return op;
 }
 
-const sdb_op *sdb_op_find_aten(const char *aten) {
-  index_table();
-  const char *ia = sdb_intern(aten);
-  const sdb_op *op = ia ? sdb_map_get(&by_aten, ia) : NULL;
-  if (op) return op;
-  for (size_t i = 0; i < ncustoms; i++)
-    if (!strcmp(customs[i]->op.aten, aten)) return &customs[i]->op;
-  return NULL;
-}
+const sdb_op *sdb_op_find(const char *name) { return find_by(&by_name, name, false); }
+const sdb_op *sdb_op_find_aten(const char *aten) { return find_by(&by_aten, aten, true); }
 
 size_t sdb_op_count(void) { return NOPS + ncustoms; }
 const sdb_op *sdb_op_at(size_t i) {
