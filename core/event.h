@@ -109,29 +109,30 @@ typedef enum sdb_event_kind {
 const char *sdb_event_name(sdb_event_kind k);     /* stable snake_case name */
 int sdb_event_from_name(const char *name);        /* -1 if unknown */
 
+/* Fields ordered so the small ones share words (a stream holds millions). */
 typedef struct sdb_event {
   uint32_t seq;             /* position in the stream, from 0 */
   uint16_t kind;            /* sdb_event_kind */
   uint8_t phase;            /* sdb_phase at emission */
   uint8_t flags;            /* kind-specific */
   int32_t depth;            /* tracer depth at emission (0 = top) */
+  int32_t line;             /* of file */
+  uint32_t nsyms;           /* of syms */
+  bool has_range;           /* range is set */
   const char *tracer;       /* tracer path, e.g. "trace > cond.true_branch" */
   const char *file;         /* user Lua location (interned), or NULL */
-  int32_t line;
   const char *func;         /* user function name, or NULL */
   const char *op;           /* operator being run, or NULL */
   const sdb_expr *sym;
   const sdb_expr *sym2;
   const sdb_expr *expr;
   sdb_range range;
-  bool has_range;
   int64_t value;
   const char *text;         /* interned */
-  const char *detail;       /* interned */
+  const char *detail;       /* interned (a placed node's line: owned by the stream) */
   const char *text2;        /* interned; a second text, as sym2 is a second sym */
   const sdb_expr **syms;    /* owned by the stream */
   const char **texts;       /* parallel to syms, may be NULL; owned */
-  uint32_t nsyms;
 } sdb_event;
 
 /* Where user code is: filled in by the front end (the Lua layer walks its
