@@ -606,6 +606,9 @@ local function export(fn, args, opts)
   local violation = check_constraints(tr, fake, index, checks)
   if violation then
     record.error = violation
+    -- an error event, so `break error` stops at it and the run's log says it
+    shapedb._emit{ kind = "error", text = "torch._dynamo.exc.UserError",
+                   detail = violation:gsub("^torch%._dynamo%.exc%.UserError: ", ""), phase = "guards" }
     error(violation, 2)
   end
   record.outputs = outs

@@ -74,4 +74,29 @@ run --batch -x 'break error' -x run -x 'break event renamed' -x reverse-continue
 grep -v '^  \|^ *|' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
 check "an error in the aot phase (a fake kernel that refuses aot's replay) is at the line of the op aot was replaying; aot's events are at their nodes' lines"
 
+cat > "$work/xerr.lua" <<'EOF'
+local Dim = torch.export.Dim
+local n = Dim("n", { min = 3 })
+local function model(x)
+  if x:size(0) <= 6 then return x + 1 end
+  return x - 1
+end
+torch.export(model, { shapedb.tensor{5} }, { dynamic_shapes = { x = {[0] = n} } })
+EOF
+want <<'OUT'
+Breakpoint 1: error
+Starting program: xerr.lua
+Breakpoint 1, error
+event 17, phase guards, xerr.lua:7 in main chunk
+  error torch._dynamo.exc.UserError: Constraints violated (n)! For more information, run with TORCH_LOGS="+dynamic".
+  |   - Not all values of n = L['x'].size()[0] in the specified range 3 <= n satisfy the generated guard 3 <= L['x'].size()[0] and L['x'].size()[0] <= 6
+  | Suggested fixes:
+  |   n = Dim("n", { min = 3, max = 6 })
+7	torch.export(model, { shapedb.tensor{5} }, { dynamic_shapes = { x = {[0] = n} } })
+[exit 0]
+OUT
+run --batch -x 'break error' -x run xerr.lua
+grep -v '^  compile\|^  phase:\|^  new symbol\|^  guard\|^  range:\|^  tracer\|^  error: \|^xerr.lua:7\|^stack\|^	\|^\[program' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+check "torch.export's constraint violation is an error event at the export call (break error stops there)"
+
 echo "1..$n"
