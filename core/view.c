@@ -1283,18 +1283,20 @@ static bool range_eq(sdb_range a, sdb_range b) { return a.lo == b.lo && a.hi == 
 
 /* "range: S before -> after" the first time a range event of S shows up in
 ** the window [lo, hi) of st, going forward or backward. */
-static void diff_range(sdb_buf *b, const store *st, uint32_t pos, uint32_t lo, uint32_t hi,
-                       bool undo, sdb_map *seen) {
+/* The line a range change makes, into b; with b NULL only counted.
+** Returns the number of lines (0 or 1). */
+static int diff_range(sdb_buf *b, const store *st, uint32_t pos, uint32_t lo, uint32_t hi,
+                      bool undo, sdb_map *seen) {
   const sdb_event *e = ev_at(st, pos);
   uint32_t si = symrec_find(st, st->ctx[pos].compile, e->sym);
-  if (si == NONE || sdb_map_has(seen, (void *)(uintptr_t)(si + 1))) return;
+  if (si == NONE || sdb_map_has(seen, (void *)(uintptr_t)(si + 1))) return 0;
   sdb_map_put(seen, (void *)(uintptr_t)(si + 1), (void *)1);
   const symrec *r = &st->syms[si];
   sdb_range at_lo, at_hi, from, to;
   bool had = range_at(st, r, lo, &at_lo);
-  if (!range_at(st, r, hi, &at_hi)) return;
+  if (!range_at(st, r, hi, &at_hi)) return 0;
   if (undo) {
-    if (!had) return;   /* did not exist before: "undo new symbol" says it */
+    if (!had) return 0;   /* did not exist before: "undo new symbol" says it */
     from = at_hi;
     to = at_lo;
   } else {
@@ -1305,12 +1307,29 @@ static void diff_range(sdb_buf *b, const store *st, uint32_t pos, uint32_t lo, u
     from = at_lo;
     to = at_hi;
   }
-  if (range_eq(from, to)) return;
+  if (range_eq(from, to)) return 0;
+  if (!b) return 1;
   sdb_buf_printf(b, "range: %s ", r->sym->name);
   put_range(b, from);
   sdb_buf_puts(b, " -> ");
   put_range(b, to);
   sdb_buf_putc(b, '\n');
+  return 1;
+}
+
+/* How many lines diff_event writes for e, without writing them. */
+static size_t diff_event_lines(const sdb_event *e) {
+  switch ((sdb_event_kind)e->kind) {
+    case SDB_EV_CREATE_SYMBOL: case SDB_EV_CREATE_UNBACKED: case SDB_EV_GUARD_ADDED:
+    case SDB_EV_RUNTIME_ASSERT: case SDB_EV_REPLACEMENT_ADDED: case SDB_EV_RENAMED:
+    case SDB_EV_SPECIALIZATION: case SDB_EV_SIZE_LIKE: case SDB_EV_BINDING_CHECK:
+    case SDB_EV_GUARDS_INSTALLED: case SDB_EV_GUARD_CHECK: case SDB_EV_RECOMPILE:
+    case SDB_EV_ERROR: case SDB_EV_GRAPH_BREAK:
+      return 1;
+    case SDB_EV_UNBACKED_BINDINGS: return e->nsyms;
+    case SDB_EV_BUFFER_LOWERED: return e->nsyms ? 1 : 0;
+    default: return 0;
+  }
 }
 
 static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
@@ -1413,8 +1432,22 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
   sdb_buf_putc(b, '\n');
 }
 
+static size_t count_lines(const sdb_buf *b, size_t from) {
+  size_t n = 0;
+  for (size_t i = from; i < b->len; i++) n += b->data[i] == '\n';
+  return n;
+}
+
 char *sdb_view_diff(const sdb_view *a, const sdb_view *b) {
+  return sdb_view_diff_n(a, b, SIZE_MAX, NULL);
+}
+
+/* The text stops growing once it holds max lines (a goto across a million
+** events would format every change only to show the first few); the
+** lines it would have had past that are counted into *more. */
+char *sdb_view_diff_n(const sdb_view *a, const sdb_view *b, size_t max, size_t *more) {
   sdb_buf o = SDB_BUF_INIT;
+  size_t extra = 0;
   sdb_phase pa = sdb_view_phase(a), pb = sdb_view_phase(b);
   if (pa != pb) sdb_buf_printf(&o, "phase: %s -> %s\n", sdb_phase_name(pa), sdb_phase_name(pb));
   const char *ta = sdb_view_tracer(a), *tb = sdb_view_tracer(b);
@@ -1434,13 +1467,24 @@ char *sdb_view_diff(const sdb_view *a, const sdb_view *b) {
   const store *st = undo ? a->st : b->st;
   uint32_t lo = (uint32_t)(undo ? b->step : a->step), hi = (uint32_t)(undo ? a->step : b->step);
   sdb_map seen = SDB_MAP_INIT;
+  size_t lines = count_lines(&o, 0);
   for (uint32_t p = lo; p < hi; p++) {
     const sdb_event *e = ev_at(st, p);
-    diff_event(&o, e, undo ? "undo " : "");
-    if ((e->kind == SDB_EV_RANGE_REFINED || e->kind == SDB_EV_COND_OUTPUT_SYMBOL) && is_symbol(e->sym))
-      diff_range(&o, st, p, lo, hi, undo, &seen);
+    bool full = lines >= max;
+    if (full) {
+      extra += diff_event_lines(e);
+    } else {
+      size_t at = o.len;
+      diff_event(&o, e, undo ? "undo " : "");
+      lines += count_lines(&o, at);
+    }
+    if ((e->kind == SDB_EV_RANGE_REFINED || e->kind == SDB_EV_COND_OUTPUT_SYMBOL) && is_symbol(e->sym)) {
+      int n = diff_range(full ? NULL : &o, st, p, lo, hi, undo, &seen);
+      if (full) extra += (size_t)n; else lines += (size_t)n;
+    }
   }
   sdb_map_free(&seen);
+  if (more) *more = extra;
   if (o.failed) { sdb_buf_free(&o); return NULL; }
   return sdb_buf_take(&o);
 }

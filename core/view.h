@@ -223,6 +223,9 @@ char *sdb_view_explain(const sdb_view *v, const sdb_expr *sym);
 ** When b is before a the event lines are prefixed "undo ". a and b should
 ** be views of the same stream (clones or seeks of one history). */
 char *sdb_view_diff(const sdb_view *a, const sdb_view *b);
+/* The same, writing lines only until the text holds max of them; the
+** lines left out are counted into *more (NULL: not counted). */
+char *sdb_view_diff_n(const sdb_view *a, const sdb_view *b, size_t max, size_t *more);
 
 /* --- a cursor over an event stream ------------------------------------------- */
 

@@ -581,10 +581,11 @@ static void show_changes(dbg *d, const sdb_view *v) {
     if (first) printf(" began at event %u", first->seq);
     putchar('\n');
   }
-  char *diff = sdb_view_diff(from ? from : d->shown, v);
+  size_t uncounted = 0;
+  char *diff = sdb_view_diff_n(from ? from : d->shown, v, MAX_DIFF_LINES, &uncounted);
   sdb_view_free(from);
   bool pending_said = false;
-  int nlines = 0, more = 0;
+  int nlines = 0, more = (int)uncounted;
   for (char *p = diff; p && *p;) {
     char *nl = strchr(p, '\n');
     size_t n = nl ? (size_t)(nl - p) : strlen(p);
