@@ -103,6 +103,18 @@ static bool illegal_name(const char *s) {
   return false;
 }
 
+/* base + "_" + num, interned: FX's numbered names, one per node, so no
+** printf. base is shorter than 128 bytes. */
+static const char *numbered(const char *base, size_t blen, unsigned long num) {
+  char cand[160], digits[24];
+  size_t nd = 0;
+  do digits[nd++] = (char)('0' + num % 10); while ((num /= 10) && nd < sizeof digits);
+  memcpy(cand, base, blen);
+  cand[blen] = '_';
+  for (size_t i = 0; i < nd; i++) cand[blen + 1 + i] = digits[nd - 1 - i];
+  return sdb_intern_n(cand, blen + 1 + nd);
+}
+
 const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate) {
   char base[128];
   size_t n = 0;
@@ -126,20 +138,15 @@ const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate) {
     has_num = true;
     *us = '\0';
   }
-  const char *ibase = sdb_intern(base);
+  size_t blen = strlen(base);
+  const char *ibase = sdb_intern_n(base, blen);
   /* FX's _Namespace.create_name: the candidate as given (base, or base_N),
   ** else the next number after the base's count, skipping taken names */
-  char cand[160];
-  const char *name = ibase;
-  if (has_num) {
-    snprintf(cand, sizeof cand, "%s_%ld", base, num);
-    name = sdb_intern(cand);
-  }
+  const char *name = has_num ? numbered(base, blen, (unsigned long)num) : ibase;
   if (!num) num = (long)(uintptr_t)sdb_map_get(&g->base_count, ibase);
   while (sdb_map_has(&g->used, name) || illegal_name(name)) {
     num++;
-    snprintf(cand, sizeof cand, "%s_%ld", base, num);
-    name = sdb_intern(cand);
+    name = numbered(base, blen, (unsigned long)num);
   }
   sdb_map_put(&g->used, name, (void *)name);
   sdb_map_put(&g->base_count, ibase, (void *)(uintptr_t)num);

@@ -110,7 +110,7 @@ static void node_placed(sdb_tracer *tr, sdb_node *n) {
   int depth;
   const char *cur = sdb_events_tracer(tr->ev, &depth);
   set_tracer_ctx(tr);
-  emit(tr, &e);
+  if (tr->ev) sdb_emit_at(tr->ev, &e, &n->loc);   /* located once, above */
   if (cur) sdb_events_set_tracer(tr->ev, cur, depth);
   free(line);
 }

@@ -176,7 +176,48 @@ static void protect_metatables(lua_State *L) {
   }
 }
 
+/* The metatables of our types by name, per state: the main thread's
+** extra space points at them and every thread created later copies it.
+** Names are matched by pointer (the callers pass the header's literals),
+** then by text the first time a pointer is seen. */
+typedef struct ut_entry { const char *name; const void *mt; } ut_entry;
+typedef struct lsdb_types { ut_entry e[32]; int n; } lsdb_types;
+
+static void types_init(lua_State *L) {
+  lsdb_types *ty = lua_newuserdatauv(L, sizeof *ty, 0);
+  ty->n = 0;
+  lua_setfield(L, LUA_REGISTRYINDEX, "shapedb.types");   /* lives as long as the state */
+  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+  *(lsdb_types **)lua_getextraspace(lua_tothread(L, -1)) = ty;
+  *(lsdb_types **)lua_getextraspace(L) = ty;
+  lua_pop(L, 1);
+}
+
+void *lsdb_testudata(lua_State *L, int idx, const char *tname) {
+  void *p = lua_touserdata(L, idx);
+  if (!p) return NULL;
+  lsdb_types *ty = *(lsdb_types **)lua_getextraspace(L);
+  if (!ty) return luaL_testudata(L, idx, tname);
+  if (!lua_getmetatable(L, idx)) return NULL;
+  const void *mt = lua_topointer(L, -1);
+  lua_pop(L, 1);
+  for (int i = 0; i < ty->n; i++)
+    if (ty->e[i].name == tname) return mt == ty->e[i].mt ? p : NULL;
+  const void *want = NULL;
+  if (luaL_getmetatable(L, tname) == LUA_TTABLE) want = lua_topointer(L, -1);
+  lua_pop(L, 1);
+  if (!want) return NULL;   /* not registered (yet): nothing is of that type */
+  if (ty->n < (int)(sizeof ty->e / sizeof ty->e[0])) ty->e[ty->n++] = (ut_entry){tname, want};
+  return mt == want ? p : NULL;
+}
+
+void *lsdb_checkudata(lua_State *L, int idx, const char *tname) {
+  void *p = lsdb_testudata(L, idx, tname);
+  return p ? p : luaL_checkudata(L, idx, tname);   /* raises the library's error */
+}
+
 int luaopen_shapedb(lua_State *L) {
+  types_init(L);
   lua_newtable(L);                        /* function -> name, weak keys */
   lua_newtable(L);
   lua_pushliteral(L, "k");

@@ -33,6 +33,12 @@ const sdb_expr *lsdb_to_expr(lua_State *L, int idx);   /* NULL if not one */
 const sdb_expr *lsdb_checked(lua_State *L, const sdb_expr *e);
 
 /* --- lsdb.c ------------------------------------------------------------ */
+/* luaL_testudata / luaL_checkudata, faster: every op checks the type of
+** each argument, and the library looks the metatable up in the registry by
+** name each time. These remember each name's metatable per state (from
+** luaopen_shapedb on; a thread of a state without them falls back). */
+void *lsdb_testudata(lua_State *L, int idx, const char *tname);
+void *lsdb_checkudata(lua_State *L, int idx, const char *tname);
 /* The innermost frame of user code on L's stack (a Lua file, not the
 ** embedded library): an sdb_locate_fn whose ud is a lua_State*. */
 #include "event.h"

@@ -24,7 +24,7 @@ void lsdb_push_expr(lua_State *L, const sdb_expr *e) {
 }
 
 const sdb_expr *lsdb_to_expr(lua_State *L, int idx) {
-  const sdb_expr **box = luaL_testudata(L, idx, LSDB_EXPR);
+  const sdb_expr **box = lsdb_testudata(L, idx, LSDB_EXPR);
   if (box) return *box;
   switch (lua_type(L, idx)) {
     case LUA_TNUMBER: {
@@ -158,7 +158,7 @@ static int m_tostring(lua_State *L) {
 
 static int m_concat(lua_State *L) {
   for (int i = 1; i <= 2; i++) {
-    if (luaL_testudata(L, i, LSDB_EXPR)) push_str(L, lsdb_check_expr(L, i));
+    if (lsdb_testudata(L, i, LSDB_EXPR)) push_str(L, lsdb_check_expr(L, i));
     else if (lua_isstring(L, i)) lua_pushvalue(L, i);
     else luaL_typeerror(L, i, "string or expression");
   }

@@ -69,7 +69,7 @@ static void collect(lua_State *L, lua_Debug *ar, names *nm) {
   for (int i = 1; (name = lua_getlocal(L, ar, i)); i++) {
     if (name[0] != '(') {
       lsym *s = lsdb_test_sym(L, -1);
-      ltensor *t = luaL_testudata(L, -1, LSDB_TENSOR);
+      ltensor *t = lsdb_testudata(L, -1, LSDB_TENSOR);
       if (s && s->e && s->e->kind == SDB_SYM) {
         add_sym(nm, env, s->e, sdb_intern(name));
       } else if (t && t->t) {

@@ -39,7 +39,7 @@ typedef struct {
 } lhop;
 
 static lhop *check_hop(lua_State *L) {
-  lhop *h = luaL_checkudata(L, 1, LSDB_HOP);
+  lhop *h = lsdb_checkudata(L, 1, LSDB_HOP);
   if (h->done) luaL_error(L, "%s: already finished", h->kind ? h->kind : "hop");
   lsdb_runtime(L);   /* records the running thread for the locator */
   return h;
@@ -57,7 +57,7 @@ static void end_branch(lhop *h) {
 }
 
 static int hop_gc(lua_State *L) {
-  lhop *h = luaL_checkudata(L, 1, LSDB_HOP);
+  lhop *h = lsdb_checkudata(L, 1, LSDB_HOP);
   if (h->trace && h->child) end_branch(h);
   for (int i = 0; i < 2; i++) sdb_branch_clear(&h->branches[i]);
   sdb_value_free(&h->pred);
@@ -198,7 +198,7 @@ static int hop_branch_end(lua_State *L) {
 
 /* h:abort(): leave a branch cleanly after an error in it */
 static int hop_abort(lua_State *L) {
-  lhop *h = luaL_checkudata(L, 1, LSDB_HOP);
+  lhop *h = lsdb_checkudata(L, 1, LSDB_HOP);
   if (h->trace && h->child) end_branch(h);
   h->done = true;
   return 0;

@@ -150,10 +150,10 @@ static int custom_meta(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sd
 
 /* --- the op as a Lua value ------------------------------------------------------ */
 
-static lop *check_op(lua_State *L, int idx) { return luaL_checkudata(L, idx, LSDB_CUSTOM_OP); }
+static lop *check_op(lua_State *L, int idx) { return lsdb_checkudata(L, idx, LSDB_CUSTOM_OP); }
 
 static int op_gc(lua_State *L) {
-  lop *o = luaL_checkudata(L, 1, LSDB_CUSTOM_OP);
+  lop *o = lsdb_checkudata(L, 1, LSDB_CUSTOM_OP);
   /* the state is going: later calls of the op say so instead of using it */
   if (o->op && sdb_op_ud(o->op) == o) {
     sdb_err err = SDB_ERR_INIT;
@@ -263,7 +263,7 @@ static int l_custom_op(lua_State *L) {
 
 /* torch.library.register_fake(op or "ns::name", fn) */
 static int l_register_fake(lua_State *L) {
-  lop *o = luaL_testudata(L, 1, LSDB_CUSTOM_OP);
+  lop *o = lsdb_testudata(L, 1, LSDB_CUSTOM_OP);
   return register_fake_on(L, o ? o->qualname : luaL_checkstring(L, 1), 2);
 }
 
@@ -278,7 +278,7 @@ static int l_get_ctx(lua_State *L) {
 
 /* ctx:new_dynamic_size() / ctx:new_dynamic_size{min = 0, max = 10} */
 static int ctx_new_dynamic_size(lua_State *L) {
-  luaL_checkudata(L, 1, LSDB_FAKE_CTX);
+  lsdb_checkudata(L, 1, LSDB_FAKE_CTX);
   if (!running)
     return luaL_error(L, "RuntimeError: ctx:new_dynamic_size() outside the fake kernel that got "
                          "the ctx");

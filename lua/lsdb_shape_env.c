@@ -32,14 +32,14 @@ static bool env_locate(void *ud, sdb_loc *out) {
 }
 
 static lenv *check_env(lua_State *L, int idx) {
-  lenv *e = luaL_checkudata(L, idx, LSDB_SHAPE_ENV);
+  lenv *e = lsdb_checkudata(L, idx, LSDB_SHAPE_ENV);
   if (!e->env) luaL_error(L, "ShapeEnv is closed");
   e->L = L;
   return e;
 }
 
 static int env_gc(lua_State *L) {
-  lenv *e = luaL_checkudata(L, 1, LSDB_SHAPE_ENV);
+  lenv *e = lsdb_checkudata(L, 1, LSDB_SHAPE_ENV);
   sdb_shape_env_free(e->env);
   if (e->owns_ev) sdb_events_free(e->ev);
   e->env = NULL;
@@ -81,7 +81,7 @@ void lsdb_push_source(lua_State *L, const sdb_source *s) {
 }
 
 const sdb_source *lsdb_check_source(lua_State *L, int idx) {
-  const sdb_source **box = luaL_testudata(L, idx, LSDB_SOURCE);
+  const sdb_source **box = lsdb_testudata(L, idx, LSDB_SOURCE);
   if (box) return *box;
   const char *name = luaL_checkstring(L, idx);
   const sdb_source *s = sdb_source_parse(name);
@@ -123,7 +123,7 @@ static int src_tostring(lua_State *L) {
   return 1;
 }
 static int src_eq(lua_State *L) {
-  const sdb_source **a = luaL_testudata(L, 1, LSDB_SOURCE), **b = luaL_testudata(L, 2, LSDB_SOURCE);
+  const sdb_source **a = lsdb_testudata(L, 1, LSDB_SOURCE), **b = lsdb_testudata(L, 2, LSDB_SOURCE);
   lua_pushboolean(L, a && b && *a == *b);
   return 1;
 }
@@ -133,13 +133,13 @@ static int src_eq(lua_State *L) {
 typedef struct { sdb_symctx *ctx; } lctx;
 
 static sdb_symctx *check_ctx(lua_State *L, int idx) {
-  lctx *c = luaL_checkudata(L, idx, LSDB_SYMCTX);
+  lctx *c = lsdb_checkudata(L, idx, LSDB_SYMCTX);
   if (!c->ctx) luaL_error(L, "SymbolicContext is closed");
   return c->ctx;
 }
 
 static int ctx_gc(lua_State *L) {
-  lctx *c = luaL_checkudata(L, 1, LSDB_SYMCTX);
+  lctx *c = lsdb_checkudata(L, 1, LSDB_SYMCTX);
   sdb_symctx_free(c->ctx);
   c->ctx = NULL;
   return 0;

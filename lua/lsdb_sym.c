@@ -25,22 +25,22 @@
 ** ---------------------------------------------------------------------- */
 
 lsym *lsdb_test_sym(lua_State *L, int idx) {
-  lsym *s = luaL_testudata(L, idx, LSDB_SYMINT);
+  lsym *s = lsdb_testudata(L, idx, LSDB_SYMINT);
   if (!s) s = lsdb_symbool_use(L, idx);
-  if (!s) s = luaL_testudata(L, idx, LSDB_SYMFLOAT);
+  if (!s) s = lsdb_testudata(L, idx, LSDB_SYMFLOAT);
   return s;
 }
 
 /* An int-valued operand: SymInt, Lua integer, or Expr. */
 static const sdb_expr *sym_operand(lua_State *L, int idx, const char *op) {
-  lsym *s = lsdb_own_sym(L, luaL_testudata(L, idx, LSDB_SYMINT));
+  lsym *s = lsdb_own_sym(L, lsdb_testudata(L, idx, LSDB_SYMINT));
   if (s) return s->e;
   if (lua_isinteger(L, idx)) return sdb_int(lua_tointeger(L, idx));
-  if (luaL_testudata(L, idx, LSDB_SYMBOOL))
+  if (lsdb_testudata(L, idx, LSDB_SYMBOOL))
     luaL_error(L, "%s: a SymBool is not an integer (use torch.sym_int(b) or b:bool())", op);
   if (lua_type(L, idx) == LUA_TNUMBER)
     luaL_error(L, "%s: SymInt arithmetic with a float is not modelled (use an integer)", op);
-  if (luaL_testudata(L, idx, LSDB_SYMFLOAT))
+  if (lsdb_testudata(L, idx, LSDB_SYMFLOAT))
     luaL_error(L, "%s: SymFloat arithmetic and comparisons are not modelled (a SymFloat comes "
                   "from item() on a floating-point tensor; an integer tensor gives a SymInt)", op);
   const sdb_expr *e = lsdb_to_expr(L, idx);
@@ -53,7 +53,7 @@ static const sdb_expr *sym_operand(lua_State *L, int idx, const char *op) {
 static int sym_binop(lua_State *L, const sdb_expr *(*build)(const sdb_expr *, const sdb_expr *),
                      const char *target, const char *hint, bool result_bool) {
   /* a tensor on either side: the tensor operator handles it */
-  if (luaL_testudata(L, 1, LSDB_TENSOR) || luaL_testudata(L, 2, LSDB_TENSOR)) {
+  if (lsdb_testudata(L, 1, LSDB_TENSOR) || lsdb_testudata(L, 2, LSDB_TENSOR)) {
     if (!strcmp(hint, "add")) return lsdb_t_add(L);
     if (!strcmp(hint, "sub")) return lsdb_t_sub(L);
     if (!strcmp(hint, "mul")) return lsdb_t_mul(L);
@@ -189,7 +189,7 @@ static int s_concat(lua_State *L) {
 
 /* n:guard_int() -> a Lua integer (Python's int(n)); guards */
 static int s_guard_int(lua_State *L) {
-  lsym *s = lsdb_own_sym(L, luaL_checkudata(L, 1, LSDB_SYMINT));
+  lsym *s = lsdb_own_sym(L, lsdb_checkudata(L, 1, LSDB_SYMINT));
   sdb_err err = SDB_ERR_INIT;
   int64_t v;
   if (sdb_guard_int(lsdb_current_env(L), s->e, &v, &err)) return lsdb_raise(L, &err);
@@ -199,7 +199,7 @@ static int s_guard_int(lua_State *L) {
 
 /* b:bool() -> a Lua boolean (Python's bool(b)); guards */
 static int s_bool(lua_State *L) {
-  lsym *s = lsdb_own_sym(L, luaL_checkudata(L, 1, LSDB_SYMBOOL));
+  lsym *s = lsdb_own_sym(L, lsdb_checkudata(L, 1, LSDB_SYMBOOL));
   s->used = true;
   lua_pushboolean(L, guard(L, s->e));
   return 1;
@@ -289,7 +289,7 @@ static int check_common(lua_State *L, bool is_size) {
                         "Expected cond to be True, but got False. (Could this error message be improved? "
                         "If so, please report an enhancement request to PyTorch.)"));
     }
-    if (luaL_testudata(L, 1, LSDB_SYMINT) || lua_isinteger(L, 1))
+    if (lsdb_testudata(L, 1, LSDB_SYMINT) || lua_isinteger(L, 1))
       return luaL_error(L, "torch._check expects a condition; build one without deciding it, "
                            "e.g. torch._check(n:ge(0)) (n >= 0 would take a guard first)");
     e = bool_operand(L, 1);

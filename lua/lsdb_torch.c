@@ -96,7 +96,7 @@ void lsdb_push_tensor(lua_State *L, sdb_fake *t) {
 /* A tensor whose __gc ran (called by hand: the metatables are protected,
 ** but debug.getmetatable reaches them) is an error, not a NULL. */
 ltensor *lsdb_check_ltensor(lua_State *L, int idx) {
-  ltensor *u = luaL_checkudata(L, idx, LSDB_TENSOR);
+  ltensor *u = lsdb_checkudata(L, idx, LSDB_TENSOR);
   if (!u->t) luaL_error(L, "Tensor is closed (its __gc was called)");
   return u;
 }
@@ -104,7 +104,7 @@ ltensor *lsdb_check_ltensor(lua_State *L, int idx) {
 static sdb_fake *check_tensor(lua_State *L, int idx) { return lsdb_check_ltensor(L, idx)->t; }
 
 static int tensor_gc(lua_State *L) {
-  ltensor *u = luaL_checkudata(L, 1, LSDB_TENSOR);
+  ltensor *u = lsdb_checkudata(L, 1, LSDB_TENSOR);
   sdb_fake_unref(u->t);
   u->t = NULL;
   return 0;
@@ -192,7 +192,7 @@ lsym *lsdb_own_sym(lua_State *L, lsym *s) {
 
 /* A SymBool argument, marked as read. */
 lsym *lsdb_symbool_use(lua_State *L, int idx) {
-  lsym *s = luaL_testudata(L, idx, LSDB_SYMBOOL);
+  lsym *s = lsdb_testudata(L, idx, LSDB_SYMBOOL);
   if (s) s->used = true;
   return lsdb_own_sym(L, s);
 }
@@ -264,11 +264,11 @@ bool lsdb_to_value(lua_State *L, int idx, sdb_value *out) {
     case LUA_TSTRING: *out = sdb_value_string(lua_tostring(L, idx)); return true;
     case LUA_TTABLE: return table_to_list(L, idx, out);
     case LUA_TUSERDATA:
-      if (luaL_testudata(L, idx, LSDB_TENSOR)) { *out = sdb_value_tensor(check_tensor(L, idx)); return true; }
-      if ((s = lsdb_own_sym(L, luaL_testudata(L, idx, LSDB_SYMINT)))) { *out = sdb_value_int(s->e); return true; }
+      if (lsdb_testudata(L, idx, LSDB_TENSOR)) { *out = sdb_value_tensor(check_tensor(L, idx)); return true; }
+      if ((s = lsdb_own_sym(L, lsdb_testudata(L, idx, LSDB_SYMINT)))) { *out = sdb_value_int(s->e); return true; }
       if ((s = lsdb_symbool_use(L, idx))) { *out = sdb_value_bool(s->e); return true; }
-      if ((s = lsdb_own_sym(L, luaL_testudata(L, idx, LSDB_SYMFLOAT)))) { *out = sdb_value_symfloat(s->e); return true; }
-      if (luaL_testudata(L, idx, LSDB_EXPR)) {
+      if ((s = lsdb_own_sym(L, lsdb_testudata(L, idx, LSDB_SYMFLOAT)))) { *out = sdb_value_symfloat(s->e); return true; }
+      if (lsdb_testudata(L, idx, LSDB_EXPR)) {
         const sdb_expr *e = lsdb_to_expr(L, idx);
         *out = sdb_is_bool(e) ? sdb_value_bool(e) : sdb_value_int(e);
         return true;
@@ -283,15 +283,15 @@ bool lsdb_to_value(lua_State *L, int idx, sdb_value *out) {
 void lsdb_adopt_proxy(lua_State *L, int idx, sdb_tracer *tr) {
   lsym *s = NULL;
   if (!tr || lua_type(L, idx) != LUA_TUSERDATA) return;
-  if (!(s = luaL_testudata(L, idx, LSDB_SYMINT)) && !(s = lsdb_symbool_use(L, idx)) &&
-      !(s = luaL_testudata(L, idx, LSDB_SYMFLOAT)))
+  if (!(s = lsdb_testudata(L, idx, LSDB_SYMINT)) && !(s = lsdb_symbool_use(L, idx)) &&
+      !(s = lsdb_testudata(L, idx, LSDB_SYMFLOAT)))
     return;
   if (!s->node) return;
   if (s->tracer == tr) { sdb_map_put(&tr->sym_proxy, s->e, s->node); return; }
   /* computed in an enclosing tracer (a closure over it): lift that node */
   if (!sdb_tracer_encloses(s->tracer, tr)) return;
-  sdb_value ex = luaL_testudata(L, idx, LSDB_SYMINT) ? sdb_value_int(s->e)
-               : luaL_testudata(L, idx, LSDB_SYMFLOAT) ? sdb_value_symfloat(s->e)
+  sdb_value ex = lsdb_testudata(L, idx, LSDB_SYMINT) ? sdb_value_int(s->e)
+               : lsdb_testudata(L, idx, LSDB_SYMFLOAT) ? sdb_value_symfloat(s->e)
                : sdb_value_bool(s->e);
   sdb_err err = SDB_ERR_INIT;
   sdb_node *ph = sdb_tracer_lift_proxy(tr, s->tracer, s->node, &ex, &err);
@@ -401,7 +401,7 @@ static int push_results(lua_State *L, const sdb_value *out, sdb_node *node, sdb_
 static int l_op(lua_State *L) {
   const sdb_op *op = lua_touserdata(L, lua_upvalueindex(1));
   bool method = lua_toboolean(L, lua_upvalueindex(2));
-  if (method && !luaL_testudata(L, 1, LSDB_TENSOR))   /* y.sum(): Python's '.' */
+  if (method && !lsdb_testudata(L, 1, LSDB_TENSOR))   /* y.sum(): Python's '.' */
     return luaL_error(L, "TypeError: %s() was called without its tensor: in Lua a method call "
                          "takes ':' (y:%s(...)), or call torch.%s(y, ...)", op->name, op->name,
                       op->name);
@@ -686,7 +686,7 @@ static int tensor_binop(lua_State *L, const char *opname, const char *target, co
   lruntime *rt = runtime(L);
   sdb_tracer *tr = rt->active ? rt->active->tracer : NULL;
   argbox *b = collect_args(L, opname, 1, 2, tr);
-  bool swapped = !luaL_testudata(L, 1, LSDB_TENSOR);
+  bool swapped = !lsdb_testudata(L, 1, LSDB_TENSOR);
   sdb_value out;
   sdb_err err = SDB_ERR_INIT;
   sdb_args a = {b->pos, 2, NULL, 0};

@@ -24,7 +24,7 @@
 ** ---------------------------------------------------------------------- */
 
 static ltrace *check_trace(lua_State *L, int idx) {
-  ltrace *t = luaL_checkudata(L, idx, LSDB_TRACE);
+  ltrace *t = lsdb_checkudata(L, idx, LSDB_TRACE);
   if (t->closed) luaL_error(L, "compile is closed (its __gc was called)");
   return t;
 }
@@ -50,7 +50,7 @@ static void deactivate(lua_State *L, ltrace *t) {
 }
 
 static int trace_gc(lua_State *L) {
-  ltrace *t = luaL_checkudata(L, 1, LSDB_TRACE);
+  ltrace *t = lsdb_checkudata(L, 1, LSDB_TRACE);
   t->closed = true;
   deactivate(L, t);
   lsdb_symbools_drop(L, t);
@@ -168,7 +168,7 @@ static int trace_input(lua_State *L) {
   const char *argname = luaL_checkstring(L, 2);
   const sdb_source *src = sdb_source_local(argname);
   sdb_err err = SDB_ERR_INIT;
-  if (luaL_testudata(L, 3, LSDB_TENSOR)) {
+  if (lsdb_testudata(L, 3, LSDB_TENSOR)) {
     ltensor *real = lsdb_check_ltensor(L, 3);
     sdb_fake *r = real->t;
     int64_t sizes[64];
