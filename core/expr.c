@@ -116,6 +116,14 @@ static uint32_t hash_node(uint8_t kind, int64_t ival, const char *name,
   if (name)
     for (const char *p = name; *p; p++) h = (h ^ (uint8_t)*p) * 16777619u;
   for (size_t i = 0; i < n; i++) h = hash_mix(h, args[i]->id);
+  /* the table is indexed by the low bits: mix them (murmur3's finaliser),
+  ** or the consecutive ids of new arguments fill runs of neighbouring
+  ** slots and the linear probes grow long */
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
   return h ? h : 1;
 }
 
@@ -210,9 +218,24 @@ static memo_entry build_memo[MEMO_SIZE];
 typedef struct str_entry { const sdb_expr *e; const char *s; } str_entry;
 static str_entry str_cache[4096];
 
-static memo_entry *memo_slot(int op, const sdb_expr *a, const sdb_expr *b) {
+/* Two ways per set: a hundred live expressions in a direct-mapped table
+** already had colliding pairs that evicted each other on every rebuild
+** (a miss costs a full canonicalisation). bmemo_find looks in both ways;
+** bmemo_put puts the new entry first and keeps the other one second. */
+static memo_entry *memo_set(int op, const sdb_expr *a, const sdb_expr *b) {
   uint64_t h = (uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15u ^ (uint64_t)(uintptr_t)b * 0xC2B2AE3D27D4EB4Fu;
-  return &build_memo[((h >> 29) ^ (uint64_t)op) & (MEMO_SIZE - 1)];
+  return &build_memo[(((h >> 29) ^ (uint64_t)op) & (MEMO_SIZE / 2 - 1)) * 2];
+}
+
+static const sdb_expr *bmemo_find(const memo_entry *set, int op, const sdb_expr *a, const sdb_expr *b) {
+  if (set[0].a == a && set[0].b == b && set[0].op == op) return set[0].r;
+  if (set[1].a == a && set[1].b == b && set[1].op == op) return set[1].r;
+  return NULL;
+}
+
+static void bmemo_put(memo_entry *set, int op, const sdb_expr *a, const sdb_expr *b, const sdb_expr *r) {
+  set[1] = set[0];
+  set[0] = (memo_entry){a, b, r, op};
 }
 
 void sdb_expr_reset(void) {
@@ -519,6 +542,26 @@ static int ordered_qsort_cmp(const void *a, const void *b) {
   return sdb_expr_cmp(x, y);
 }
 
+/* Canonicalisation sorts short arrays (a sum's terms, a product's
+** factors: rarely more than a few): an insertion sort there, where
+** glibc's qsort goes through its merge sort and a call per comparison of
+** its own. Stable, as glibc's merge sort is, so ties keep their order.
+** Elements are at most 32 bytes (terms and pointers). */
+static void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+  if (n > 16 || size > 32) { qsort(base, n, size, cmp); return; }
+  char *b = base, tmp[32];
+  for (size_t i = 1; i < n; i++) {
+    if (cmp(b + (i - 1) * size, b + i * size) <= 0) continue;
+    memcpy(tmp, b + i * size, size);
+    size_t j = i;
+    do {
+      memcpy(b + j * size, b + (j - 1) * size, size);
+      j--;
+    } while (j > 0 && cmp(b + (j - 1) * size, tmp) > 0);
+    memcpy(b + j * size, tmp, size);
+  }
+}
+
 static int term_qsort_print(const void *a, const void *b) {
   return add_order(a, b);
 }
@@ -573,7 +616,7 @@ static const sdb_expr *make_term(int64_t coef, const sdb_expr *mono) {
 
 /* Build the canonical sum of collected terms plus constant c. */
 static const sdb_expr *finish_sum(termvec *tv, int64_t c) {
-  qsort(tv->v, tv->n, sizeof *tv->v, term_qsort_ptr);
+  sort_n(tv->v, tv->n, sizeof *tv->v, term_qsort_ptr);
   size_t w = 0;
   for (size_t i = 0; i < tv->n; i++) {
     if (w && tv->v[w - 1].e == tv->v[i].e) {
@@ -587,7 +630,7 @@ static const sdb_expr *finish_sum(termvec *tv, int64_t c) {
   for (size_t i = 0; i < w; i++)
     if (tv->v[i].coef != 0) tv->v[n++] = tv->v[i];
   if (n == 0) return sdb_int(c);
-  qsort(tv->v, n, sizeof *tv->v, term_qsort_print);
+  sort_n(tv->v, n, sizeof *tv->v, term_qsort_print);
   if (n == 1 && c == 0) return make_term(tv->v[0].coef, tv->v[0].e);
   exprvec args;
   ev_init(&args);
@@ -619,13 +662,20 @@ out:
   return r;
 }
 
-const sdb_expr *sdb_add(const sdb_expr *a, const sdb_expr *b) {
-  memo_entry *m = a && b ? memo_slot(SDB_ADD, a, b) : NULL;
-  if (m && m->op == SDB_ADD && m->a == a && m->b == b) return m->r;
+/* The builds behind a memo miss, out of line so that a hit is a leaf
+** function with no frame to set up. */
+__attribute__((noinline)) static const sdb_expr *add2_miss(memo_entry *m, const sdb_expr *a,
+                                                           const sdb_expr *b) {
   const sdb_expr *v[2] = {a, b};
   const sdb_expr *r = sdb_add_n(v, 2);
-  if (m && r) *m = (memo_entry){a, b, r, SDB_ADD};
+  if (m && r) bmemo_put(m, SDB_ADD, a, b, r);
   return r;
+}
+
+const sdb_expr *sdb_add(const sdb_expr *a, const sdb_expr *b) {
+  memo_entry *m = a && b ? memo_set(SDB_ADD, a, b) : NULL;
+  const sdb_expr *r = m ? bmemo_find(m, SDB_ADD, a, b) : NULL;
+  return r ? r : add2_miss(m, a, b);
 }
 
 /* a*k + b for a sum a and integer k (used by sub and distribution). */
@@ -650,11 +700,12 @@ const sdb_expr *sdb_neg(const sdb_expr *a) {
 
 const sdb_expr *sdb_sub(const sdb_expr *a, const sdb_expr *b) {
   if (!a || !b) return NULL;
-  memo_entry *m = memo_slot(-SDB_ADD, a, b);
-  if (m->op == -SDB_ADD && m->a == a && m->b == b) return m->r;
+  memo_entry *m = memo_set(-SDB_ADD, a, b);
+  const sdb_expr *r = bmemo_find(m, -SDB_ADD, a, b);
+  if (r) return r;
   if (!need_int(a, "Sub") || !need_int(b, "Sub")) return NULL;
-  const sdb_expr *r = scaled_sum(b, -1, a);
-  if (r) *m = (memo_entry){a, b, r, -SDB_ADD};
+  r = scaled_sum(b, -1, a);
+  if (r) bmemo_put(m, -SDB_ADD, a, b, r);
   return r;
 }
 
@@ -713,7 +764,7 @@ const sdb_expr *sdb_mul_n(const sdb_expr *const *factors, size_t n) {
       goto done;
     }
   }
-  qsort(be.v, be.n, sizeof *be.v, term_qsort_ptr);
+  sort_n(be.v, be.n, sizeof *be.v, term_qsort_ptr);
   for (size_t i = 0; i < be.n; i++) {
     int64_t e = be.v[i].coef;
     const sdb_expr *b = be.v[i].e;
@@ -730,7 +781,7 @@ const sdb_expr *sdb_mul_n(const sdb_expr *const *factors, size_t n) {
     r = scaled_sum(out.v[0], coef, NULL);   /* 2*(x + 1) -> 2*x + 2 */
     goto done;
   }
-  qsort(out.v, out.n, sizeof *out.v, expr_qsort_cmp);
+  sort_n(out.v, out.n, sizeof *out.v, expr_qsort_cmp);
   if (out.n == 1 && coef == 1) { r = out.v[0]; goto done; }
   r = intern(SDB_MUL, coef, NULL, out.v, out.n);
 done:
@@ -739,13 +790,18 @@ done:
   return r;
 }
 
-const sdb_expr *sdb_mul(const sdb_expr *a, const sdb_expr *b) {
-  memo_entry *m = a && b ? memo_slot(SDB_MUL, a, b) : NULL;
-  if (m && m->op == SDB_MUL && m->a == a && m->b == b) return m->r;
+__attribute__((noinline)) static const sdb_expr *mul2_miss(memo_entry *m, const sdb_expr *a,
+                                                           const sdb_expr *b) {
   const sdb_expr *v[2] = {a, b};
   const sdb_expr *r = sdb_mul_n(v, 2);
-  if (m && r) *m = (memo_entry){a, b, r, SDB_MUL};
+  if (m && r) bmemo_put(m, SDB_MUL, a, b, r);
   return r;
+}
+
+const sdb_expr *sdb_mul(const sdb_expr *a, const sdb_expr *b) {
+  memo_entry *m = a && b ? memo_set(SDB_MUL, a, b) : NULL;
+  const sdb_expr *r = m ? bmemo_find(m, SDB_MUL, a, b) : NULL;
+  return r ? r : mul2_miss(m, a, b);
 }
 
 /* Powers of a non-constant base by squaring, so any exponent that fits
@@ -1119,7 +1175,7 @@ static const sdb_expr *minmax_n(sdb_kind kind, const sdb_expr *const *in,
   ** a constant exactly when their non-constant terms are the same, so sort
   ** by those terms and keep the best of each run: O(n log n), where
   ** comparing every pair made Max/Min of many arguments cubic to build. */
-  qsort(v.v, v.n, sizeof *v.v, nonconst_qsort_cmp);
+  sort_n(v.v, v.n, sizeof *v.v, nonconst_qsort_cmp);
   for (size_t i = 0; i + 1 < v.n; i++) {
     if (nonconst_qsort_cmp(&v.v[i], &v.v[i + 1]) != 0) continue;
     int64_t ci = const_part(v.v[i]), cj = const_part(v.v[i + 1]);
@@ -1132,7 +1188,7 @@ static const sdb_expr *minmax_n(sdb_kind kind, const sdb_expr *const *in,
     if (v.v[i]) v.v[w++] = v.v[i];
   v.n = w;
   if (v.n == 1) { r = v.v[0]; goto out; }
-  qsort(v.v, v.n, sizeof *v.v, expr_qsort_cmp);
+  sort_n(v.v, v.n, sizeof *v.v, expr_qsort_cmp);
   r = intern((uint8_t)kind, 0, NULL, v.v, v.n);
 out:
   ev_free(&v);
@@ -1262,7 +1318,7 @@ static const sdb_expr *logic_n(sdb_kind kind, const sdb_expr *const *in,
       if (!ev_push(&v, y)) { fail("out of memory"); goto out; }
     }
   }
-  qsort(v.v, v.n, sizeof *v.v, ordered_qsort_cmp);
+  sort_n(v.v, v.n, sizeof *v.v, ordered_qsort_cmp);
   size_t w = 0;
   for (size_t i = 0; i < v.n; i++)
     if (!w || v.v[w - 1] != v.v[i]) v.v[w++] = v.v[i];
@@ -1433,7 +1489,7 @@ long sdb_free_symbols(const sdb_expr *e, const sdb_expr ***out) {
   ev_init(&v);
   long n = -1;
   if (collect_syms(e, &seen, &v)) {
-    qsort(v.v, v.n, sizeof *v.v, expr_qsort_cmp);
+    sort_n(v.v, v.n, sizeof *v.v, expr_qsort_cmp);
     n = (long)v.n;
     if (n) {
       *out = malloc(v.n * sizeof **out);
@@ -1798,7 +1854,7 @@ static void py_rec(pyctx *c, const sdb_expr *e) {
       const sdb_expr **t = malloc(e->nargs * sizeof *t);
       if (!t) { b->failed = true; break; }
       memcpy(t, e->args, e->nargs * sizeof *t);
-      qsort(t, e->nargs, sizeof *t, expr_qsort_cmp2);
+      sort_n(t, e->nargs, sizeof *t, expr_qsort_cmp2);
       for (size_t i = 0; i < e->nargs; i++) {
         if (!first) sdb_buf_puts(b, " + ");
         py_item(c, t[i], P_ADD);
