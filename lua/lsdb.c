@@ -80,8 +80,12 @@ bool lsdb_locate(void *ud, sdb_loc *out) {
   lua_State *L = ud;
   lua_Debug ar;
   for (int level = 0; L && lua_getstack(L, level, &ar); level++) {
-    if (!lua_getinfo(L, "Sl", &ar)) continue;
-    if (ar.source[0] != '@' || ar.currentline <= 0) continue;   /* C or embedded */
+    /* the source first: C frames (the op's own, at level 0) and the
+    ** embedded library's are passed by it, and the current line (decoded
+    ** from the function's line info, the dearer part) is only read for
+    ** the user's frame */
+    if (!lua_getinfo(L, "S", &ar) || ar.source[0] != '@') continue;
+    if (!lua_getinfo(L, "l", &ar) || ar.currentline <= 0) continue;
     const loc_cache *c = function_loc(L, level, &ar);
     out->file = c->file;
     out->line = ar.currentline;

@@ -34,6 +34,11 @@ typedef struct {
                                  sees (see runtime() in lsdb_torch.c), or NULL */
   ltrace *top;                /* innermost active trace of any thread */
   lua_State *L;               /* the thread of the current call */
+  /* One op call is one user line: while an op's C code runs (no Lua runs
+  ** inside it; custom ops, whose kernels are Lua, are left out), the
+  ** first event's walk of the Lua stack is kept for the others. */
+  bool loc_scope, loc_have, loc_ok;
+  sdb_loc loc;
 } lruntime;
 
 struct ltrace {

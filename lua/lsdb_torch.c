@@ -36,7 +36,24 @@
 
 static bool runtime_locate(void *ud, sdb_loc *out) {
   lruntime *rt = ud;
-  return lsdb_locate(rt->L, out);
+  if (rt->loc_scope && rt->loc_have) {
+    *out = rt->loc;
+    return rt->loc_ok;
+  }
+  bool ok = lsdb_locate(rt->L, out);
+  if (rt->loc_scope) {
+    rt->loc = *out;
+    rt->loc_ok = ok;
+    rt->loc_have = true;
+  }
+  return ok;
+}
+
+/* Around the core's part of an op call (it reports errors by return
+** code: nothing unwinds past the end of the scope). */
+static void loc_scope(lruntime *rt, bool on) {
+  rt->loc_scope = on;
+  rt->loc_have = false;
 }
 
 static int runtime_gc(lua_State *L) {
@@ -415,8 +432,11 @@ static int l_op(lua_State *L) {
   sdb_value out;
   sdb_node *node = NULL;
   sdb_err err = SDB_ERR_INIT;
+  bool scoped = !(op->flags & SDB_OP_CUSTOM);   /* a custom op's kernel is Lua */
+  if (scoped) loc_scope(rt, true);
   int rc = tr ? sdb_tracer_call(tr, op, method, &a, &out, &node, &err)
               : sdb_op_call(rt->eager_mode, op, &a, &out, &err);
+  if (scoped) loc_scope(rt, false);
   if (rc) return lsdb_raise(L, &err);
   /* keep out alive while pushing (pushing may raise on OOM) */
   argbox *ob = lsdb_new_argbox(L);
@@ -694,15 +714,20 @@ static int tensor_binop(lua_State *L, const char *opname, const char *target, co
     /* 2 - t: rsub semantics by swapping into (t, 2) for shape purposes */
     sdb_value tmp = b->pos[0]; b->pos[0] = b->pos[1]; b->pos[1] = tmp;
   }
-  if (sdb_op_call(tr ? tr->mode : rt->eager_mode, op, &a, &out, &err)) return lsdb_raise(L, &err);
+  loc_scope(rt, true);
+  if (sdb_op_call(tr ? tr->mode : rt->eager_mode, op, &a, &out, &err)) {
+    loc_scope(rt, false);
+    return lsdb_raise(L, &err);
+  }
   sdb_node *node = NULL;
   if (tr) {
     if (swapped && strcmp(opname, "add") && strcmp(opname, "mul")) {
       sdb_value tmp = b->pos[0]; b->pos[0] = b->pos[1]; b->pos[1] = tmp;
     }
     node = sdb_tracer_node(tr, SDB_N_CALL_FUNCTION, target, hint, b->pos, NULL, 2, &out, false, &err);
-    if (!node) { sdb_value_free(&out); return lsdb_raise(L, &err); }
   }
+  loc_scope(rt, false);
+  if (tr && !node) { sdb_value_free(&out); return lsdb_raise(L, &err); }
   lsdb_push_value(L, &out, node);
   sdb_value_free(&out);
   return 1;
