@@ -32,12 +32,40 @@ void sdb_buf_putn(sdb_buf *b, const char *s, size_t n) {
 void sdb_buf_putc(sdb_buf *b, char c) { sdb_buf_putn(b, &c, 1); }
 void sdb_buf_puts(sdb_buf *b, const char *s) { sdb_buf_putn(b, s, strlen(s)); }
 
+void sdb_buf_putu(sdb_buf *b, unsigned long long v) {
+  char d[24];
+  size_t n = sizeof d;
+  do d[--n] = (char)('0' + v % 10); while ((v /= 10) && n > 0);
+  sdb_buf_putn(b, d + n, sizeof d - n);
+}
+
+void sdb_buf_puti(sdb_buf *b, long long v) {
+  if (v < 0) {
+    sdb_buf_putc(b, '-');
+    sdb_buf_putu(b, 0ull - (unsigned long long)v);   /* LLONG_MIN too */
+  } else {
+    sdb_buf_putu(b, (unsigned long long)v);
+  }
+}
+
 void sdb_buf_vprintf(sdb_buf *b, const char *fmt, va_list ap) {
+  /* into the room the buffer has; measured and written again only when
+  ** the text does not fit */
   va_list aq;
   va_copy(aq, ap);
-  int n = vsnprintf(NULL, 0, fmt, aq);
+  size_t room = b->data && !b->failed ? b->cap - b->len : 0;
+  int n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, aq);
   va_end(aq);
-  if (n < 0 || !reserve(b, (size_t)n)) return;
+  if (n < 0) {
+    if (room) b->data[b->len] = '\0';
+    return;
+  }
+  if ((size_t)n < room) {
+    b->len += (size_t)n;
+    return;
+  }
+  if (room) b->data[b->len] = '\0';   /* the partial text is not part of it */
+  if (!reserve(b, (size_t)n)) return;
   vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
   b->len += (size_t)n;
 }

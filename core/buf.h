@@ -23,6 +23,10 @@ typedef struct sdb_buf {
 void sdb_buf_putc(sdb_buf *b, char c);
 void sdb_buf_puts(sdb_buf *b, const char *s);
 void sdb_buf_putn(sdb_buf *b, const char *s, size_t n);
+/* A decimal integer, as "%lld" / "%llu" write it (printers of expressions
+** write one per constant; printf is the dearer way). */
+void sdb_buf_puti(sdb_buf *b, long long v);
+void sdb_buf_putu(sdb_buf *b, unsigned long long v);
 void sdb_buf_printf(sdb_buf *b, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)));
 void sdb_buf_vprintf(sdb_buf *b, const char *fmt, va_list ap);

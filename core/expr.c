@@ -1721,7 +1721,7 @@ static void print_args(sdb_buf *b, const char *fn, const sdb_expr *const *a,
 /* A product without its sign: |coef| * factors. */
 static void print_mul_mag(sdb_buf *b, uint64_t mag, const sdb_expr *const *f,
                           size_t n) {
-  if (mag != 1) sdb_buf_printf(b, "%llu*", (unsigned long long)mag);
+  if (mag != 1) { sdb_buf_putu(b, (unsigned long long)mag); sdb_buf_putc(b, '*'); }
   for (size_t i = 0; i < n; i++) {
     if (i) sdb_buf_putc(b, '*');
     print_paren(b, f[i], P_MUL);
@@ -1732,7 +1732,7 @@ static uint64_t mag64(int64_t v) { return v < 0 ? -(uint64_t)v : (uint64_t)v; }
 
 static void print_rec(sdb_buf *b, const sdb_expr *e) {
   switch (e->kind) {
-    case SDB_INT: sdb_buf_printf(b, "%lld", (long long)e->ival); break;
+    case SDB_INT: sdb_buf_puti(b, (long long)e->ival); break;
     case SDB_SYM: sdb_buf_puts(b, e->name); break;
     case SDB_TRUE: sdb_buf_puts(b, "True"); break;
     case SDB_FALSE: sdb_buf_puts(b, "False"); break;
@@ -1741,7 +1741,7 @@ static void print_rec(sdb_buf *b, const sdb_expr *e) {
       ** one factor) prints number first: `5 - u0`, `1 - 2*u0`. */
       if (e->nargs == 1 && e->ival > 0 && e->args[0]->kind == SDB_MUL &&
           e->args[0]->ival < 0 && e->args[0]->nargs == 1) {
-        sdb_buf_printf(b, "%lld - ", (long long)e->ival);
+        { sdb_buf_puti(b, (long long)e->ival); sdb_buf_puts(b, " - "); }
         print_mul_mag(b, mag64(e->args[0]->ival), e->args[0]->args, 1);
         break;
       }
@@ -1758,9 +1758,9 @@ static void print_rec(sdb_buf *b, const sdb_expr *e) {
           print_rec(b, t);
         }
       }
-      if (e->ival > 0) sdb_buf_printf(b, " + %lld", (long long)e->ival);
+      if (e->ival > 0) { sdb_buf_puts(b, " + "); sdb_buf_puti(b, (long long)e->ival); }
       else if (e->ival < 0)
-        sdb_buf_printf(b, " - %llu", (unsigned long long)mag64(e->ival));
+        { sdb_buf_puts(b, " - "); sdb_buf_putu(b, (unsigned long long)mag64(e->ival)); }
       break;
     case SDB_MUL:
       if (e->ival < 0) sdb_buf_putc(b, '-');
@@ -1768,7 +1768,7 @@ static void print_rec(sdb_buf *b, const sdb_expr *e) {
       break;
     case SDB_POW:
       print_paren(b, e->args[0], P_POW);
-      sdb_buf_printf(b, "**%lld", (long long)e->ival);
+      { sdb_buf_puts(b, "**"); sdb_buf_puti(b, (long long)e->ival); }
       break;
     case SDB_FLOORDIV:
       /* PyTorch FloorDiv._sympystr: parenthesize at Atom - 0.5 */
@@ -1896,7 +1896,7 @@ static int expr_qsort_cmp2(const void *a, const void *b) {
 static void py_rec(pyctx *c, const sdb_expr *e) {
   sdb_buf *b = c->b;
   switch (e->kind) {
-    case SDB_INT: sdb_buf_printf(b, "%lld", (long long)e->ival); break;
+    case SDB_INT: sdb_buf_puti(b, (long long)e->ival); break;
     case SDB_TRUE: sdb_buf_puts(b, "True"); break;
     case SDB_FALSE: sdb_buf_puts(b, "False"); break;
     case SDB_SYM: {
@@ -1907,7 +1907,7 @@ static void py_rec(pyctx *c, const sdb_expr *e) {
     case SDB_ADD: {
       /* sympy keeps the number first in Add.args, then terms by sort key */
       bool first = true;
-      if (e->ival) { sdb_buf_printf(b, "%lld", (long long)e->ival); first = false; }
+      if (e->ival) { sdb_buf_puti(b, (long long)e->ival); first = false; }
       const sdb_expr **t = malloc(e->nargs * sizeof *t);
       if (!t) { b->failed = true; break; }
       memcpy(t, e->args, e->nargs * sizeof *t);
@@ -1935,7 +1935,7 @@ static void py_rec(pyctx *c, const sdb_expr *e) {
       ** never finished printing) the same value as Python's x**N */
       if (e->ival > 64) {
         py_item(c, e->args[0], P_POW);
-        sdb_buf_printf(b, "**%lld", (long long)e->ival);
+        { sdb_buf_puts(b, "**"); sdb_buf_puti(b, (long long)e->ival); }
         break;
       }
       for (int64_t i = 0; i < e->ival; i++) {
