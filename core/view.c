@@ -1445,6 +1445,32 @@ char *sdb_view_diff(const sdb_view *a, const sdb_view *b) {
 /* The text stops growing once it holds max lines (a goto across a million
 ** events would format every change only to show the first few); the
 ** lines it would have had past that are counted into *more. */
+/* The lines the events [from, hi) would add to a diff of lo..hi, counted
+** kind by kind from the positions the store keeps per kind (a goto across
+** a million events walked them all to say "and N more"): kinds of one
+** line each are counted by two binary searches, the others visited. */
+static size_t diff_count_rest(const store *st, uint32_t from, uint32_t lo, uint32_t hi,
+                              bool undo, sdb_map *seen) {
+  size_t n = 0;
+  for (int k = 0; k < SDB_EV_COUNT; k++) {
+    const u32vec *v = &st->kpos[k];
+    size_t i = lower_bound(v->v, v->n, from), j = lower_bound(v->v, v->n, hi);
+    if (i == j) continue;
+    if (k == SDB_EV_RANGE_REFINED || k == SDB_EV_COND_OUTPUT_SYMBOL) {
+      for (; i < j; i++)
+        if (is_symbol(ev_at(st, v->v[i])->sym))
+          n += (size_t)diff_range(NULL, st, v->v[i], lo, hi, undo, seen);
+    } else if (k == SDB_EV_UNBACKED_BINDINGS || k == SDB_EV_BUFFER_LOWERED) {
+      for (; i < j; i++) n += diff_event_lines(ev_at(st, v->v[i]));
+    } else {
+      sdb_event one = {0};
+      one.kind = (uint16_t)k;
+      n += (j - i) * diff_event_lines(&one);
+    }
+  }
+  return n;
+}
+
 char *sdb_view_diff_n(const sdb_view *a, const sdb_view *b, size_t max, size_t *more) {
   sdb_buf o = SDB_BUF_INIT;
   size_t extra = 0;
@@ -1468,21 +1494,16 @@ char *sdb_view_diff_n(const sdb_view *a, const sdb_view *b, size_t max, size_t *
   uint32_t lo = (uint32_t)(undo ? b->step : a->step), hi = (uint32_t)(undo ? a->step : b->step);
   sdb_map seen = SDB_MAP_INIT;
   size_t lines = count_lines(&o, 0);
-  for (uint32_t p = lo; p < hi; p++) {
+  uint32_t p = lo;
+  for (; p < hi && lines < max; p++) {
     const sdb_event *e = ev_at(st, p);
-    bool full = lines >= max;
-    if (full) {
-      extra += diff_event_lines(e);
-    } else {
-      size_t at = o.len;
-      diff_event(&o, e, undo ? "undo " : "");
-      lines += count_lines(&o, at);
-    }
-    if ((e->kind == SDB_EV_RANGE_REFINED || e->kind == SDB_EV_COND_OUTPUT_SYMBOL) && is_symbol(e->sym)) {
-      int n = diff_range(full ? NULL : &o, st, p, lo, hi, undo, &seen);
-      if (full) extra += (size_t)n; else lines += (size_t)n;
-    }
+    size_t at = o.len;
+    diff_event(&o, e, undo ? "undo " : "");
+    lines += count_lines(&o, at);
+    if ((e->kind == SDB_EV_RANGE_REFINED || e->kind == SDB_EV_COND_OUTPUT_SYMBOL) && is_symbol(e->sym))
+      lines += (size_t)diff_range(&o, st, p, lo, hi, undo, &seen);
   }
+  if (p < hi) extra = diff_count_rest(st, p, lo, hi, undo, &seen);
   sdb_map_free(&seen);
   if (more) *more = extra;
   if (o.failed) { sdb_buf_free(&o); return NULL; }
