@@ -191,6 +191,9 @@ typedef struct store {
   tracer_node *tracers;
   size_t ntracers, captracers;
   u32vec kpos[SDB_EV_COUNT];
+  /* for the kinds whose diff lines vary per event (bindings, buffers):
+  ** the lines of kpos[k][0..i], so a window's count is a subtraction */
+  u32vec klines[SDB_EV_COUNT];
   installed *inst;                 /* parallel to kpos[SDB_EV_GUARDS_INSTALLED] */
   size_t ninst, capinst;
   symrec *syms;
@@ -259,7 +262,10 @@ static void store_release(store *st) {
   free(st->ctx);
   free(st->phases);
   free(st->tracers);
-  for (int k = 0; k < SDB_EV_COUNT; k++) free(st->kpos[k].v);
+  for (int k = 0; k < SDB_EV_COUNT; k++) {
+    free(st->kpos[k].v);
+    free(st->klines[k].v);
+  }
   for (size_t i = 0; i < st->ninst; i++) free(st->inst[i].lines);
   free(st->inst);
   for (size_t i = 0; i < st->nsyms; i++) free_symrec(&st->syms[i]);
@@ -472,6 +478,8 @@ static bool split_lines(const char *text, installed *out) {
 }
 
 /* Copy e (interned) into the history at position st->n and fold it. */
+static size_t diff_event_lines(const sdb_event *e);
+
 static int store_append(store *st, const sdb_event *e) {
   if (st->failed) return -1;
   if (st->n >= NONE - 1) { st->failed = true; return -1; }
@@ -647,6 +655,11 @@ static int store_append(store *st, const sdb_event *e) {
       break;
   }
   if (!oom && h->kind < SDB_EV_COUNT && !u32_push(&st->kpos[h->kind], pos)) oom = true;
+  if (!oom && (h->kind == SDB_EV_UNBACKED_BINDINGS || h->kind == SDB_EV_BUFFER_LOWERED)) {
+    u32vec *c = &st->klines[h->kind];
+    uint32_t before = c->n ? c->v[c->n - 1] : 0;
+    if (!u32_push(c, before + (uint32_t)diff_event_lines(h))) oom = true;
+  }
   if (oom) {
     free(h->syms);
     free(h->texts);
@@ -1461,7 +1474,8 @@ static size_t diff_count_rest(const store *st, uint32_t from, uint32_t lo, uint3
         if (is_symbol(ev_at(st, v->v[i])->sym))
           n += (size_t)diff_range(NULL, st, v->v[i], lo, hi, undo, seen);
     } else if (k == SDB_EV_UNBACKED_BINDINGS || k == SDB_EV_BUFFER_LOWERED) {
-      for (; i < j; i++) n += diff_event_lines(ev_at(st, v->v[i]));
+      const uint32_t *c = st->klines[k].v;
+      n += c[j - 1] - (i ? c[i - 1] : 0);
     } else {
       sdb_event one = {0};
       one.kind = (uint16_t)k;
