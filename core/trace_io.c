@@ -7,6 +7,7 @@
 #include "intern.h"
 #include "srcfile.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <jansson.h>
 #include <libgen.h>
@@ -56,38 +57,128 @@ static int kind_from_name(const char *name) {
   return -1;
 }
 
+/* Event lines are read with cJSON, several times faster than jansson on
+** them (a million-event replay spent 80% of its load in json_loadb); the
+** header, the writer and error messages stay with jansson. cJSON's numbers
+** are doubles, exact below 2**53: a line where one is 2**53 or more is
+** read again by jansson and handed on as cJSON with its integers as raw
+** text, and a line cJSON refuses is read again by jansson, for its reason
+** in jansson's words (or, if jansson takes it, for its tree). */
+
+/* Set when cint met a number a double may not hold exactly (2**53 or
+** more): the reader then reads the line again through jansson. */
+static bool cint_inexact;
+
+/* An integer field: a cJSON number that is an integer below 2**53, or an
+** integer kept as raw text; false otherwise (jansson's json_is_integer). */
+static bool cint(const cJSON *j, int64_t *v) {
+  if (cJSON_IsRaw(j)) {
+    char *end;
+    errno = 0;
+    long long x = strtoll(j->valuestring, &end, 10);
+    if (errno || end == j->valuestring || *end) return false;
+    *v = x;
+    return true;
+  }
+  if (!cJSON_IsNumber(j)) return false;
+  double d = j->valuedouble;
+  if (!(d > -9007199254740992.0 && d < 9007199254740992.0)) {
+    cint_inexact = true;   /* the line is read again by jansson */
+    return false;
+  }
+  if (d != (double)(int64_t)d) return false;
+  *v = (int64_t)d;
+  return true;
+}
+
+/* json_integer_value's contract: 0 for anything that is not one */
+static int64_t cint0(const cJSON *j) {
+  int64_t v = 0;
+  return cint(j, &v) ? v : 0;
+}
+
+static const char *cstr(const cJSON *j) { return cJSON_IsString(j) ? j->valuestring : NULL; }
+
+static size_t clen(const cJSON *a) {
+  size_t n = 0;
+  if (cJSON_IsArray(a))
+    for (const cJSON *c = a->child; c; c = c->next) n++;
+  return n;
+}
+
+/* jansson's tree as cJSON, integers as raw text (exact). NULL on OOM. */
+static cJSON *from_jansson(json_t *j, int depth) {
+  cJSON *c = NULL;
+  switch (json_typeof(j)) {
+    case JSON_OBJECT: {
+      const char *k;
+      json_t *v;
+      if (!(c = cJSON_CreateObject())) return NULL;
+      json_object_foreach(j, k, v) {
+        cJSON *item = from_jansson(v, depth + 1);
+        if (!item) { cJSON_Delete(c); return NULL; }
+        cJSON_AddItemToObject(c, k, item);
+      }
+      return c;
+    }
+    case JSON_ARRAY: {
+      size_t i;
+      json_t *v;
+      if (!(c = cJSON_CreateArray())) return NULL;
+      json_array_foreach(j, i, v) {
+        cJSON *item = from_jansson(v, depth + 1);
+        if (!item) { cJSON_Delete(c); return NULL; }
+        cJSON_AddItemToArray(c, item);
+      }
+      return c;
+    }
+    case JSON_STRING: return cJSON_CreateString(json_string_value(j));
+    case JSON_INTEGER: {
+      char b[32];
+      snprintf(b, sizeof b, "%" JSON_INTEGER_FORMAT, json_integer_value(j));
+      return cJSON_CreateRaw(b);
+    }
+    case JSON_REAL: return cJSON_CreateNumber(json_real_value(j));
+    case JSON_TRUE: return cJSON_CreateTrue();
+    case JSON_FALSE: return cJSON_CreateFalse();
+    default: return cJSON_CreateNull();
+  }
+}
+
 /* An expression from its tree; NULL with *why set. */
-static const sdb_expr *json_expr(json_t *j, int depth, const char **why) {
+static const sdb_expr *json_expr(const cJSON *j, int depth, const char **why) {
   if (depth > SDB_MAX_DEPTH) { *why = "expression nested too deeply"; return NULL; }
-  if (json_is_integer(j)) return sdb_int(json_integer_value(j));
-  if (json_is_true(j)) return sdb_true();
-  if (json_is_false(j)) return sdb_false();
-  if (json_is_string(j)) return sdb_sym(json_string_value(j));
-  size_t n = json_array_size(j);
-  if (!json_is_array(j) || n < 2 || !json_is_string(json_array_get(j, 0)) ||
-      !json_is_integer(json_array_get(j, 1))) {
+  int64_t v;
+  if (cint(j, &v)) return sdb_int(v);
+  if (cJSON_IsTrue(j)) return sdb_true();
+  if (cJSON_IsFalse(j)) return sdb_false();
+  if (cJSON_IsString(j)) return sdb_sym(j->valuestring);
+  const cJSON *head = cJSON_IsArray(j) ? j->child : NULL;
+  const cJSON *ival = head ? head->next : NULL;
+  int64_t iv = 0;
+  if (!head || !ival || !cJSON_IsString(head) || !cint(ival, &iv)) {
     *why = "an expression is an integer, a symbol name, true, false or [kind, ival, args...]";
     return NULL;
   }
-  int kind = kind_from_name(json_string_value(json_array_get(j, 0)));
+  int kind = kind_from_name(head->valuestring);
   if (kind < 0 || kind == SDB_INT || kind == SDB_SYM) {
     *why = "unknown expression kind";
     return NULL;
   }
-  size_t nargs = n - 2;
+  size_t nargs = clen(j) - 2;
   const sdb_expr *small[8], **args = nargs <= 8 ? small : malloc(nargs * sizeof *args);
   if (!args) { *why = "out of memory"; return NULL; }
   const sdb_expr *r = NULL;
   size_t i = 0;
-  for (; i < nargs; i++)
-    if (!(args[i] = json_expr(json_array_get(j, i + 2), depth + 1, why))) break;
+  for (const cJSON *a = ival->next; i < nargs && a; a = a->next, i++)
+    if (!(args[i] = json_expr(a, depth + 1, why))) break;
   if (i == nargs) {
     static const unsigned arity[SDB_KIND_COUNT] = {
       [SDB_POW] = 1, [SDB_FLOORDIV] = 2, [SDB_MOD] = 2, [SDB_EQ] = 2, [SDB_NE] = 2,
       [SDB_LT] = 2, [SDB_LE] = 2, [SDB_NOT] = 1,
     };
     if (arity[kind] && nargs != arity[kind]) *why = "wrong number of arguments in an expression";
-    else if (!(r = sdb_rebuild((sdb_kind)kind, json_integer_value(json_array_get(j, 1)), args, nargs)))
+    else if (!(r = sdb_rebuild((sdb_kind)kind, iv, args, nargs)))
       *why = sdb_expr_error();
   }
   if (args != small) free(args);
@@ -101,10 +192,10 @@ static json_t *bound_json(int64_t v, bool is_bool) {
   return json_integer(v);
 }
 
-static bool json_bound(json_t *j, int64_t *v, bool *is_bool) {
-  if (json_is_boolean(j)) { *v = json_is_true(j); *is_bool = true; return true; }
-  if (json_is_integer(j)) { *v = json_integer_value(j); return true; }
-  const char *s = json_string_value(j);
+static bool json_bound(const cJSON *j, int64_t *v, bool *is_bool) {
+  if (cJSON_IsBool(j)) { *v = cJSON_IsTrue(j); *is_bool = true; return true; }
+  if (cint(j, v)) return true;
+  const char *s = cstr(j);
   if (s && !strcmp(s, "-int_oo")) { *v = SDB_NINF; return true; }
   if (s && !strcmp(s, "int_oo")) { *v = SDB_PINF; return true; }
   return false;
@@ -437,37 +528,64 @@ static const char *not_symbol(sdb_event_kind k, const sdb_event *e) {
 typedef struct {
   const char **texts;
   const sdb_expr **syms;
-  json_t *stack;
+  const cJSON *stack;
 } parsed;
+
+/* An event line's fields, found in one pass over its keys (a lookup per
+** field compared every key again: a quarter of a replay's load). The first
+** of duplicate keys counts. */
+enum {
+  F_EVENT, F_PHASE, F_FLAGS, F_DEPTH, F_TRACER, F_FILE, F_LINE, F_FUNC, F_OP, F_SYM, F_SYM2,
+  F_EXPR, F_RANGE, F_VALUE, F_TEXT, F_DETAIL, F_TEXT2, F_SYMS, F_TEXTS, F_STACK, NFIELDS
+};
+static const char *const field_names[NFIELDS] = {
+  "event", "phase", "flags", "depth", "tracer", "file", "line", "func", "op", "sym", "sym2",
+  "expr", "range", "value", "text", "detail", "text2", "syms", "texts", "stack",
+};
+
+static void event_fields(const cJSON *o, const cJSON *f[NFIELDS]) {
+  for (int i = 0; i < NFIELDS; i++) f[i] = NULL;
+  for (const cJSON *c = o->child; c; c = c->next) {
+    const char *k = c->string;
+    if (!k) continue;
+    for (int i = 0; i < NFIELDS; i++)
+      if (field_names[i][0] == k[0] && !strcmp(field_names[i], k)) {
+        if (!f[i]) f[i] = c;
+        break;
+      }
+  }
+}
 
 /* One event line into *e. 0; 1 for an unknown kind (name in *why); -1 with
 ** *why. The syms/texts arrays are malloc'ed into p. */
-static int parse_event(json_t *o, sdb_event *e, parsed *p, const char **why, char *buf,
+static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **why, char *buf,
                        size_t cap) {
   memset(e, 0, sizeof *e);
-  if (!json_is_object(o)) { *why = "an event line must be a JSON object"; return -1; }
-  const char *name = json_string_value(json_object_get(o, "event"));
+  if (!cJSON_IsObject(o)) { *why = "an event line must be a JSON object"; return -1; }
+  const cJSON *f[NFIELDS];
+  event_fields(o, f);
+  const char *name = cstr(f[F_EVENT]);
   if (!name) { *why = "missing field \"event\""; return -1; }
   int kind = sdb_event_from_name(name);
   if (kind < 0) { *why = name; return 1; }
   e->kind = (uint16_t)kind;
-  const char *ph = json_string_value(json_object_get(o, "phase"));
+  const char *ph = cstr(f[F_PHASE]);
   if (!ph) { snprintf(buf, cap, "%s: missing field \"phase\"", name); *why = buf; return -1; }
   int phase = sdb_phase_from_name(ph);
   if (phase < 0) { snprintf(buf, cap, "%s: unknown phase \"%.40s\"", name, ph); *why = buf; return -1; }
   e->phase = (uint8_t)phase;
-  e->flags = (uint8_t)json_integer_value(json_object_get(o, "flags"));
-  e->depth = (int32_t)json_integer_value(json_object_get(o, "depth"));
-  e->tracer = sdb_intern(json_string_value(json_object_get(o, "tracer")));
-  e->file = sdb_intern(json_string_value(json_object_get(o, "file")));
-  e->line = (int32_t)json_integer_value(json_object_get(o, "line"));
-  e->func = sdb_intern(json_string_value(json_object_get(o, "func")));
-  e->op = sdb_intern(json_string_value(json_object_get(o, "op")));
+  e->flags = (uint8_t)cint0(f[F_FLAGS]);
+  e->depth = (int32_t)cint0(f[F_DEPTH]);
+  e->tracer = sdb_intern(cstr(f[F_TRACER]));
+  e->file = sdb_intern(cstr(f[F_FILE]));
+  e->line = (int32_t)cint0(f[F_LINE]);
+  e->func = sdb_intern(cstr(f[F_FUNC]));
+  e->op = sdb_intern(cstr(f[F_OP]));
   static const char *const efields[] = { "sym", "sym2", "expr" };
   const sdb_expr **eslots[] = { &e->sym, &e->sym2, &e->expr };
   for (int i = 0; i < 3; i++) {
-    json_t *j = json_object_get(o, efields[i]);
-    if (!j || json_is_null(j)) continue;
+    const cJSON *j = f[F_SYM + i];
+    if (!j || cJSON_IsNull(j)) continue;
     const char *w = NULL;
     if (!(*eslots[i] = json_expr(j, 1, &w))) {
       snprintf(buf, cap, "%s: bad \"%s\": %s", name, efields[i], w ? w : "?");
@@ -475,11 +593,11 @@ static int parse_event(json_t *o, sdb_event *e, parsed *p, const char **why, cha
       return -1;
     }
   }
-  json_t *r = json_object_get(o, "range");
+  const cJSON *r = f[F_RANGE];
   if (r) {
     bool b1 = false, b2 = false;
-    if (json_array_size(r) != 2 || !json_bound(json_array_get(r, 0), &e->range.lo, &b1) ||
-        !json_bound(json_array_get(r, 1), &e->range.hi, &b2) || b1 != b2) {
+    if (clen(r) != 2 || !json_bound(r->child, &e->range.lo, &b1) ||
+        !json_bound(r->child->next, &e->range.hi, &b2) || b1 != b2) {
       snprintf(buf, cap, "%s: bad \"range\": expected [lo, hi] (integers, \"-int_oo\", "
                "\"int_oo\", or two booleans)", name);
       *why = buf;
@@ -488,13 +606,13 @@ static int parse_event(json_t *o, sdb_event *e, parsed *p, const char **why, cha
     e->range.is_bool = b1;
     e->has_range = true;
   }
-  e->value = json_integer_value(json_object_get(o, "value"));
-  e->text = json_string_value(json_object_get(o, "text"));
-  e->detail = json_string_value(json_object_get(o, "detail"));
-  e->text2 = json_string_value(json_object_get(o, "text2"));
-  json_t *syms = json_object_get(o, "syms"), *texts = json_object_get(o, "texts");
-  size_t ns = json_array_size(syms);
-  if (texts && json_array_size(texts) != ns) {
+  e->value = cint0(f[F_VALUE]);
+  e->text = cstr(f[F_TEXT]);
+  e->detail = cstr(f[F_DETAIL]);
+  e->text2 = cstr(f[F_TEXT2]);
+  const cJSON *syms = f[F_SYMS], *texts = f[F_TEXTS];
+  size_t ns = clen(syms);
+  if (texts && clen(texts) != ns) {
     snprintf(buf, cap, "%s: \"texts\" must have as many entries as \"syms\"", name);
     *why = buf;
     return -1;
@@ -503,18 +621,18 @@ static int parse_event(json_t *o, sdb_event *e, parsed *p, const char **why, cha
     p->syms = calloc(ns, sizeof *p->syms);
     p->texts = texts ? calloc(ns, sizeof *p->texts) : NULL;
     if (!p->syms || (texts && !p->texts)) { *why = "out of memory"; return -1; }
-    for (size_t i = 0; i < ns; i++) {
-      json_t *j = json_array_get(syms, i);
+    const cJSON *j = syms->child, *t = texts ? texts->child : NULL;
+    for (size_t i = 0; i < ns; i++, j = j->next, t = t ? t->next : NULL) {
       const char *w = NULL;
       /* every entry a symbol: the view and `info` print their names */
-      if (!json_is_string(j)) w = "a symbol name expected";
+      if (!cJSON_IsString(j)) w = "a symbol name expected";
       else p->syms[i] = json_expr(j, 1, &w);
       if (!p->syms[i]) {
         snprintf(buf, cap, "%s: bad \"syms\" entry %zu: %s", name, i, w ? w : "?");
         *why = buf;
         return -1;
       }
-      if (p->texts) p->texts[i] = json_string_value(json_array_get(texts, i));
+      if (p->texts) p->texts[i] = cstr(t);
     }
     e->syms = p->syms;
     e->texts = p->texts;
@@ -532,7 +650,7 @@ static int parse_event(json_t *o, sdb_event *e, parsed *p, const char **why, cha
     *why = buf;
     return -1;
   }
-  p->stack = json_object_get(o, "stack");
+  p->stack = f[F_STACK];
   return 0;
 }
 
@@ -597,9 +715,20 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
     while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
     if (len == 0 && last && lineno > 1) break;   /* a trailing empty line */
     json_error_t je;
-    json_t *o = json_loadb(line, (size_t)len, 0, &je);
+    json_t *o = NULL;
+    cJSON *cj = NULL;
+    bool exact = false;   /* read through jansson (see cint_inexact) */
+    sdb_event e;
+    parsed p = { NULL, NULL, NULL };
+    int k;
+  reread:
+    /* cJSON checks the end by the NUL after the text (so a NUL inside
+    ** the line goes to jansson, which names it) */
+    if (lineno > 1 && !exact && !memchr(line, 0, (size_t)len))
+      cj = cJSON_ParseWithLengthOpts(line, (size_t)len + 1, NULL, true);
+    if (!cj) o = json_loadb(line, (size_t)len, 0, &je);
     const char *why = NULL;
-    if (!o) {
+    if (!cj && !o) {
       const char *reason = json_reason(&je, (size_t)len, jbuf, sizeof jbuf);
       if (last && !complete && lineno > 1) {
         char *w = malloc(strlen(path) + strlen(reason) + 160);
@@ -622,9 +751,27 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
       if (rc) break;
       continue;
     }
-    sdb_event e;
-    parsed p = { NULL, NULL, NULL };
-    int k = parse_event(o, &e, &p, &why, buf, sizeof buf);
+    if (!cj) {
+      exact = true;
+      cj = from_jansson(o, 0);
+      json_decref(o);
+      if (!cj) {
+        sdb_err_set(err, SDB_E_OOM, "MemoryError", "%s:%ld: out of memory", path, lineno);
+        rc = -1;
+        break;
+      }
+    }
+    cint_inexact = false;
+    k = parse_event(cj, &e, &p, &why, buf, sizeof buf);
+    if (cint_inexact && !exact) {   /* cJSON met a number past 2**53 */
+      free(p.syms);
+      free(p.texts);
+      p = (parsed){ NULL, NULL, NULL };
+      cJSON_Delete(cj);
+      cj = NULL;
+      exact = true;
+      goto reread;
+    }
     if (k == 1) {
       note_unknown(rep, why);
     } else if (k < 0) {
@@ -637,13 +784,13 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
         rc = -1;
       } else {
         rep->loaded++;
-        const char *st = json_string_value(p.stack);
+        const char *st = cstr(p.stack);
         if (st && on_stack) on_stack(ud, (size_t)seq, sdb_intern(st));
       }
     }
     free(p.syms);
     free(p.texts);
-    json_decref(o);
+    cJSON_Delete(cj);
     if (rc) break;
   }
   if (rc) rep->bad_line = lineno;
