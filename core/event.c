@@ -185,6 +185,12 @@ static long append(sdb_events *s, const sdb_event *in) {
       for (uint32_t i = 0; i < in->nsyms; i++) e->texts[i] = sdb_intern(in->texts[i]);
     }
   }
+  /* every string interned (a placed node's line aside), so readers of the
+  ** stream compare them by pointer (core/view.c folds them as they are) */
+  e->tracer = sdb_intern(in->tracer);
+  e->file = sdb_intern(in->file);
+  e->func = sdb_intern(in->func);
+  e->op = sdb_intern(in->op);
   e->text = sdb_intern(in->text);
   e->detail = owns_detail(e) ? (in->detail ? strdup(in->detail) : NULL) : sdb_intern(in->detail);
   e->text2 = sdb_intern(in->text2);

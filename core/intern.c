@@ -66,7 +66,7 @@ static const char *intern_len(const char *s, size_t n) {
   size_t j = h & (cap - 1);
   for (; slots[j].s; j = (j + 1) & (cap - 1))
     if (slots[j].h == h && strncmp(slots[j].s, s, n) == 0 && slots[j].s[n] == '\0') {
-      if (slots[j].s == s) known[known_slot(s)] = s;
+      known[known_slot(slots[j].s)] = slots[j].s;   /* handed on: likely asked again */
       return slots[j].s;
     }
   char *c = malloc(n + 1);
@@ -76,6 +76,7 @@ static const char *intern_len(const char *s, size_t n) {
   slots[j].s = c;
   slots[j].h = h;
   len++;
+  known[known_slot(c)] = c;
   return c;
 }
 

@@ -65,6 +65,53 @@ static int kind_from_name(const char *name) {
 ** text, and a line cJSON refuses is read again by jansson, for its reason
 ** in jansson's words (or, if jansson takes it, for its tree). */
 
+/* cJSON allocates each node and string of a line on its own, and frees
+** them one by one; a line's tree lives only until the next line, so while
+** the reader runs cJSON allocates from an arena emptied per line (its
+** hooks are global: nothing else here uses cJSON). */
+typedef struct line_chunk {
+  struct line_chunk *next;
+  size_t cap, used;
+  _Alignas(16) unsigned char data[];
+} line_chunk;
+#define LINE_CHUNK ((size_t)64 * 1024)
+static line_chunk *line_arena;
+
+static void *line_alloc(size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  line_chunk *c = line_arena;
+  if (!c || c->cap - c->used < n) {
+    size_t cap = n > LINE_CHUNK ? n : LINE_CHUNK;
+    if (!(c = malloc(sizeof *c + cap))) return NULL;
+    c->cap = cap;
+    c->used = 0;
+    c->next = line_arena;
+    line_arena = c;
+  }
+  void *p = c->data + c->used;
+  c->used += n;
+  return p;
+}
+
+static void line_free(void *p) { (void)p; }
+
+/* Empty the arena: keep one chunk of the usual size, free the rest. */
+static void line_reset(bool all) {
+  line_chunk *keep = NULL;
+  while (line_arena) {
+    line_chunk *next = line_arena->next;
+    if (!all && !keep && line_arena->cap == LINE_CHUNK) {
+      keep = line_arena;
+      keep->used = 0;
+      keep->next = NULL;
+    } else {
+      free(line_arena);
+    }
+    line_arena = next;
+  }
+  line_arena = keep;
+}
+
 /* Set when cint met a number a double may not hold exactly (2**53 or
 ** more): the reader then reads the line again through jansson. */
 static bool cint_inexact;
@@ -531,6 +578,17 @@ typedef struct {
   const cJSON *stack;
 } parsed;
 
+/* The location fields of consecutive events are mostly the same strings:
+** each is compared with the previous line's (interned) value before it is
+** hashed and looked up again. */
+enum { L_TRACER, L_FILE, L_FUNC, L_OP, NLAST };
+
+static const char *intern_last(const char *s, const char **last) {
+  if (!s) return NULL;
+  if (!*last || strcmp(s, *last)) *last = sdb_intern(s);
+  return *last;
+}
+
 /* An event line's fields, found in one pass over its keys (a lookup per
 ** field compared every key again: a quarter of a replay's load). The first
 ** of duplicate keys counts. */
@@ -558,8 +616,8 @@ static void event_fields(const cJSON *o, const cJSON *f[NFIELDS]) {
 
 /* One event line into *e. 0; 1 for an unknown kind (name in *why); -1 with
 ** *why. The syms/texts arrays are malloc'ed into p. */
-static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **why, char *buf,
-                       size_t cap) {
+static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **last,
+                       const char **why, char *buf, size_t cap) {
   memset(e, 0, sizeof *e);
   if (!cJSON_IsObject(o)) { *why = "an event line must be a JSON object"; return -1; }
   const cJSON *f[NFIELDS];
@@ -576,11 +634,11 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **why
   e->phase = (uint8_t)phase;
   e->flags = (uint8_t)cint0(f[F_FLAGS]);
   e->depth = (int32_t)cint0(f[F_DEPTH]);
-  e->tracer = sdb_intern(cstr(f[F_TRACER]));
-  e->file = sdb_intern(cstr(f[F_FILE]));
+  e->tracer = intern_last(cstr(f[F_TRACER]), &last[L_TRACER]);
+  e->file = intern_last(cstr(f[F_FILE]), &last[L_FILE]);
   e->line = (int32_t)cint0(f[F_LINE]);
-  e->func = sdb_intern(cstr(f[F_FUNC]));
-  e->op = sdb_intern(cstr(f[F_OP]));
+  e->func = intern_last(cstr(f[F_FUNC]), &last[L_FUNC]);
+  e->op = intern_last(cstr(f[F_OP]), &last[L_OP]);
   static const char *const efields[] = { "sym", "sym2", "expr" };
   const sdb_expr **eslots[] = { &e->sym, &e->sym2, &e->expr };
   for (int i = 0; i < 3; i++) {
@@ -700,6 +758,9 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
   long lineno = 0;
   int rc = 0;
   char buf[256], jbuf[200];
+  const char *seen[NLAST] = { NULL };   /* intern_last */
+  cJSON_Hooks hooks = { line_alloc, line_free };
+  cJSON_InitHooks(&hooks);
   while ((len = getline(&line, &cap, f)) >= 0) {
     lineno++;
     if (sdb_cancelled()) {   /* Ctrl-C: what was read so far stays */
@@ -762,12 +823,12 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
       }
     }
     cint_inexact = false;
-    k = parse_event(cj, &e, &p, &why, buf, sizeof buf);
+    k = parse_event(cj, &e, &p, seen, &why, buf, sizeof buf);
     if (cint_inexact && !exact) {   /* cJSON met a number past 2**53 */
       free(p.syms);
       free(p.texts);
       p = (parsed){ NULL, NULL, NULL };
-      cJSON_Delete(cj);
+      line_reset(false);
       cj = NULL;
       exact = true;
       goto reread;
@@ -790,9 +851,11 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
     }
     free(p.syms);
     free(p.texts);
-    cJSON_Delete(cj);
+    line_reset(false);   /* the line's tree (cJSON_Delete would free nothing) */
     if (rc) break;
   }
+  line_reset(true);
+  cJSON_InitHooks(NULL);
   if (rc) rep->bad_line = lineno;
   if (rc == 0 && lineno == 0) {
     sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s:1: not a shapedb trace (the file is empty)",

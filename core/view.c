@@ -250,12 +250,17 @@ static void free_symrec(symrec *r) {
   free(r->sources.v);
 }
 
+/* A placed node's line is unique to it: the store keeps its own copy
+** (interning millions of them made the table the cost of a long replay). */
+static bool owns_detail(const sdb_event *e) { return e->kind == SDB_EV_NODE_PLACED; }
+
 static void store_release(store *st) {
   if (!st || --st->refs > 0) return;
   for (size_t i = 0; i < st->n; i++) {
     sdb_event *e = ev_at(st, i);
     free(e->syms);
     free(e->texts);
+    if (owns_detail(e)) free((char *)e->detail);
   }
   for (size_t i = 0; i < st->nchunks; i++) free(st->chunks[i]);
   free(st->chunks);
@@ -289,8 +294,9 @@ static void store_release(store *st) {
 
 /* --- folding one event ---------------------------------------------------------- */
 
-/* The event with every string interned, so the history compares by pointer
-** and never points at a caller's buffer. syms/texts still the caller's. */
+/* The event with every string interned (a placed node's line aside), so
+** the history compares by pointer and never points at a caller's buffer.
+** syms/texts and that line are still the caller's. */
 static sdb_event interned(const sdb_event *e) {
   sdb_event c = *e;
   c.tracer = sdb_intern(e->tracer);
@@ -298,7 +304,7 @@ static sdb_event interned(const sdb_event *e) {
   c.func = sdb_intern(e->func);
   c.op = sdb_intern(e->op);
   c.text = sdb_intern(e->text);
-  c.detail = sdb_intern(e->detail);
+  c.detail = owns_detail(e) ? e->detail : sdb_intern(e->detail);
   c.text2 = sdb_intern(e->text2);
   if (!c.syms || !c.nsyms) { c.syms = NULL; c.texts = NULL; c.nsyms = 0; }
   return c;
@@ -316,7 +322,8 @@ static bool same_event(const sdb_event *h, const sdb_event *e) {
       h->depth != e->depth || h->tracer != e->tracer || h->file != e->file ||
       h->line != e->line || h->func != e->func || h->op != e->op || h->sym != e->sym ||
       h->sym2 != e->sym2 || h->expr != e->expr || !same_range(h, e) || h->value != e->value ||
-      h->text != e->text || h->detail != e->detail || h->text2 != e->text2 || h->nsyms != e->nsyms ||
+      h->text != e->text || h->text2 != e->text2 || h->nsyms != e->nsyms ||
+      (h->detail != e->detail && (!h->detail || !e->detail || strcmp(h->detail, e->detail))) ||
       (h->texts == NULL) != (e->texts == NULL))
     return false;
   for (uint32_t i = 0; i < e->nsyms; i++) {
@@ -495,6 +502,7 @@ static int store_append(store *st, const sdb_event *e) {
   *h = *e;
   h->syms = NULL;
   h->texts = NULL;
+  if (owns_detail(e) && e->detail && !(h->detail = strdup(e->detail))) return -1;
   if (e->nsyms) {
     h->syms = malloc(e->nsyms * sizeof *h->syms);
     if (!h->syms) return -1;
@@ -663,6 +671,7 @@ static int store_append(store *st, const sdb_event *e) {
   if (oom) {
     free(h->syms);
     free(h->texts);
+    if (owns_detail(h)) free((char *)h->detail);
     st->failed = true;
     return -1;
   }
@@ -699,11 +708,10 @@ void sdb_view_free(sdb_view *v) {
 
 void sdb_view_reset(sdb_view *v) { if (v) v->step = 0; }
 
-int sdb_view_apply(sdb_view *v, const sdb_event *e) {
-  if (!v || !e) return -1;
-  sdb_event c = interned(e);
+/* c's strings interned (a stream's events are: see sdb_emit) */
+static int view_apply(sdb_view *v, const sdb_event *c) {
   store *st = v->st;
-  bool follows = v->step < st->n && same_event(ev_at(st, v->step), &c);
+  bool follows = v->step < st->n && same_event(ev_at(st, v->step), c);
   if (follows) { v->step++; return 0; }
   if (v->step < st->n || st->failed) {   /* another event, or a poisoned history */
     store *ns = store_fork(st, v->step);
@@ -711,9 +719,15 @@ int sdb_view_apply(sdb_view *v, const sdb_event *e) {
     store_release(st);
     v->st = st = ns;
   }
-  if (store_append(st, &c)) return -1;
+  if (store_append(st, c)) return -1;
   v->step++;
   return 0;
+}
+
+int sdb_view_apply(sdb_view *v, const sdb_event *e) {
+  if (!v || !e) return -1;
+  sdb_event c = interned(e);
+  return view_apply(v, &c);
 }
 
 sdb_view *sdb_view_clone(const sdb_view *v) {
@@ -1558,7 +1572,8 @@ static size_t fold_to(sdb_timeline *t, size_t k, bool cancellable) {
   if (k < n) n = k;
   for (size_t i = 0; t->head->step < n; i++) {
     if (cancellable && (i & 4095) == 0 && sdb_cancelled()) break;
-    if (sdb_view_apply(t->head, sdb_events_at(t->s, t->head->step)) != 0) break;
+    /* the stream's strings are interned already (sdb_emit) */
+    if (view_apply(t->head, sdb_events_at(t->s, t->head->step)) != 0) break;
   }
   return t->head->step;
 }
