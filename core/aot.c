@@ -147,7 +147,7 @@ static int map_arg(interp *it, const sdb_arg *a, sdb_arg *out, sdb_err *err) {
 }
 
 static sdb_arg *map_args(interp *it, const sdb_node *n, sdb_err *err) {
-  sdb_arg *args = calloc(n->nargs + 1, sizeof *args);
+  sdb_arg *args = calloc(n->nargs ? n->nargs : 1, sizeof *args);
   if (!args) { oom(err); return NULL; }
   for (size_t i = 0; i < n->nargs; i++) {
     if (map_arg(it, &n->args[i], &args[i], err)) {

@@ -23,17 +23,17 @@ const char *sdb_node_op_name(sdb_node_op op) {
 /* --- args ------------------------------------------------------------------- */
 
 sdb_arg sdb_arg_node(sdb_node *n) {
-  sdb_arg a = {SDB_A_NODE, NULL, SDB_VALUE_NONE, n, NULL, 0, false};
+  sdb_arg a = {.kind = SDB_A_NODE, .value = SDB_VALUE_NONE, .node = n};
   return a;
 }
 
 sdb_arg sdb_arg_const(sdb_value v) {
-  sdb_arg a = {SDB_A_CONST, NULL, v, NULL, NULL, 0, false};
+  sdb_arg a = {.kind = SDB_A_CONST, .value = v};
   return a;
 }
 
 sdb_arg sdb_arg_seq(size_t n, bool tuple) {
-  sdb_arg a = {SDB_A_SEQ, NULL, SDB_VALUE_NONE, NULL, NULL, 0, tuple};
+  sdb_arg a = {.kind = SDB_A_SEQ, .tuple = tuple, .value = SDB_VALUE_NONE};
   a.items = n ? calloc(n, sizeof *a.items) : NULL;
   if (!n || a.items) a.n = n;
   return a;

@@ -34,14 +34,14 @@ typedef struct sdb_graph sdb_graph;
 
 typedef enum { SDB_A_CONST, SDB_A_NODE, SDB_A_SEQ } sdb_arg_kind;
 
-typedef struct sdb_arg {
+typedef struct sdb_arg {   /* small fields first: no padding between them */
   sdb_arg_kind kind;
+  bool tuple;              /* SDB_A_SEQ: (a, b) rather than [a, b] */
   const char *kw;          /* keyword name, or NULL (interned) */
   sdb_value value;         /* SDB_A_CONST: int/float/bool/str/None (owned) */
   sdb_node *node;          /* SDB_A_NODE */
   struct sdb_arg *items;   /* SDB_A_SEQ (owned) */
   size_t n;
-  bool tuple;              /* SDB_A_SEQ: (a, b) rather than [a, b] */
 } sdb_arg;
 
 sdb_arg sdb_arg_node(sdb_node *n);

@@ -555,7 +555,7 @@ int sdb_tracer_arg(sdb_tracer *tr, const sdb_value *v, sdb_arg *out, sdb_err *er
 static int convert_args(sdb_tracer *tr, const sdb_args *a, sdb_arg **out, size_t *n,
                         sdb_err *err) {
   size_t total = a->npos + a->nkw;
-  sdb_arg *args = calloc(total + 1, sizeof *args);
+  sdb_arg *args = calloc(total ? total : 1, sizeof *args);
   if (!args) return oom(err);
   for (size_t i = 0; i < total; i++) {
     const sdb_value *v = i < a->npos ? &a->pos[i] : &a->kw[i - a->npos].value;
@@ -697,7 +697,7 @@ sdb_node *sdb_tracer_node(sdb_tracer *tr, sdb_node_op op, const char *target,
                           const char *name_hint, const sdb_value *vals,
                           const char *const *kwnames, size_t nargs,
                           const sdb_value *example, bool impure, sdb_err *err) {
-  sdb_arg *args = calloc(nargs + 1, sizeof *args);
+  sdb_arg *args = calloc(nargs ? nargs : 1, sizeof *args);
   if (!args) { oom(err); return NULL; }
   for (size_t i = 0; i < nargs; i++) {
     if (sdb_tracer_arg(tr, &vals[i], &args[i], err)) {
