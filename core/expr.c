@@ -671,8 +671,28 @@ static const sdb_expr *make_term(int64_t coef, const sdb_expr *mono) {
   return intern(SDB_MUL, coef, NULL, &mono, 1);
 }
 
+/* Terms whose monomial is a sum, spread into that sum's terms (found by
+** fuzzing: FloorDiv's gcd dropped P from 9*P*(s0 + 2) and kept the
+** monomial s0 + 2, so (9*P*(s0 + 2))//P printed as 9*(s0 + 2), which reads
+** back as 9*s0 + 18: sympy distributes a number over a sum). */
+static bool spread_sums(termvec *tv, int64_t *c) {
+  termvec out;
+  tv_init(&out);
+  bool ok = true;
+  for (size_t i = 0; ok && i < tv->n; i++) ok = collect_terms(tv->v[i].e, tv->v[i].coef, &out, c);
+  tv->n = 0;
+  for (size_t i = 0; ok && i < out.n; i++) ok = tv_push(tv, out.v[i].coef, out.v[i].e);
+  tv_free(&out);
+  return ok;
+}
+
 /* Build the canonical sum of collected terms plus constant c. */
 static const sdb_expr *finish_sum(termvec *tv, int64_t c) {
+  for (size_t i = 0; i < tv->n; i++)
+    if (tv->v[i].e->kind == SDB_ADD) {
+      if (!spread_sums(tv, &c)) return NULL;
+      break;
+    }
   sort_n(tv->v, tv->n, sizeof *tv->v, term_qsort_ptr);
   size_t w = 0;
   for (size_t i = 0; i < tv->n; i++) {

@@ -147,6 +147,10 @@ static void test_canonical_minmax_rel(void **state) {
   canon("(s0*s1 + 3)//s0", "((s0*s1 + 3)//s0)");
   canon("(s0**2)//s0", "((s0**2)//s0)");
   canon("(s0*((s0*s1)//s0))//s0", "s1");
+  /* a number left before a sum by the cancelling is spread over it, as
+  ** sympy's Mul does (found by fuzzing the print/parse round trip) */
+  canon("(9*P*(s0 + 2))//P", "9*s0 + 18");
+  canon("((s0 + 1)**2 + 2)*9*PP // PP", "9*(s0 + 1)**2 + 18");
   canon("s0//(-1)", "-s0");
   canon("Mod(s0*s1, s0)", "0");
   canon("Mod(6*s0*s1, 3*s0)", "0");
