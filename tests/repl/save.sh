@@ -152,6 +152,32 @@ run --batch -x 'replay nosym.jsonl' -x 'replay noevent.jsonl' -x 'replay badexpr
   -x 'replay notobj.jsonl' -x 'replay blank.jsonl' -x 'replay noformat.jsonl' -x 'replay empty.jsonl'
 check 'a missing field is named; bad expressions, lines that are not objects, blank lines, not a trace'
 
+# Event lines are read by cJSON unless they hold a NUL or a byte past 0x7f
+# (jansson then refuses what is not UTF-8, in its words: cJSON would take
+# it) or an integer past 2**53 (read again by jansson: a double would round
+# it). Found by make fuzz.
+{ head -2 "$g"; printf '{"seq":1,"event":"guard_added","phase":"trace","expr":["Lt",0,"s\377","s1"]}\n'; } > "$work/badutf8.jsonl"
+{ head -2 "$g"; printf '{"seq":1,"event":"guard_added","phase":"trace","expr":["Lt",0,"s0","s1"]}\0\n'; } > "$work/nul.jsonl"
+{ head -2 "$g"; printf '{"seq":1,"event":"guard_added","phase":"trace","expr":["Lt",0,"s0",9007199254740993]}\n'; } > "$work/bigint.jsonl"
+want <<'OUT'
+Replaying badutf8.jsonl: 1 event of nz.lua.
+replay: badutf8.jsonl:3: invalid JSON: unable to decode byte 0xff
+(the 1 event before line 3 is loaded)
+Replaying nul.jsonl: 1 event of nz.lua.
+replay: nul.jsonl:3: invalid JSON: unexpected end of input
+(the 1 event before line 3 is loaded)
+Replaying bigint.jsonl: 2 events of nz.lua.
+event 3, phase trace
+  guard_added s0 < 9007199254740993
+  guard: s0 < 9007199254740993
+[program finished: 2 events in this run]
+guards (1):
+  s0 < 9007199254740993  (trace phase, event 3)
+[exit 1]
+OUT
+run --batch -x 'replay badutf8.jsonl' -x 'replay nul.jsonl' -x 'replay bigint.jsonl' -x 'goto end' -x 'info guards'
+check 'bytes past 0x7f and NULs are jansson'"'"'s errors; an integer past 2**53 stays exact'
+
 # --- save: paused, atomic --------------------------------------------------------
 want <<'OUT'
 Starting program: nz.lua
