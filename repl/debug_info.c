@@ -4,6 +4,7 @@
 ** Everything here reads the view (core/view.h), never the live program, so
 ** it shows the same at any step, forwards or back.
 */
+#include "cancel.h"
 #include "debug.h"
 
 #include "intern.h"
@@ -365,6 +366,12 @@ static int info_events(repl_session *s, const repl_cmd *c, const repl_args *a) {
   }
   const sdb_view *v = dbg_view(d);
   for (size_t i = from; i < to; i++) {
+    /* Ctrl-C stops a long listing (`info events all` of a million) */
+    if (((i - from) & 1023) == 1023 && sdb_cancelled()) {
+      fflush(stdout);
+      printf("Interrupted after %zu of %zu events listed.\n", i - from, to - from);
+      return -1;
+    }
     const sdb_event *e = sdb_view_event_at(v, i);
     char *line = e ? sdb_event_format(e) : NULL;
     char *nl = line ? strchr(line, '\n') : NULL;
