@@ -5,6 +5,7 @@
 #include "buf.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,8 +95,16 @@ const char *sdb_intern(const char *s) {
 }
 
 const char *sdb_internf(const char *fmt, ...) {
-  sdb_buf b = SDB_BUF_INIT;
+  /* on the stack when it fits (names and details: a lowering makes two a
+  ** buffer), on the heap otherwise */
+  char small[256];
   va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) return NULL;
+  if ((size_t)n < sizeof small) return sdb_intern_n(small, (size_t)n);
+  sdb_buf b = SDB_BUF_INIT;
   va_start(ap, fmt);
   sdb_buf_vprintf(&b, fmt, ap);
   va_end(ap);

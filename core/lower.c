@@ -60,12 +60,7 @@ typedef struct {
 
 static const sdb_op *op_of_aten(const char *target) {
   if (strncmp(target, "torch.ops.", 10)) return NULL;
-  const char *aten = target + 10;
-  for (size_t i = 0; i < sdb_op_count(); i++) {
-    const sdb_op *op = sdb_op_at(i);
-    if (op->aten && !strcmp(op->aten, aten)) return op;
-  }
-  return NULL;
+  return sdb_op_find_aten(target + 10);   /* the first in the table, then custom ops */
 }
 
 static bool is_reduction(const char *name) {

@@ -372,11 +372,8 @@ static const sdb_op *table_op(const char *target, bool method) {
       return op;
   }
   if (!strncmp(target, "torch.ops.aten.", 15) || !strncmp(target, "torch.ops.prims.", 16)) {
-    const char *aten = target + 10;   /* "aten.nonzero.default" */
-    for (size_t i = 0; i < sdb_op_count(); i++) {
-      const sdb_op *op = sdb_op_at(i);
-      if (op->aten && !strcmp(op->aten, aten)) return op;
-    }
+    const sdb_op *op = sdb_op_find_aten(target + 10);   /* "aten.nonzero.default" */
+    if (op) return op;
     char name[128];
     const char *base = strchr(target + 10, '.') + 1;   /* after "aten." or "prims." */
     const char *dot = strchr(base, '.');
