@@ -728,7 +728,7 @@ static void keep_graph_as(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const
   char id[80];
   snprintf(id, sizeof id, "%s", c->pub.id + 1);
   id[strlen(id) - 1] = 0;
-  snprintf(buf, sizeof buf, "%zu lines (`info graph %s %s`)", lines, id, kind);
+  snprintf(buf, sizeof buf, "%zu line%s (`info graph %s %s`)", lines, lines == 1 ? "" : "s", id, kind);
   e.detail = sdb_intern(buf);
   emit(t, &e, &w);
 }

@@ -522,7 +522,10 @@ static void show_header(dbg *d, const sdb_view *v) {
   const sdb_event *e = sdb_view_event(v);
   const char *bold = dbg_color(d, "\033[1m"), *off = dbg_reset(d);
   if (!e || d->cur == d->base) {
-    printf("%sstart of the run%s: no events yet\n", bold, off);
+    size_t n = dbg_length(d) - d->base;
+    if (n) printf("%sstart of the run%s, before event %zu (%zu event%s recorded)\n", bold, off,
+                  d->base, n, n == 1 ? "" : "s");
+    else printf("%sstart of the run%s: no events yet\n", bold, off);
     return;
   }
   printf("%sevent %u%s", bold, e->seq, off);

@@ -365,6 +365,7 @@ static int info_events(repl_session *s, const repl_cmd *c, const repl_args *a) {
     to = center + 6 < len ? center + 6 : len;
   }
   const sdb_view *v = dbg_view(d);
+  if (!d->cur && from == 0) printf("=> (before the first event)\n");   /* where gdb marks it: first */
   for (size_t i = from; i < to; i++) {
     /* Ctrl-C stops a long listing (`info events all` of a million) */
     if (((i - from) & 1023) == 1023 && sdb_cancelled()) {
@@ -380,7 +381,6 @@ static int info_events(repl_session *s, const repl_cmd *c, const repl_args *a) {
     printf("%s%5zu  %s%s\n", here ? "=>" : "  ", i, line ? line : "?", nl ? " [...]" : "");
     free(line);
   }
-  if (!d->cur) printf("=> (before the first event)\n");
   return 0;
 }
 

@@ -8,7 +8,7 @@
 --|   explain u0         the whole life of u0 so far
 --|   break phase cond   then continue, next, finish: the cond branches
 --|   info guards | info graph | reverse-step | print u0 >= 0 | help
---| New to unbacked symbols? `tutorial` lists ten guided lessons.
+--| New to unbacked symbols? `tutorial` lists eleven guided lessons.
 -- tour.lua — the program `make run` opens the debugger on.
 
 -- 1. nonzero: the number of non-zero entries is data. nonzero allocates a

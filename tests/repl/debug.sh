@@ -158,7 +158,7 @@ event 6, phase trace, tracer trace, nz.lua:2 in model
   pending_changed {u0}
 2	  local idx = x:nonzero()
   pending: {u0}
-start of the run: no events yet
+start of the run, before event 0 (10 events recorded)
 event 6, phase trace, tracer trace, nz.lua:2 in model
   pending_changed {u0}
 2	  local idx = x:nonzero()
@@ -713,7 +713,7 @@ event 6, phase trace, tracer trace, nz.lua:2 in model
 2	  local idx = x:nonzero()
   pending: {} -> {u0}
   undo binding: u0: .size()[0] on %nonzero
-start of the run: no events yet
+start of the run, before event 0 (24 events recorded)
 Num  Type        Disp  Enb  Hits  What
 1    breakpoint  keep  y    4     event pending_changed
 [exit 0]
