@@ -266,14 +266,18 @@ int main(int argc, char **argv) {
       }
       replay_path = argv[++i];
       retrace = true;
-      if (i + 1 < argc && strchr(argv[i + 1], '/') &&
-          strspn(argv[i + 1], "[]!-/0123456789_") == strlen(argv[i + 1]))
-        retrace_id = argv[++i];
-      /* a graph kind: aot_..., inductor_..., dynamo_... */
-      if (i + 1 < argc && (!strncmp(argv[i + 1], "aot_", 4) ||
-                           !strncmp(argv[i + 1], "inductor_", 9) ||
-                           !strncmp(argv[i + 1], "dynamo_", 7)))
-        retrace_kind = argv[++i];
+      /* then up to two words that are not options or a Lua file: the id
+      ** (it looks like one) and the graph kind, both checked by `retrace`
+      ** (a misspelt kind is its error, not a program to load) */
+      while (i + 1 < argc && !retrace_kind) {
+        const char *w = argv[i + 1];
+        size_t len = strlen(w);
+        bool id = strchr(w, '/') && strspn(w, "[]!-/0123456789_") == len;
+        if (!id && (w[0] == '-' || (len > 4 && !strcmp(w + len - 4, ".lua")))) break;
+        if (id && !retrace_id) retrace_id = w;
+        else retrace_kind = w;
+        i++;
+      }
       continue;
     }
     if (!strcmp(a, "--replay") || !strcmp(a, "--rank")) {
@@ -335,6 +339,20 @@ int main(int argc, char **argv) {
       goto done;
     }
     script = i;
+    /* what follows FILE is the program's (as after `lua FILE`); say so when
+    ** it looks like one of ours, which would otherwise be ignored */
+    for (int k = i + 1; k < argc; k++) {
+      static const char *const ours[] = {"--record", "--html", "--dot", "--batch", "--replay",
+                                         "--retrace", "--no-report", "--quiet", "-q", "-i",
+                                         "--debug", "-x", "--max-steps", "--max-events", NULL};
+      for (const char *const *o = ours; *o; o++)
+        if (!strcmp(argv[k], *o)) {
+          fprintf(stderr, "shapedb: note: '%s' after %s is an argument of the program; "
+                          "shapedb's options go before the file\n", argv[k], argv[i]);
+          k = argc;
+          break;
+        }
+    }
     break;
   }
   if (replay_rank && !replay_path) {

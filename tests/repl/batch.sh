@@ -525,4 +525,17 @@ run --batch -x 'complete he' -x 'complete inf' -x 'complete i pro' -x 'complete 
   -x 'complete string.f' -x 'complete print(string.fo'
 check "complete: commands, subcommands, words, files, Lua fields"
 
+# Options after FILE belong to the program (as after `lua FILE`): said
+# when one looks like shapedb's, which it would otherwise ignore.
+cat > "$work/args.lua" <<'LUA'
+print(select("#", ...), ...)
+LUA
+want <<'OUT'
+shapedb: note: '--record' after args.lua is an argument of the program; shapedb's options go before the file
+2	--record	t.jsonl
+[exit 0]
+OUT
+run --no-report args.lua --record t.jsonl
+check "a shapedb option after FILE is the program's, with a note"
+
 echo "1..$n"

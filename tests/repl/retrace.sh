@@ -26,6 +26,17 @@ EOF
   check "--retrace on the real $1 log: every node matches PyTorch's annotation"
 done
 
+# A misspelt graph kind on the command line is retrace's error, not a
+# program to load.
+run --batch --retrace "$LOGS/tlparse_links.log" 0/0 bogus
+grep -v '^Replaying\|^`info compiles`' "$tmp/got" > "$tmp/got.s"
+mv "$tmp/got.s" "$tmp/got"
+want <<'EOF'
+retrace: 'bogus' is neither a compile id (0/1) nor a graph kind (dynamo_output_graph, aot_forward_graph, ...)
+[exit 1]
+EOF
+check "--retrace LOG ID KIND: an unknown kind is named as one"
+
 # A log written here: nonzero, its size, and a mul whose annotation is wrong
 # (PyTorch would say [u0, 2]; the log says [u0, 3]).
 tab=$(printf '\t')
