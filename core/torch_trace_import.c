@@ -1007,8 +1007,10 @@ static void on_record(sdb_tti *t, const sdb_tt_record *rec) {
   else if (!strcmp(k, "artifact")) on_artifact(t, c, rec);
   else if (is_graph_kind(k)) {
     if (!strcmp(k, "dynamo_output_graph")) graph_sizes(t, c, rec);
+    /* the installed set: dynamo_cpp_guards_str, else dynamo_guards; an empty
+    ** dynamo_guards (PyTorch writes one before the C++ tree) is no event */
     if ((!strcmp(k, "dynamo_guards") || !strcmp(k, "dynamo_cpp_guards_str")) &&
-        set_installed(c, rec)) {
+        set_installed(c, rec) && (c->pub.ninstalled || strcmp(k, "dynamo_guards"))) {
       sdb_event e = {0};
       e.kind = SDB_EV_GUARDS_INSTALLED;
       e.phase = SDB_PHASE_GUARDS;

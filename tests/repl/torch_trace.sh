@@ -241,7 +241,7 @@ mkdir "$work/ranks"
 gzip -c "$LOGS/tlparse_links.log" > "$work/ranks/dedicated_log_torch_trace_rank_0_abc.log.gz"
 cp "$work/syn.log" "$work/ranks/dedicated_log_torch_trace_rank_1_xyz.log"
 want <<'OUT'
-Replaying ranks/dedicated_log_torch_trace_rank_0_abc.log.gz (TORCH_TRACE): 12 records, 1 compile, 12 events.
+Replaying ranks/dedicated_log_torch_trace_rank_0_abc.log.gz (TORCH_TRACE): 12 records, 1 compile, 11 events.
 `info compiles` lists them; `step`, `continue` and `break` move through the log.
 Replaying ranks/dedicated_log_torch_trace_rank_1_xyz.log (TORCH_TRACE): 17 records, 2 compiles, 19 events.
 `info compiles` lists them; `step`, `continue` and `break` move through the log.
@@ -309,7 +309,7 @@ run --replay fifo.log --batch -x 'info recompiles'
 wait
 check "a FIFO is read once: sniffed and imported under its own name"
 want <<'OUT'
-Replaying <stdin> (TORCH_TRACE): 11 records, 1 compile, 12 events; 1 problem (`info records`).
+Replaying <stdin> (TORCH_TRACE): 11 records, 1 compile, 11 events; 1 problem (`info records`).
 `info compiles` lists them; `step`, `continue` and `break` move through the log.
 1 problem (the rest was imported):
   <stdin>:2: bad header line: 0516 11:47:27.901000 139733182882816 torch/_logging/structur...
