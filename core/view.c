@@ -1445,10 +1445,22 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       if (e->text) sdb_buf_printf(b, " %s", e->text);
       if (e->detail) { sdb_buf_puts(b, ": "); put_first_line(b, e->detail); }
       break;
-    case SDB_EV_ERROR:
+    case SDB_EV_ERROR: {
+      /* its kind, as the event line says it, unless the message begins with
+      ** it; and a first line that ends in ':' with the line that follows
+      ** (PyTorch's "backend='x' raised:" then the cause) */
+      const char *m = e->detail ? e->detail : e->text;
       sdb_buf_printf(b, "%serror: ", undo);
-      put_first_line(b, e->detail ? e->detail : e->text);
+      size_t kl = e->text && e->detail ? strlen(e->text) : 0;
+      if (kl && !(strncmp(m, e->text, kl) == 0 && m[kl] == ':')) sdb_buf_printf(b, "%s: ", e->text);
+      put_first_line(b, m);
+      const char *nl = m ? strchr(m, '\n') : NULL;
+      if (nl && nl > m && nl[-1] == ':' && nl[1] && nl[1] != '\n') {
+        sdb_buf_putc(b, ' ');
+        put_first_line(b, nl + 1);
+      }
       break;
+    }
     case SDB_EV_GRAPH_BREAK:
       sdb_buf_printf(b, "%sgraph break: ", undo);
       put_first_line(b, e->text ? e->text : "?");

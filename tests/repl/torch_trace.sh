@@ -70,7 +70,7 @@ event 4, phase trace, tracer [0/0]
   | RuntimeError: broken backend
   compile 1 ([0/0]) began at event 0
   tracer: - -> [0/0]
-  error: backend='broken_backend' raised:
+  error: BackendCompilerFailed: backend='broken_backend' raised: RuntimeError: broken backend
 [exit 0]
 OUT
 run --replay "$LOGS/tlparse_comp_failure.log" --batch -x 'info compiles' -x 'break error' -x continue
