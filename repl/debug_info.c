@@ -467,6 +467,7 @@ static void print_stack_at(dbg *d, const sdb_event *e) {
   }
   if (stack) printf("%s\n", stack);
   else if (e->file) printf("#0  %s at %s:%d\n", e->func ? e->func : "?", dbg_basename(e->file), e->line);
+  else if (d->import) printf("(the log gives this record no stack)\n");
   else printf("(no Lua code on the stack: the %s phase runs without the program)\n",
               sdb_phase_name(e->phase));
 }

@@ -71,10 +71,12 @@ event 4, phase trace, tracer [0/0]
   compile 1 ([0/0]) began at event 0
   tracer: - -> [0/0]
   error: BackendCompilerFailed: backend='broken_backend' raised: RuntimeError: broken backend
+event 4, trace phase:
+(the log gives this record no stack)
 [exit 0]
 OUT
-run --replay "$LOGS/tlparse_comp_failure.log" --batch -x 'info compiles' -x 'break error' -x continue
-check "a failed compile: its status and reason, and break error stops at it"
+run --replay "$LOGS/tlparse_comp_failure.log" --batch -x 'info compiles' -x 'break error' -x continue -x where
+check "a failed compile: its status and reason, break error stops at it, where says the log has no stack"
 
 want <<OUT
 Replaying $LOGS/tlparse_export_guard_added.log (TORCH_TRACE): 39 records, 1 compile, 8 events; 3 problems (\`info records\`).
