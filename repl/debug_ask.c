@@ -185,8 +185,15 @@ static int cmd_assume(repl_session *s, const repl_cmd *c, const repl_args *a) {
   err_names en;
   failure_names(d, after, &en);
   put_text(sdb_probe_assume_report(before, after, fact, d->asked, d->nasked));
+  /* decided already: the report said which way; nothing to take as known */
+  const sdb_expr *known = sdb_maybe_evaluate_static(sdb_probe_env(before), fact);
   sdb_probe_free(before);
   sdb_probe_free(after);
+  if (known) {
+    printf("Nothing assumed: %s.\n", known->kind == SDB_TRUE ? "it is known already"
+                                       : "an assumption cannot contradict what is known");
+    return known->kind == SDB_TRUE ? 0 : -1;
+  }
   d->assumed = realloc(d->assumed, (d->nassumed + 1) * sizeof *d->assumed);
   if (!d->assumed) oom();
   d->assumed[d->nassumed++] = fact;

@@ -417,4 +417,17 @@ want <<'OUT'
 OUT
 check "the HTML report counts each compile's graph breaks and shows where and why"
 
+# assume of what is known already says so and adds nothing
+run --replay "$LOGS/tlparse_export_guard_added.log" --batch -x 'goto end' -x 'assume Eq(s0, 3)' \
+  -x 'info assumptions'
+sed -n '/^assume/,$p' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+want <<'OUT'
+assume Eq(s0, 3):
+  already statically known True: s0 is replaced by 3 (range_refined_to_singleton); torch._check would add nothing
+Nothing assumed: it is known already.
+No assumptions (`assume u0 >= 1` adds one).
+[exit 0]
+OUT
+check "assume of a known fact adds no assumption"
+
 echo "1..$n"
