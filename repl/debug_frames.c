@@ -230,6 +230,14 @@ static int cmd_info_locals(repl_session *s, const repl_cmd *c, const repl_args *
   lua_State *L = s->L, *co = d->co;
   lua_Debug ar;
   if (!lua_getstack(co, fs[selected].level, &ar)) return no_frames(d, c->name);
+  /* an error is reported after its stack unwound: the stop names the
+  ** function that raised it, whose locals are gone; say whose these are */
+  const sdb_event *e = d->cur ? sdb_view_event(dbg_view(d)) : NULL;
+  if (e && e->kind == SDB_EV_ERROR && e->func && fs[selected].name &&
+      strcmp(e->func, fs[selected].name))
+    printf("(%s's frame has unwound: the error was raised at %s:%d; the locals of #%d %s)\n",
+           e->func, dbg_basename(e->file ? e->file : "?"), e->line, selected,
+           fs[selected].name);
   int shown = 0;
   int top = lua_gettop(L);
   for (int i = 1;; i++) {

@@ -84,4 +84,17 @@ grep -v '^Breakpoint\|^Replaying\|^event\|^  \|^6	  local idx = x:nonzero() .*$'
 sed -n '/^#0/,$p' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
 check "in a replay: frame and up over the recorded stack, no locals"
 
+# At an error's stop the raising function's frame has unwound: info locals
+# says whose locals it lists.
+cp "$root/scripts/ddbranch.lua" "$work/dd.lua"
+run --batch -x 'break error' -x run -x 'info locals' dd.lua
+sed -n '/frame has unwound/,$p' "$tmp/got" | noaddr > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+want <<'OUT'
+(model's frame has unwound: the error was raised at dd.lua:7; the locals of #0 main chunk)
+model = function: 0x…
+compiled = <compiled model (backend=eager)>
+[exit 0]
+OUT
+check "info locals at an error's stop names the frame it lists"
+
 echo "1..$n"
