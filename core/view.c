@@ -23,8 +23,10 @@
 ** ("by", "at", "in" are left out when the event has no op, file, func; R is
 ** the range at the view's step.) Then, indented by two spaces:
 **   source SRC (DETAIL, event N)                          a new source (duck sizing)
-**   pending from event A until node NODE (event B)        the node that bound it, or
-**   pending from event A until renamed to SYM (event B)   renamed instead (process_kernel)
+**   pending from event A until event B, bound by node NODE (event C)
+**                                                          the node whose bindings (C) took it
+**   pending from event A until event B, renamed to SYM (event C)
+**                                                          renamed instead (process_kernel)
 **   pending from event A until event B                     neither
 **   pending since event A                                  still pending
 **   no longer pending (event B)                            removed without a recorded add
@@ -1165,11 +1167,12 @@ static void explain_pending(sdb_buf *b, const sdb_view *v, const symrec *r, size
     if (f->kind == SDB_EV_UNBACKED_BINDINGS) bind = f;
     if (f->kind == SDB_EV_RENAMED && f->sym == r->sym) ren = f;
     if (f->kind == SDB_EV_PENDING_CHANGED && !contains(f, r->sym)) {
-      sdb_buf_printf(b, "  pending from event %u until ", (unsigned)e->seq);
-      if (bind && bind->text) sdb_buf_printf(b, "node %s (event %u)\n", bind->text, (unsigned)f->seq);
+      sdb_buf_printf(b, "  pending from event %u until event %u", (unsigned)e->seq, (unsigned)f->seq);
+      if (bind && bind->text)
+        sdb_buf_printf(b, ", bound by node %s (event %u)", bind->text, (unsigned)bind->seq);
       else if (ren && is_symbol(ren->sym2))
-        sdb_buf_printf(b, "renamed to %s (event %u)\n", ren->sym2->name, (unsigned)f->seq);
-      else sdb_buf_printf(b, "event %u\n", (unsigned)f->seq);
+        sdb_buf_printf(b, ", renamed to %s (event %u)", ren->sym2->name, (unsigned)ren->seq);
+      sdb_buf_putc(b, '\n');
       return;
     }
   }

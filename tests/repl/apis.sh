@@ -40,7 +40,7 @@ event 17, phase trace, tracer trace, obl.lua:5 in model
   oblivious guard_or_false(u0 > 100) -> False: could not evaluate u0 > 100 due to data dependency, it was assumed to be False with no runtime assertions
 5	  local big = ss.guard_or_false(n:gt(100))
 u0: unbacked int, created by mark_unbacked at obl.lua:10 in main chunk (trace phase, event 3), range [0, int_oo]
-  pending from event 4 until node l_x_ (event 13)
+  pending from event 4 until event 13, bound by node l_x_ (event 12)
   size-like (event 5)
   range [0, int_oo] (size-like, event 6)
   graph input u0 in trace (event 8)

@@ -406,7 +406,7 @@ graph trace (11 nodes so far):
   guards  events 21-23     model
 now: phase none, compile 1
 u0: unbacked int, created by nonzero at nz.lua:2 in model (trace phase, event 5), range [0, 10]
-  pending from event 6 until node nonzero (event 9)
+  pending from event 6 until event 9, bound by node nonzero (event 8)
   bound at %nonzero: .size()[0] (trace phase, event 8)
   bound in trace as sym_size_int (event 15)
 True

@@ -349,7 +349,7 @@ static void test_explain_life(void **state) {
   sdb_view *v = fold(b.s, n);
   check_text(sdb_view_explain(v, S("u0")),
     "u0: unbacked int, created by nonzero at nonzero.lua:6 in model (trace phase, event 4), range [1, 10]\n"
-    "  pending from event 5 until node nonzero (event 8)\n"
+    "  pending from event 5 until event 8, bound by node nonzero (event 7)\n"
     "  bound at %nonzero: .size()[0] (trace phase, event 7)\n"
     "  size-like (event 9)\n"
     "  in runtime assert u0 >= 1 (trace phase, nonzero.lua:8, event 10)\n"
@@ -358,7 +358,7 @@ static void test_explain_life(void **state) {
     "  defined by buf1 (MultiOutput for nonzero, event 27)\n");
   check_text(sdb_view_explain(v, S("u1")),
     "u1: unbacked int, created by nonzero at nonzero.lua:12 (aot phase, event 16), range [0, 10]\n"
-    "  pending from event 17 until node nonzero (event 20)\n"
+    "  pending from event 17 until event 20, bound by node nonzero (event 19)\n"
     "  bound at %nonzero: .size()[0] (aot phase, event 19)\n"
     "  replaced by u0 (rename_unbacked_to, aot phase, event 21)\n"
     "  renamed: u1 -> u0 (aot retrace, event 22)\n");
@@ -895,7 +895,7 @@ static void test_real_core(void **state) {
   sdb_view *v = fold(ev, n);
   check_text(sdb_view_explain(v, S("u0")),
     "u0: unbacked int, created by nonzero at nonzero.lua:6 in model (trace phase, event 9), range [0, 8]\n"
-    "  pending from event 10 until node nonzero (event 13)\n"
+    "  pending from event 10 until event 13, bound by node nonzero (event 12)\n"
     "  bound at %nonzero: .size()[0] (trace phase, event 12)\n"
     "  in runtime assert u0 <= 8 (trace phase, nonzero.lua:7, event 14)\n"
     "  range [0, 8] (u0 <= 8, event 15)\n"
@@ -905,7 +905,7 @@ static void test_real_core(void **state) {
     "  defined by buf1 (MultiOutput for nonzero, event 60)\n");
   check_text(sdb_view_explain(v, S("u1")),
     "u1: unbacked int, created by nonzero at nonzero.lua:6 in model (aot phase, event 33), range [0, 8]\n"
-    "  pending from event 34 until node nonzero (event 37)\n"
+    "  pending from event 34 until event 37, bound by node nonzero (event 36)\n"
     "  bound at %nonzero: .size()[0] (aot phase, event 36)\n"
     "  range [0, 8] (rename_unbacked_to, event 38)\n"
     "  replaced by u0 (rename_unbacked_to, aot phase, event 39)\n"
@@ -914,7 +914,7 @@ static void test_real_core(void **state) {
     "u2: unbacked int, created by nonzero at nonzero.lua:6 in model (aot phase, event 50), range [0, int_oo]\n");
   check_text(sdb_view_explain(v, S("u3")),   /* process_kernel's: renamed, never bound */
     "u3: unbacked int, created by nonzero at nonzero.lua:6 in model (lower phase, event 54), range [0, 8]\n"
-    "  pending from event 55 until renamed to u0 (event 59)\n"
+    "  pending from event 55 until event 59, renamed to u0 (event 58)\n"
     "  range [0, 8] (rename_unbacked_to, event 56)\n"
     "  replaced by u0 (rename_unbacked_to, lower phase, event 57)\n"
     "  renamed: u3 -> u0 (process_kernel re-propagation, event 58)\n");
@@ -1240,7 +1240,7 @@ static void test_clone_and_fork(void **state) {
   assert_int_equal(sdb_view_event(c)->nsyms, 2);
   check_text(sdb_view_explain(v, S("u1")),
     "u1: unbacked int, created by nonzero at nonzero.lua:12 (aot phase, event 16), range [0, 10]\n"
-    "  pending from event 17 until node nonzero (event 20)\n"
+    "  pending from event 17 until event 20, bound by node nonzero (event 19)\n"
     "  bound at %nonzero: .size()[0] (aot phase, event 19)\n"
     "  replaced by u0 (rename_unbacked_to, aot phase, event 21)\n"
     "  renamed: u1 -> u0 (aot retrace, event 22)\n");
