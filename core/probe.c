@@ -50,6 +50,9 @@ struct sdb_probe {
   size_t nquestions;
   sdb_namer namer;          /* the user's names for the suggested checks */
   void *namer_ud;
+  size_t nrecorded;         /* the env's replacements the view recorded; those
+                               after them follow from the facts (a guard
+                               Eq(s0, s1) solved before its event says so) */
 };
 
 #define MAX_CANDS 64        /* candidate values per symbol */
@@ -392,7 +395,8 @@ sdb_probe *sdb_probe_new(const sdb_view *v, const sdb_expr *const *assumed, size
   if (!p) { oom(err); return NULL; }
   p->env = sdb_shape_env_new(NULL, NULL);
   if (!p->env) { oom(err); sdb_probe_free(p); return NULL; }
-  if (load_symbols(p, v, err) || load_replacements(p, v, err) || load_facts(p, v, err) ||
+  if (load_symbols(p, v, err) || load_replacements(p, v, err) ||
+      (p->nrecorded = sdb_replacement_count(p->env), load_facts(p, v, err)) ||
       load_questions(p, v, err)) {
     sdb_probe_free(p);
     return NULL;
@@ -474,9 +478,14 @@ static void put_replacements(sdb_buf *b, sdb_probe *p, const sdb_expr *e, int *n
     if (sep) sdb_buf_puts(b, sep);
     else clause(b, n);
     const sdb_expr *t = sdb_simplify(p->env, fs[i]);   /* the representative now */
+    bool derived = true;
+    for (size_t k = 0; k < p->nrecorded && k < sdb_replacement_count(p->env); k++)
+      if (sdb_replacement_at(p->env, k) == r) derived = false;
     sdb_buf_printf(b, "%s is replaced by ", fs[i]->name);
     put_expr(b, t ? t : r->target);
-    if (r->reason) sdb_buf_printf(b, " (%s)", r->reason);
+    if (r->reason || derived)
+      sdb_buf_printf(b, " (%s%s%s)", r->reason ? r->reason : "", r->reason && derived ? ", " : "",
+                     derived ? "implied by this step's facts" : "");
     if (sep) sdb_buf_putc(b, '\n');
   }
   free(fs);

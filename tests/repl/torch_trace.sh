@@ -102,7 +102,7 @@ event 4, phase trace, tracer [-/-], test_draft_export.py:297 in forward
   guard_added Eq(s0, 3)
 297${TAB}assert a.shape[0] == 3
   guard: Eq(s0, 3)
-Eq(s0, 3) is statically known True at this step: s0 is replaced by 3 (range_refined_to_singleton).
+Eq(s0, 3) is statically known True at this step: s0 is replaced by 3 (range_refined_to_singleton, implied by this step's facts).
 event 4, trace phase:
 #0  forward at test_draft_export.py:297
 #1  _call_impl at module.py:1762
@@ -423,7 +423,7 @@ run --replay "$LOGS/tlparse_export_guard_added.log" --batch -x 'goto end' -x 'as
 sed -n '/^assume/,$p' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
 want <<'OUT'
 assume Eq(s0, 3):
-  already statically known True: s0 is replaced by 3 (range_refined_to_singleton); torch._check would add nothing
+  already statically known True: s0 is replaced by 3 (range_refined_to_singleton, implied by this step's facts); torch._check would add nothing
 Nothing assumed: it is known already.
 No assumptions (`assume u0 >= 1` adds one).
 [exit 0]

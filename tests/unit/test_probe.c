@@ -425,7 +425,7 @@ static void test_assume_report(void **state) {
     "  in the program: torch._check(Eq(u0, 507))\n");
   check_text(print_of(after, "u0*2"),
     "1014\n"
-    "  statically known: u0 is replaced by 507 (range_refined_to_singleton)\n");
+    "  statically known: u0 is replaced by 507 (range_refined_to_singleton, implied by this step's facts)\n");
   sdb_probe_free(after);
   /* a bound: settles one extra question, leaves the error's open */
   const char *ge[] = {"u0 >= 20"};
