@@ -1236,6 +1236,14 @@ char *sdb_tti_compiles_text(const sdb_tti *t) {
   return sdb_buf_take(&b);
 }
 
+/* by line, then by their place in the reader's list (stable: addresses
+** in one array are in that order) */
+static int cmp_problem(const void *a, const void *b) {
+  const sdb_tt_problem *x = *(const sdb_tt_problem *const *)a, *y = *(const sdb_tt_problem *const *)b;
+  if (x->line != y->line) return x->line < y->line ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
 char *sdb_tti_records_text(const sdb_tti *t) {
   sdb_buf b = SDB_BUF_INIT;
   const sdb_tt_reader *r = t->r;
@@ -1252,10 +1260,16 @@ char *sdb_tti_records_text(const sdb_tti *t) {
   size_t np = sdb_tt_nproblems(r);
   if (!np) sdb_buf_puts(&b, "No problems.\n");
   else sdb_buf_printf(&b, "%zu problem%s (the rest was imported):\n", np, np == 1 ? "" : "s");
+  /* in line order (they are found in reading order: an MD5 mismatch only
+  ** at its record's end, after the problems inside the payload) */
+  const sdb_tt_problem **v = np ? malloc(np * sizeof *v) : NULL;
+  for (size_t i = 0; v && i < np; i++) v[i] = sdb_tt_problem_at(r, i);
+  if (v) qsort(v, np, sizeof *v, cmp_problem);
   for (size_t i = 0; i < np; i++) {
-    const sdb_tt_problem *p = sdb_tt_problem_at(r, i);
+    const sdb_tt_problem *p = v ? v[i] : sdb_tt_problem_at(r, i);
     sdb_buf_printf(&b, "  %s:%ld: %s\n", p->file, p->line, p->what);
   }
+  free(v);
   return sdb_buf_take(&b);
 }
 

@@ -121,8 +121,8 @@ want <<OUT
   exported_program                              1
 3 problems (the rest was imported):
   $LOGS/tlparse_export_guard_added.log:26: timestamp goes back 0.002000 s (file order kept)
-  $LOGS/tlparse_export_guard_added.log:46: empty line inside a payload (kept as an empty payload line)
   $LOGS/tlparse_export_guard_added.log:39: exported_program: payload MD5 3d7ae79af0d54ed5a1148c7a5f268532 does not match has_payload ad5752e29c50d388a36417d1031ae0e7 (9 lines)
+  $LOGS/tlparse_export_guard_added.log:46: empty line inside a payload (kept as an empty payload line)
 [-/-] exported_program (line 39 of the log):
 ExportedProgram:
     class GraphModule(torch.nn.Module):
