@@ -274,7 +274,7 @@ char *repl_timeline_render(sdb_timeline *t, size_t cursor, const repl_timeline_o
   /* the legend, in the marks' own glyphs */
   static const struct { int m; const char *what; } legend[] = {
     {M_CREATED, "created"}, {M_PENDING, "pending"}, {M_BOUND, "bound"},
-    {M_LIFTED, "lifted"}, {M_RENAMED_FROM, "renamed (joined to the new name below)"}, {M_GUARD, "guard/assert"},
+    {M_LIFTED, "lifted/bound in a tracer"}, {M_RENAMED_FROM, "renamed (joined to the new name below)"}, {M_GUARD, "guard/assert"},
     {M_REPLACED, "replaced"}, {M_DEFINED, "buffer"}, {M_OTHER, "other"}};
   for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++) {
     sdb_buf_puts(&b, i ? "  " : "");

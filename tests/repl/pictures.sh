@@ -233,7 +233,7 @@ event 5, phase trace, tracer trace, nz.lua:2 in model
 timeline of compile 1 (model), events 0-9 (1 column = 1 event), cursor after event 5
          v    
 u0       c==b-
-c created  = pending  b bound  l lifted  r renamed (joined to the new name below)  g guard/assert  s replaced  d buffer  + other
+c created  = pending  b bound  l lifted/bound in a tracer  r renamed (joined to the new name below)  g guard/assert  s replaced  d buffer  + other
 Deleted all breakpoints.
 event 59, nz.lua:7 in main chunk
   phase_end guards (model)
@@ -258,7 +258,7 @@ u1                            c==b-sr--------------------------|
 u2                                  :           c--------------|
 u3                                  :               c=sr-------|
 u0       c==b------l----------------r------------------r-d-----|
-c created  = pending  b bound  l lifted  r renamed (joined to the new name below)  g guard/assert  s replaced  d buffer  + other
+c created  = pending  b bound  l lifted/bound in a tracer  r renamed (joined to the new name below)  g guard/assert  s replaced  d buffer  + other
 event 30, phase aot, nz.lua:2 in model
   pending_changed {}
 2	  local idx = x:nonzero()
@@ -278,7 +278,7 @@ u1               cbsr-------------
 u2                 |:     c-------
 u3                 |:       cr----
 u0    c=b--l-------|r--------rd---
-c created  = pending  b bound  l lifted  r renamed (joined to the new name below)  g guard/assert  s replaced  d buffer  + other
+c created  = pending  b bound  l lifted/bound in a tracer  r renamed (joined to the new name below)  g guard/assert  s replaced  d buffer  + other
 [exit 0]
 EOF
 check "info timeline: creation, pending span, binding, lift, renamings joined, the buffer, the cursor; compressed to the width"
@@ -294,7 +294,7 @@ u1                            ●══◆─≡╮─────────�
 u2                                  │           ●──────────────┃
 u3                                  │               ●═≡╮───────┃
 u0       ●══◆──────↳────────────────╰──────────────────╰─■─────┃
-● created  ═ pending  ◆ bound  ↳ lifted  ╮ renamed (joined to the new name below)  ▪ guard/assert  ≡ replaced  ■ buffer  • other
+● created  ═ pending  ◆ bound  ↳ lifted/bound in a tracer  ╮ renamed (joined to the new name below)  ▪ guard/assert  ≡ replaced  ■ buffer  • other
 EOF
 check "info timeline on a UTF-8 locale draws with box characters"
 
