@@ -532,7 +532,7 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
       sdb_arg *args = map_args(it, n, err);
       if (!args) { sdb_value_free(&v); rc = err ? err->code : SDB_E_OOM; goto out; }
       char target[128], hint[64];
-      snprintf(target, sizeof target, "torch.ops.%s", aten ? aten : run->name);
+      sdb_strcat2(target, sizeof target, "torch.ops.", aten ? aten : run->name);
       aten_packet(aten ? aten : run->name, hint, sizeof hint);
       node = emit_node(it, target, hint, args, n->nargs, &v, err);
       if (!node) { sdb_value_free(&v); rc = err ? err->code : SDB_E_OOM; goto out; }

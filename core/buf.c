@@ -32,6 +32,23 @@ void sdb_buf_putn(sdb_buf *b, const char *s, size_t n) {
 void sdb_buf_putc(sdb_buf *b, char c) { sdb_buf_putn(b, &c, 1); }
 void sdb_buf_puts(sdb_buf *b, const char *s) { sdb_buf_putn(b, s, strlen(s)); }
 
+void sdb_buf_cat(sdb_buf *b, ...) {
+  va_list ap;
+  va_start(ap, b);
+  for (const char *s; (s = va_arg(ap, const char *));) sdb_buf_puts(b, s);
+  va_end(ap);
+}
+
+void sdb_strcat2(char *dst, size_t cap, const char *a, const char *b) {
+  if (!cap) return;
+  size_t na = strlen(a), nb = strlen(b);
+  if (na >= cap) na = cap - 1;
+  if (nb >= cap - na) nb = cap - na - 1;
+  memcpy(dst, a, na);
+  memcpy(dst + na, b, nb);
+  dst[na + nb] = '\0';
+}
+
 void sdb_buf_putu(sdb_buf *b, unsigned long long v) {
   char d[24];
   size_t n = sizeof d;

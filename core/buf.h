@@ -26,6 +26,11 @@ void sdb_buf_putn(sdb_buf *b, const char *s, size_t n);
 /* A decimal integer, as "%lld" / "%llu" write it (printers of expressions
 ** write one per constant; printf is the dearer way). */
 void sdb_buf_puti(sdb_buf *b, long long v);
+/* The strings given, up to a NULL, one after another (the lines printed
+** for every node: printf is the dearer way). */
+void sdb_buf_cat(sdb_buf *b, ...);
+/* a then b into dst, cut to cap bytes with the NUL (names, targets). */
+void sdb_strcat2(char *dst, size_t cap, const char *a, const char *b);
 void sdb_buf_putu(sdb_buf *b, unsigned long long v);
 void sdb_buf_printf(sdb_buf *b, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)));

@@ -139,7 +139,8 @@ static void put_args(lowering *lw, sdb_buf *b, const sdb_node *n) {
 static void put_meta_comment(sdb_buf *b, const sdb_value *v) {
   if (v->kind != SDB_V_TENSOR) return;
   char *m = sdb_fake_meta_str(v->tensor, false);
-  sdb_buf_printf(b, " %s", m ? m : "");
+  sdb_buf_putc(b, ' ');
+  sdb_buf_puts(b, m ? m : "");
   free(m);
 }
 
@@ -522,7 +523,8 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
   if (!b) return oom(err);
   if (kind == SDB_IB_VIEW && n->example.kind == SDB_V_TENSOR) {
     const sdb_fake *v = n->example.tensor;
-    sdb_buf_printf(c, "    %s = reinterpret_tensor(%s, ", b->name, n->nargs ? ref_of(lw, n->args[0].node) : "?");
+    sdb_buf_cat(c, "    ", b->name, " = reinterpret_tensor(", n->nargs ? ref_of(lw, n->args[0].node) : "?",
+                ", ", (const char *)NULL);
     put_shape(lw, c, v->sizes, v->ndim);
     sdb_buf_puts(c, ", ");
     put_shape(lw, c, v->strides, v->ndim);
@@ -531,9 +533,9 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     sdb_buf_puts(c, ")  # ReinterpretView\n");
   } else {
     const char *prefix = kind == SDB_IB_EXTERN ? "extern_kernels." : kind == SDB_IB_REDUCTION ? "reduction_" : "pointwise_";
-    sdb_buf_printf(c, "    %s = %s%s(", b->name, prefix, op->name);
+    sdb_buf_cat(c, "    ", b->name, " = ", prefix, op->name, "(", (const char *)NULL);
     put_args(lw, c, n);
-    sdb_buf_printf(c, ")  # %s", sdb_ibuf_kind_name(kind));
+    sdb_buf_cat(c, ")  # ", sdb_ibuf_kind_name(kind), (const char *)NULL);
     put_meta_comment(c, &n->example);
     sdb_buf_putc(c, '\n');
   }

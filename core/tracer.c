@@ -671,13 +671,13 @@ int sdb_tracer_call(sdb_tracer *tr, const sdb_op *op, bool method, const sdb_arg
   const char *hint = op->name;
   if (op->flags & SDB_OP_CUSTOM) {
     /* Dynamo calls an OpOverload: torch.ops.mylib.foo.default, node foo */
-    snprintf(target, sizeof target, "torch.ops.%s", op->aten);
+    sdb_strcat2(target, sizeof target, "torch.ops.", op->aten);
     const char *sep = strstr(op->name, "::");
     hint = sep ? sep + 2 : op->name;
   } else if (method) {
-    snprintf(target, sizeof target, "%s", op->name);
+    sdb_strcat2(target, sizeof target, "", op->name);
   } else {
-    snprintf(target, sizeof target, "torch.%s", op->name);
+    sdb_strcat2(target, sizeof target, "torch.", op->name);
   }
   sdb_events_push_op(tr->ev, op->name);
   sdb_node *node = place(tr, NULL, method ? SDB_N_CALL_METHOD : SDB_N_CALL_FUNCTION,
