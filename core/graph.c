@@ -103,16 +103,13 @@ static bool illegal_name(const char *s) {
   return false;
 }
 
-/* base + "_" + num, interned: FX's numbered names, one per node, so no
-** printf. base is shorter than 128 bytes. */
+/* base + "_" + num, interned: FX's numbered names, one per node. base is
+** shorter than 128 bytes. */
 static const char *numbered(const char *base, size_t blen, unsigned long num) {
-  char cand[160], digits[24];
-  size_t nd = 0;
-  do digits[nd++] = (char)('0' + num % 10); while ((num /= 10) && nd < sizeof digits);
-  memcpy(cand, base, blen);
-  cand[blen] = '_';
-  for (size_t i = 0; i < nd; i++) cand[blen + 1 + i] = digits[nd - 1 - i];
-  return sdb_intern_n(cand, blen + 1 + nd);
+  char prefix[130];
+  memcpy(prefix, base, blen);
+  prefix[blen] = '_';
+  return sdb_intern_num(prefix, blen + 1, num);
 }
 
 const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate) {

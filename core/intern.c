@@ -113,6 +113,16 @@ const char *sdb_internf(const char *fmt, ...) {
   return r;
 }
 
+const char *sdb_intern_num(const char *prefix, size_t plen, unsigned long n) {
+  char buf[160], digits[24];
+  size_t nd = 0;
+  if (plen > 128) plen = 128;
+  do digits[nd++] = (char)('0' + n % 10); while ((n /= 10) && nd < sizeof digits);
+  memcpy(buf, prefix, plen);
+  for (size_t i = 0; i < nd; i++) buf[plen + i] = digits[nd - 1 - i];
+  return sdb_intern_n(buf, plen + nd);
+}
+
 void sdb_intern_reset(void) {
   memset(known, 0, sizeof known);
   for (size_t i = 0; i < cap; i++) free(slots[i].s);

@@ -11,6 +11,9 @@
 const char *sdb_intern(const char *s);              /* NULL -> NULL */
 const char *sdb_intern_n(const char *s, size_t n);
 const char *sdb_internf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* prefix[0..plen) then n in decimal ("buf12", "add_3"): names made for
+** every node and buffer, without printf. plen under 128. */
+const char *sdb_intern_num(const char *prefix, size_t plen, unsigned long n);
 void sdb_intern_reset(void);
 
 #endif

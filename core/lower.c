@@ -154,7 +154,7 @@ static sdb_ibuf *new_buf(lowering *lw, sdb_ibuf_kind kind, const sdb_node *origi
   }
   sdb_ibuf *b = &lw->out->bufs[lw->out->n];
   memset(b, 0, sizeof *b);
-  b->name = sdb_internf("buf%zu", lw->out->n);
+  b->name = sdb_intern_num("buf", 3, (unsigned long)lw->out->n);
   b->kind = kind;
   b->origin = origin;
   lw->out->n++;
@@ -169,7 +169,17 @@ static void buffer_event(lowering *lw, const sdb_ibuf *b) {
   sdb_event e = {0};
   e.kind = SDB_EV_BUFFER_LOWERED;
   e.text = b->name;
-  e.detail = sdb_internf("%s for %s", sdb_ibuf_kind_name(b->kind), b->origin ? b->origin->name : "?");
+  char detail[256];
+  const char *kind = sdb_ibuf_kind_name(b->kind), *origin = b->origin ? b->origin->name : "?";
+  size_t nk = strlen(kind), no = strlen(origin);
+  if (nk + 5 + no < sizeof detail) {   /* "%s for %s" without printf */
+    memcpy(detail, kind, nk);
+    memcpy(detail + nk, " for ", 5);
+    memcpy(detail + nk + 5, origin, no);
+    e.detail = sdb_intern_n(detail, nk + 5 + no);
+  } else {
+    e.detail = sdb_internf("%s for %s", kind, origin);
+  }
   e.syms = syms;
   e.nsyms = (uint32_t)n;
   sdb_emit(lw->ev, &e);
