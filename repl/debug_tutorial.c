@@ -470,6 +470,10 @@ static int goto_stop(repl_session *s, int i) {
   return ask(s);
 }
 
+/* The lesson finished last in this session: `tutorial next` goes on from
+** it (the saved progress only says which lessons were ever finished). */
+static int last_finished;
+
 static int next_stop(repl_session *s) {
   dbg *d = dbg_of(s);
   if (T.asked) {           /* skipped: reveal the answer first */
@@ -480,6 +484,7 @@ static int next_stop(repl_session *s) {
     finish_lesson(s);
     int num = T.lesson.num;
     lesson_free(&T.lesson);
+    last_finished = num;
     return num;   /* > 0: finished */
   }
   return goto_stop(s, T.stop + 1) == 0 ? 0 : -1;
@@ -632,6 +637,11 @@ static int cmd_tutorial(repl_session *s, const repl_cmd *c, const repl_args *a) 
   if (isdigit((unsigned char)w[0])) return start(s, atoi(w), a->argc > 1 ? a->argv[1] : NULL);
   if (!strcmp(w, "next")) {
     if (!T.lesson.num) {
+      char *f = last_finished ? lesson_file(last_finished + 1, ".lesson") : NULL;
+      if (f) {
+        free(f);
+        return start(s, last_finished + 1, NULL);
+      }
       int scores[32];
       progress_load(scores);
       int n = 1;

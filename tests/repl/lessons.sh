@@ -151,10 +151,13 @@ event 9, phase trace, tracer trace, 02-nonzero.lua:6 in model
   pending: {u0} -> {}
 
 -- lesson 2, stop 5 of 5 --
-torch._check_is_size(idx:size(0)) reads the size: Dynamo records a
-node that computes it from the nonzero result, and that node's proxy now
-stands for u0 in this tracer. (_check_is_size adds no assert here:
-nonzero's u0 is already size-like, with range [0, 10].)
+The trace is over. Before the runtime asserts on u0's range go in
+(u0 >= 0 and u0 <= 10, placed next), the graph needs a node that computes
+u0: one is made from the binding site recorded on nonzero, right after that
+node, and its proxy now stands for u0 in this tracer. (Line 7's
+`size` node reads the same size, but the binding comes from the binding
+site; _check_is_size added no fact: nonzero's u0 is already size-like,
+with range [0, 10].)
 Predict: What is the name of the node that now stands for u0?
 predict sym_size_int
 Right: sym_size_int
@@ -260,5 +263,16 @@ Lessons (scripts in ROOT/scripts/lessons):
 [exit 1]
 EOF
 check "tutorial: list, start, answer (wrong, then right), any command between, back, quit, progress; errors"
+
+# `tutorial next` after a lesson ends starts the one after it (the saved
+# progress, where lesson 1 may never have been finished, is not the guide)
+answers 3 > "$work/right3.txt"
+run --batch -x 'tutorial 3 right3.txt' -x 'tutorial next'
+grep '^Lesson [0-9]*:' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+want <<'EOF'
+Lesson 3: item and torch._check: the data-dependent error, asserts and ranges
+Lesson 4: multiple outputs, [0].size()[0], and a symbol that is not fresh
+EOF
+check "tutorial next after a finished lesson starts the next one"
 
 echo "1..$n"
