@@ -396,6 +396,9 @@ static int resume(dbg *d) {
     lua_pop(co, nres);
     if (d->hook_yield) {
       d->prog = PROG_PAUSED;
+      /* the Ctrl-C that paused the program is spent: it must not also stop
+      ** the folding of the events that showing the stop takes in */
+      if (d->interrupts < 2) repl_host_clear_interrupt();
       return R_PAUSED;
     }
     lua_pushliteral(co, "the program yielded outside a coroutine (coroutine.yield in its main chunk?)");

@@ -479,7 +479,11 @@ static int cmd_where(repl_session *s, const repl_cmd *c, const repl_args *a) {
   if (a->argc == 0) {
     e = sdb_view_event(v);
     if (!e) {
-      printf("No events yet: the program has not started.\n");
+      if (d->prog == PROG_PAUSED && d->paused_line > 0)   /* stopped before any event */
+        printf("No events yet: the program is paused at %s:%d, before its first event.\n",
+               dbg_basename(d->paused_file ? d->paused_file : "?"), d->paused_line);
+      else
+        printf("No events yet: the program has not started.\n");
       return 0;
     }
     printf("event %u, %s phase:\n", e->seq, sdb_phase_name(e->phase));

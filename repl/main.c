@@ -115,9 +115,15 @@ static int write_pictures(lua_State *L, const char *title, const sdb_tti *imp) {
     fprintf(stderr, "shapedb: --dot %s: %s\n", dot_path, why);
     rc = -1;
   }
-  if (html_dir && (!t || repl_html_write(html_dir, t, sdb_timeline_length(t), title, imp, &why) < 0)) {
-    fprintf(stderr, "shapedb: --html %s: %s\n", html_dir, why);
-    rc = -1;
+  if (html_dir) {
+    int n = t ? repl_html_write(html_dir, t, sdb_timeline_length(t), title, imp, &why) : -1;
+    if (n < 0) {
+      fprintf(stderr, "shapedb: --html %s: %s\n", html_dir, why);
+      rc = -1;
+    } else {   /* on stderr: stdout is the program's and the report's */
+      fprintf(stderr, "shapedb: wrote %s/index.html and %d compile page%s\n", html_dir, n,
+              n == 1 ? "" : "s");
+    }
   }
   sdb_timeline_free(t);
   return rc;
