@@ -418,10 +418,17 @@ static int push_results(lua_State *L, const sdb_value *out, sdb_node *node, sdb_
 static int l_op(lua_State *L) {
   const sdb_op *op = lua_touserdata(L, lua_upvalueindex(1));
   bool method = lua_toboolean(L, lua_upvalueindex(2));
-  if (method && !lsdb_testudata(L, 1, LSDB_TENSOR))   /* y.sum(): Python's '.' */
+  if (method && !lsdb_testudata(L, 1, LSDB_TENSOR)) {   /* y.sum(): Python's '.' */
+    /* torch.NAME(t, ...) too, where torch has it */
+    bool fn = false;
+    if (lua_getglobal(L, "torch") == LUA_TTABLE) {   /* raw: torch's __index raises for unknown ops */
+      lua_pushstring(L, op->name);
+      fn = lua_rawget(L, -2) == LUA_TFUNCTION;
+    }
     return luaL_error(L, "TypeError: %s() was called without its tensor: in Lua a method call "
-                         "takes ':' (y:%s(...)), or call torch.%s(y, ...)", op->name, op->name,
-                      op->name);
+                         "takes ':' (t:%s(...) for a tensor t)%s%s%s", op->name, op->name,
+                      fn ? ", or call torch." : "", fn ? op->name : "", fn ? "(t, ...)" : "");
+  }
   lruntime *rt = runtime(L);
   ltrace *t = rt->active;
   sdb_tracer *tr = t ? t->tracer : NULL;
@@ -507,8 +514,20 @@ static int push_shape_table(lua_State *L, sdb_fake *t, bool stride) {
   return 1;
 }
 
+/* The tensor a method is called on. `x.size(0)` (Python's '.') calls it
+** without one: say what to write, as ops do (l_op). */
+static ltensor *self_tensor(lua_State *L) {
+  if (!lsdb_testudata(L, 1, LSDB_TENSOR)) {
+    lua_Debug ar;
+    const char *name = lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.name ? ar.name : "?";
+    luaL_error(L, "TypeError: %s() was called without its tensor: in Lua a method call takes ':' "
+                  "(t:%s(...) for a tensor t)", name, name);
+  }
+  return lsdb_check_ltensor(L, 1);
+}
+
 static int t_size(lua_State *L) {
-  sdb_fake *t = check_tensor(L, 1);
+  sdb_fake *t = self_tensor(L)->t;
   if (lua_isnoneornil(L, 2)) return push_shape_table(L, t, false);
   int64_t d = check_dim(L, t, 2);
   push_dim_value(L, t, t->sizes[d], "size", d);
@@ -516,7 +535,7 @@ static int t_size(lua_State *L) {
 }
 
 static int t_stride(lua_State *L) {
-  sdb_fake *t = check_tensor(L, 1);
+  sdb_fake *t = self_tensor(L)->t;
   if (lua_isnoneornil(L, 2)) return push_shape_table(L, t, true);
   int64_t d = check_dim(L, t, 2);
   push_dim_value(L, t, t->strides[d], "stride", d);
@@ -524,18 +543,18 @@ static int t_stride(lua_State *L) {
 }
 
 static int t_storage_offset(lua_State *L) {
-  sdb_fake *t = check_tensor(L, 1);
+  sdb_fake *t = self_tensor(L)->t;
   push_dim_value(L, t, t->storage_offset, "storage_offset", -1);
   return 1;
 }
 
 static int t_dim(lua_State *L) {
-  lua_pushinteger(L, check_tensor(L, 1)->ndim);
+  lua_pushinteger(L, self_tensor(L)->t->ndim);
   return 1;
 }
 
 static int t_numel(lua_State *L) {
-  sdb_fake *t = check_tensor(L, 1);
+  sdb_fake *t = self_tensor(L)->t;
   const sdb_expr *n = sdb_fake_numel(t);
   if (!n) return luaL_error(L, "%s", sdb_expr_error());
   sdb_value v = sdb_value_int(n);
@@ -561,7 +580,7 @@ static int t_tostring(lua_State *L) {
 
 /* t:meta() -> "f32[s0, 2]"; t:meta(true) with strides */
 static int t_meta(lua_State *L) {
-  sdb_fake *t = check_tensor(L, 1);
+  sdb_fake *t = self_tensor(L)->t;
   char *s = sdb_fake_meta_str(t, lua_toboolean(L, 2));
   lua_pushstring(L, s ? s : "?");
   free(s);
@@ -569,19 +588,19 @@ static int t_meta(lua_State *L) {
 }
 
 static int t_version(lua_State *L) {
-  sdb_fake *t = check_tensor(L, 1);
+  sdb_fake *t = self_tensor(L)->t;
   lua_pushinteger(L, t->storage ? t->storage->version : 0);
   return 1;
 }
 
 static int t_storage_id(lua_State *L) {
-  sdb_fake *t = check_tensor(L, 1);
+  sdb_fake *t = self_tensor(L)->t;
   lua_pushinteger(L, t->storage ? t->storage->id : 0);
   return 1;
 }
 
 static int t_mark_dynamic(lua_State *L) {
-  ltensor *u = lsdb_check_ltensor(L, 1);
+  ltensor *u = self_tensor(L);
   int64_t d = check_dim(L, u->t, 2);
   if (d < 64) u->dynamic_dims |= (uint64_t)1 << d;
   return 0;
@@ -657,7 +676,7 @@ static int t_mark_unbacked(lua_State *L) {
 }
 
 static int t_requires_grad_(lua_State *L) {
-  sdb_fake *t = check_tensor(L, 1);
+  sdb_fake *t = self_tensor(L)->t;
   t->requires_grad = lua_isnoneornil(L, 2) ? true : lua_toboolean(L, 2);
   lua_settop(L, 1);
   return 1;

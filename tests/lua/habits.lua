@@ -21,8 +21,20 @@ t.error_like(function() return x[0] end,
   "t[0]")
 t.error_like(function() return x[{{0, 2}}] end, "tensors are not indexed with [] here", "t[{{0, 2}}]")
 t.error_like(function() return x.sum() end,
-  "habits.lua:23: TypeError: sum() was called without its tensor: in Lua a method call takes ':' (y:sum(...)), or call torch.sum(y, ...)",
+  "habits.lua:23: TypeError: sum() was called without its tensor: in Lua a method call takes ':' (t:sum(...) for a tensor t), or call torch.sum(t, ...)",
   "y.sum() instead of y:sum()")
+-- a method torch has no function for is not offered as one; methods that
+-- are not ops say the same
+t.error_like(function() return x.view(-1) end,
+  "TypeError: view() was called without its tensor: in Lua a method call takes ':' (t:view(...) for a tensor t)",
+  "x.view(-1): no torch.view to offer")
+do
+  local _, e = pcall(function() return x.view(-1) end)
+  t.ok(not tostring(e):find("torch.view", 1, true), "x.view(-1) does not suggest torch.view")
+end
+t.error_like(function() return x.size(0) end,
+  "habits.lua:35: TypeError: size() was called without its tensor: in Lua a method call takes ':' (t:size(...) for a tensor t)",
+  "x.size(0) instead of x:size(0)")
 t.is(tostring(x:sum()), "FakeTensor(..., size=())", "y:sum() works")
 
 -- the fixes a data-dependent error suggests, in Lua with the user's names
