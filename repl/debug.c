@@ -1167,6 +1167,7 @@ void dbg_init(repl_session *s) {
   s->hooks.run = hook_run;
   s->hooks.complete_symbols = hook_complete_symbols;
   s->hooks.loaded = hook_loaded;
+  s->hooks.frame_lua = dbg_frame_lua;
   repl_cmd_register(debug_cmds, sizeof debug_cmds / sizeof debug_cmds[0]);
   dbg_info_init();
   dbg_pictures_init();

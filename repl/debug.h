@@ -289,6 +289,9 @@ void dbg_bp_remove(dbg *d, size_t i);
 void dbg_bp_describe(const dbg_bp *bp, char *out, size_t cap);
 bool dbg_symbol_shaped(const char *w);
 int dbg_frame_print(dbg *d, const char *text);
+/* repl_hooks.frame_lua: a Lua expression about the selected frame's
+** variables, run there (dbg_frame_print); 1 when the line is not one. */
+int dbg_frame_lua(repl_session *s, const char *line);
 /* `print TEXT` at the cursor (with the assumptions); 0 or -1. */
 int dbg_ask_print(dbg *d, const char *text);
 

@@ -346,6 +346,20 @@ int dbg_frame_print(dbg *d, const char *text) {
   return 0;
 }
 
+/* repl_hooks.frame_lua: a Lua line at the prompt that is an expression
+** about the selected frame's variables runs in that frame (the stock
+** prompt would see only globals: `x:meta()` at a breakpoint was an error
+** about a nil global). Statements stay global Lua. */
+int dbg_frame_lua(repl_session *s, const char *line) {
+  dbg *d = dbg_of(s);
+  if (!d || !live(d)) return 1;
+  lua_State *L = s->L;
+  const char *code = lua_pushfstring(L, "return %s", line);
+  bool expr = luaL_loadbuffer(L, code, strlen(code), "=frame") == LUA_OK;
+  lua_pop(L, 2);
+  return expr ? dbg_frame_print(d, line) : 1;
+}
+
 static const repl_cmd frame_cmds[] = {
   { "frame", "f", "stack", "frame [N]",
     "show the selected Lua frame, or select frame N",

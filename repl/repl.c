@@ -458,10 +458,30 @@ static int run_line(repl_session *s, const char *line, input *in, const repl_cmd
   case REPL_LINE_AMBIGUOUS:
     ambiguous_command(s, rest);
     return -1;
-  case REPL_LINE_UNKNOWN:
-    unknown_command(s, rest);
+  case REPL_LINE_UNKNOWN: {
+    /* a lone name is Lua, as at the stock prompt: a variable of the paused
+    ** frame, else nil, with the command it may have meant */
+    /* only typed at a terminal: in -x lists, --batch and sourced files an
+    ** unknown word stays an error, so a misspelt command fails the script */
+    size_t wl = repl_cmd_word_len(rest);
+    if (!is_ident(rest, wl) || *skip_blanks(rest + wl) || !s->tty || !in || in->kind != IN_STDIN) {
+      unknown_command(s, rest);
+      return -1;
+    }
+    int fr = s->hooks.frame_lua ? s->hooks.frame_lua(s, rest) : 1;
+    if (fr <= 0) return fr;
+    const char *sug = repl_cmd_suggest(NULL, rest, wl);
+    printf("nil\n");
+    if (!sug) return 0;
+    /* close to a command: most likely a typo, and a failed line */
+    repl_error(s, "%.*s is not a command (as Lua it is nil): did you mean '%s'?", (int)wl, rest, sug);
     return -1;
+  }
   case REPL_LINE_LUA:
+    if (s->hooks.frame_lua) {
+      int fr = s->hooks.frame_lua(s, line);
+      if (fr <= 0) return fr;
+    }
     break;
   }
   return eval_lua(s, line, in, unknown_if_bad);

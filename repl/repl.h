@@ -52,6 +52,10 @@ typedef struct repl_hooks {
   void (*after_line)(repl_session *s, const repl_cmd *cmd, int rc);
   /* After `load` (or the command line) made path the session's program. */
   void (*loaded)(repl_session *s);
+  /* A Lua line that names a variable of a paused program's selected frame
+  ** (`x:meta()` at a breakpoint): run it there, as `print` does. 0 or -1
+  ** when it did, 1 when the line is not about the frame. Default: none. */
+  int (*frame_lua)(repl_session *s, const char *line);
   /* Before a line runs: true when the hook took it as data (the lines of
   ** a debugger's `commands ... end`), so it does not run. */
   bool (*take_line)(repl_session *s, const char *line);

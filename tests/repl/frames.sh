@@ -97,4 +97,16 @@ compiled = <compiled model (backend=eager)>
 OUT
 check "info locals at an error's stop names the frame it lists"
 
+# Plain Lua at a stop that names the frame's variables runs in the frame
+# (a statement, or a line about globals, stays global Lua)
+run --batch -x 'break op nonzero' -x run -x 'x:meta()' -x 'y:size(0) + 1' -x 'zz = 2' -x 'zz' nz.lua
+sed -n '/^  new symbol: u0/,$p' "$tmp/got" | tail -n +2 > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+want <<'OUT'
+f32[5, 2]
+8
+2
+[exit 0]
+OUT
+check "Lua expressions about the frame's variables run in the frame"
+
 echo "1..$n"

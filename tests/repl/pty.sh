@@ -402,4 +402,14 @@ else
   pass "set pagination off: no pager"
 fi
 
+# At the prompt a lone name that is not a command is Lua (nil, as lua5.4
+# prints it), with the command it may have meant; in --batch and sourced
+# files the same word stays an unknown command (batch.sh).
+clear_screen
+type_line 'nosuchname'
+if wait_line "nil" && at_prompt "(shapedb)"; then pass "a lone unknown name at the prompt is nil"; else fail "a lone unknown name at the prompt is nil"; fi
+clear_screen
+type_line 'stpe'
+expect "a lone name close to a command is nil, with the command it may have meant" "stpe is not a command (as Lua it is nil): did you mean 'step'?"
+
 echo "1..$n"
