@@ -111,6 +111,21 @@ static dbg_bp *bp_arg(dbg *d, const char *cmd, const char *word) {
   return bp;
 }
 
+/* A condition naming a word that no symbol is spelled like (s0, u1): it
+** can never hold; said when it is set, not discovered as a breakpoint that
+** never stops. */
+static void note_unshaped(const char *cond_text, const sdb_expr *e) {
+  const sdb_expr **fs;
+  long n = sdb_free_symbols(e, &fs);
+  for (long i = 0; i < n; i++)
+    if (!dbg_symbol_shaped(fs[i]->name)) {
+      printf("(note: %s is not a symbol name, such as s0 or u1: `%s` stays false)\n", fs[i]->name,
+             cond_text);
+      break;
+    }
+  if (n > 0) free(fs);
+}
+
 /* condition N [COND] */
 static int cmd_condition(repl_session *s, const repl_cmd *c, const repl_args *a) {
   dbg *d = dbg_of(s);
@@ -130,12 +145,14 @@ static int cmd_condition(repl_session *s, const repl_cmd *c, const repl_args *a)
     return 0;
   }
   char why[160];
-  if (!sdb_parse(cond, why, sizeof why)) {
+  const sdb_expr *ce = sdb_parse(cond, why, sizeof why);
+  if (!ce) {
     repl_error(s, "%s: cannot read the condition '%s': %s", c->name, cond, why);
     return -1;
   }
   free(bp->cond);
   bp->cond = dup(cond);
+  note_unshaped(cond, ce);
   return 0;
 }
 
@@ -374,9 +391,10 @@ static int add_bp(repl_session *s, const repl_cmd *c, const repl_args *a0, bool 
   } else if (parse_bp(d, c->name, a, &bp) < 0) {
     return -1;
   }
+  const sdb_expr *ce = NULL;
   if (cond) {
     char why[160];
-    if (!sdb_parse(cond, why, sizeof why)) {
+    if (!(ce = sdb_parse(cond, why, sizeof why))) {
       repl_error(s, "%s: cannot read the condition '%s': %s", c->name, cond, why);
       free(bp.arg);
       return -1;
@@ -392,6 +410,7 @@ static int add_bp(repl_session *s, const repl_cmd *c, const repl_args *a0, bool 
   dbg_bp_describe(&bp, what, sizeof what);
   printf("%s %d: %s%s%s\n", temporary ? "Temporary breakpoint" : watch ? "Watchpoint" : "Breakpoint",
          bp.num, what, bp.cond ? " if " : "", bp.cond ? bp.cond : "");
+  if (ce) note_unshaped(bp.cond, ce);
   return 0;
 }
 

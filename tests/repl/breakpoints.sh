@@ -91,4 +91,13 @@ run --batch -x 'break unbacked' -x 'goto end' -x 'condition 9 u0 > 1' -x 'condit
 grep -v '^  \|^12	\|^\[program' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
 check "goto passes breakpoints by; bad numbers and conditions are refused"
 
+want <<'OUT'
+Breakpoint 1: op nonzero if zz > 3
+(note: zz is not a symbol name, such as s0 or u1: `zz > 3` stays false)
+(note: zz is not a symbol name, such as s0 or u1: `u0 + zz > 1` stays false)
+[exit 0]
+OUT
+run --batch -x 'break op nonzero if zz > 3' -x 'condition 1 u0 + zz > 1' nz.lua
+check "a condition naming no symbol-shaped word is said to stay false"
+
 echo "1..$n"
