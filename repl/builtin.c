@@ -471,7 +471,8 @@ static const repl_cmd set_subs[] = {
   { "color", NULL, "support", "set color on|off|auto",
     "colour the output: always, never, or on a terminal",
     "`auto` (the default) colours output written to a terminal unless the\n"
-    "NO_COLOR environment variable is set; `on` and `off` override that.\n"
+    "NO_COLOR environment variable is set or TERM is `dumb`; `on` and `off`\n"
+    "override that.\n"
     "\n"
     "Example:\n"
     "  (shapedb) set color off\n",

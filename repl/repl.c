@@ -76,7 +76,8 @@ void repl_strv_free(repl_strv *sv) {
 bool repl_use_color(const repl_session *s, FILE *f) {
   repl_color_mode m = s ? s->color : REPL_COLOR_AUTO;
   if (m != REPL_COLOR_AUTO) return m == REPL_COLOR_ON;
-  const char *nc = getenv("NO_COLOR");
+  const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+  if (term && !strcmp(term, "dumb")) return false;   /* as gdb: a dumb terminal has no colour */
   return !(nc && *nc) && isatty(fileno(f));
 }
 
