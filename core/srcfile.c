@@ -193,6 +193,14 @@ void sdb_srcfile_refresh(bool all) {
   }
 }
 
+const char *sdb_srcfile_changed_on_disk(void) {
+  for (size_t i = 0; i < files.len; i++) {
+    file_lines *fl = files.vals[i];
+    if (!fl->pinned && changed(fl, files.keys[i])) return files.keys[i];
+  }
+  return NULL;
+}
+
 void sdb_srcfile_reset(void) {
   for (size_t i = 0; i < files.len; i++) {
     file_lines *fl = files.vals[i];

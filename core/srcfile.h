@@ -26,5 +26,9 @@ int sdb_srcfile_set_text(const char *file, const char *text);
 ** (guards and graph printing look lines up in hot loops). Text set by
 ** sdb_srcfile_set_text stays until a refresh of all (a live run). */
 void sdb_srcfile_refresh(bool all);
+/* The first cached file (not set from text) that changed on disk since it
+** was read, or NULL: a paused program keeps its text, and the front end
+** says the file moved on. Interned. */
+const char *sdb_srcfile_changed_on_disk(void);
 
 #endif

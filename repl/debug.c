@@ -1043,6 +1043,13 @@ static void print_banner(const char *path) {
   }
 }
 
+/* A paused program runs the text it was started with: its stops and
+** listings keep showing that text until the next `run`. */
+static bool hook_sources_frozen(repl_session *s) {
+  dbg *d = dbg_of(s);
+  return d && d->prog == PROG_PAUSED && !d->replay;
+}
+
 static void hook_loaded(repl_session *s) {
   dbg *d = dbg_of(s);
   if (prepare_program(d) == 0 && s->tty) print_banner(s->program);
@@ -1168,6 +1175,7 @@ void dbg_init(repl_session *s) {
   s->hooks.complete_symbols = hook_complete_symbols;
   s->hooks.loaded = hook_loaded;
   s->hooks.frame_lua = dbg_frame_lua;
+  s->hooks.sources_frozen = hook_sources_frozen;
   repl_cmd_register(debug_cmds, sizeof debug_cmds / sizeof debug_cmds[0]);
   dbg_info_init();
   dbg_pictures_init();

@@ -503,8 +503,19 @@ static int handle_line(repl_session *s, const char *line, input *in) {
     line = again = xstrdup(s->last_repeat);
   }
   /* the user may have edited a file since the last line: listings and
-  ** stop lines show what is on disk now */
-  sdb_srcfile_refresh(false);
+  ** stop lines show what is on disk now, unless a paused program still
+  ** runs the old text (then that text stays, and the change is said once) */
+  static const char *noted;
+  if (s->hooks.sources_frozen && s->hooks.sources_frozen(s)) {
+    const char *f = sdb_srcfile_changed_on_disk();
+    if (f && f != noted)
+      printf("(note: %s changed on disk since this run started: listings show the text the program "
+             "is running; `run` starts it again with the new text)\n", f);
+    noted = f;
+  } else {
+    sdb_srcfile_refresh(false);
+    noted = NULL;
+  }
   if (s->hooks.take_line && s->hooks.take_line(s, line)) {
     free(again);
     return 0;

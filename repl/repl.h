@@ -56,6 +56,10 @@ typedef struct repl_hooks {
   ** (`x:meta()` at a breakpoint): run it there, as `print` does. 0 or -1
   ** when it did, 1 when the line is not about the frame. Default: none. */
   int (*frame_lua)(repl_session *s, const char *line);
+  /* True while the sources must not be re-read from disk: a paused program
+  ** runs the text it was started with, and its stops show that text.
+  ** Default: never (listings follow the user's edits). */
+  bool (*sources_frozen)(repl_session *s);
   /* Before a line runs: true when the hook took it as data (the lines of
   ** a debugger's `commands ... end`), so it does not run. */
   bool (*take_line)(repl_session *s, const char *line);

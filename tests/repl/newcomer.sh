@@ -1,6 +1,7 @@
 #!/bin/sh
 # newcomer.sh — the debugger as a new user meets it (issue 15): an edited
-# file is re-read (listings and stop lines follow it), a new run starts
+# file is re-read for the next run (a paused run keeps the text it runs,
+# and says the file changed), a new run starts
 # clean and says what it dropped, PyTorch habits get errors saying what to
 # write in Lua (harness: tests/lib/transcript.sh).
 NAME=newcomer
@@ -39,13 +40,13 @@ event 5, phase trace, tracer trace, prog.lua:2 in model
   tracer: - -> trace
   new symbol: u0 [0, 10]
 true
+(note: prog.lua changed on disk since this run started: listings show the text the program is running; `run` starts it again with the new text)
   1    local function model(x)
-->2      -- edited: one line more
-  3      local idx = x:nonzero()
-  4      return idx:sum()
-  5    end
-  6    local f = torch.compile(model, { backend = "eager" })
-  7    return f(shapedb.tensor{5, 2})
+->2      local idx = x:nonzero()
+  3      return idx:sum()
+  4    end
+  5    local f = torch.compile(model, { backend = "eager" })
+  6    return f(shapedb.tensor{5, 2})
 Starting program: prog.lua
 Breakpoint 1, op nonzero
 event 17, phase trace, tracer trace, prog.lua:3 in model
@@ -56,7 +57,7 @@ event 17, phase trace, tracer trace, prog.lua:3 in model
   new symbol: u0 [0, 10]
 [exit 0]
 OUT
-check 'an edited file: list and the next run show the new text'
+check 'an edited file: a paused run keeps showing the text it runs (with a note); the next run shows the new text'
 # 2. a new run starts clean: assumptions about the old u0 are dropped (and
 # it says so), compiles count from 1, info phases shows this run's phases,
 # info program the earlier runs
