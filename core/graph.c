@@ -650,9 +650,18 @@ static void print_graph(sdb_buf *b, const sdb_graph *g, const sdb_print_opts *o,
     }
     sdb_buf_putc(b, '\n');
     if (o && o->bindings && n->bindings.n) {
-      char *s = sdb_bindings_str(&n->bindings);
-      sdb_buf_printf(b, "%.*s        # %s\n", ip, pad, s ? s : "");
-      free(s);
+      /* under the names the types above use: a symbol the aot retrace
+      ** renamed (u2 -> u0) is printed as it is now called */
+      sdb_buf_printf(b, "%.*s        # ", ip, pad);
+      for (size_t k = 0; k < n->bindings.n; k++) {
+        const sdb_expr *sym = n->bindings.v[k].sym;
+        const sdb_expr *now = env ? sdb_resolve_renamed(env, sym) : sym;
+        char ps[256];
+        sdb_buf_cat(b, k ? ", " : "", now && now->kind == SDB_SYM ? now->name : sym->name, ": ",
+                    n->bindings.v[k].path.n ? sdb_keypath_str(&n->bindings.v[k].path, ps, sizeof ps)
+                                            : "<value>", (const char *)NULL);
+      }
+      sdb_buf_putc(b, '\n');
     }
   }
   for (size_t i = 0; lists && i <= g->n; i++) free(lists[i].v);

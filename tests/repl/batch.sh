@@ -538,4 +538,18 @@ OUT
 run --no-report args.lua --record t.jsonl
 check "a shapedb option after FILE is the program's, with a note"
 
+# The report's aot graph names a renamed symbol as its types do: the
+# retrace's u1 is u0 again, in the binding comment too
+cat > "$work/aotnz.lua" <<'LUA'
+local function model(x) return x:nonzero():sum() end
+return torch.compile(model, { backend = "aot_eager" })(shapedb.tensor{5, 2})
+LUA
+run -q aotnz.lua
+grep -A1 'torch.ops.aten.nonzero.default' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+want <<'OUT'
+        nonzero: "i64[u0, 2]" = torch.ops.aten.nonzero.default(arg0_1);  arg0_1 = None
+        # u0: .size()[0]
+OUT
+check "the report's aot graph: bindings under the renamed symbol's name"
+
 echo "1..$n"
