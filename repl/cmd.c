@@ -241,6 +241,17 @@ const char *repl_cmd_suggest(const char *parent, const char *word, size_t len) {
   return found;
 }
 
+const char *repl_suggest(const char *word, const char *const *names, size_t n) {
+  size_t len = strlen(word);
+  int limit = len <= 3 ? 1 : 2, best = limit + 1;
+  const char *found = NULL;
+  for (size_t i = 0; i < n; i++) {
+    int d = names[i] ? distance(word, len, names[i], strlen(names[i])) : best;
+    if (d < best) { best = d; found = names[i]; }
+  }
+  return found;
+}
+
 size_t repl_cmd_word_len(const char *p) {
   size_t n = 0;
   while (isalnum((unsigned char)p[n]) || p[n] == '_' ||

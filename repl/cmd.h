@@ -98,6 +98,9 @@ const char *const *repl_cmd_groups(size_t *n);
 /* The name (or alias) closest to word by edit distance, if close enough to
 ** be a likely typo; NULL otherwise. */
 const char *repl_cmd_suggest(const char *parent, const char *word, size_t len);
+/* The same rule over any names (an operator's, say): the nearest within
+** one edit for short words, two for longer ones, or NULL. */
+const char *repl_suggest(const char *word, const char *const *names, size_t n);
 
 /* The names matching word as a prefix, ", "-joined, for "could be: ..."
 ** messages. Returns a malloc'ed string. */

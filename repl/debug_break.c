@@ -295,8 +295,16 @@ static int parse_bp(dbg *d, const char *cmd, const repl_args *a, dbg_bp *bp) {
       bp->phase = ph;
     } else if (w[0] == 'o') {
       if (!sdb_op_find(rest)) {
-        repl_error(s, "%s: no operator named '%s' (the names are torch's: nonzero, item, ...)",
-                   cmd, rest);
+        size_t nops = sdb_op_count();
+        const char **names = calloc(nops ? nops : 1, sizeof *names);
+        for (size_t i = 0; names && i < nops; i++) names[i] = sdb_op_at(i)->name;
+        const char *sug = names ? repl_suggest(rest, names, nops) : NULL;
+        if (sug)
+          repl_error(s, "%s: no operator named '%s'. Did you mean '%s'?", cmd, rest, sug);
+        else
+          repl_error(s, "%s: no operator named '%s' (the names are torch's: nonzero, item, ...)",
+                     cmd, rest);
+        free(names);
         return -1;
       }
       bp->kind = BP_OP;

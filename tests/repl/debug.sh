@@ -461,7 +461,7 @@ check 'info events and list around the cursor'
 want <<'OUT'
 unknown command: stpe. Did you mean 'step'?
 break: unknown breakpoint 'nosuch'; expected unbacked, guard [TEXT], phase NAME, op NAME, symbol SYM, FILE:LINE, LINE, error, or an event kind
-break: no operator named 'nonzeros' (the names are torch's: nonzero, item, ...)
+break: no operator named 'nonzeros'. Did you mean 'nonzero'?
 break: unknown phase 'nope' (trace, cond, aot, lower, guards)
 break: '12' is not a symbol name (s0, u1, ...)
 break: nz.lua has only 8 lines
