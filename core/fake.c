@@ -357,11 +357,15 @@ static void put_dims(sdb_buf *b, const sdb_fake *t, const sdb_expr *const *v) {
   sdb_buf_putc(b, ']');
 }
 
+void sdb_fake_meta_put(sdb_buf *b, const sdb_fake *t, bool with_strides) {
+  sdb_buf_puts(b, sdb_dtype_short(t->dtype));
+  put_dims(b, t, t->sizes);
+  if (with_strides) put_dims(b, t, t->strides);
+}
+
 char *sdb_fake_meta_str(const sdb_fake *t, bool with_strides) {
   sdb_buf b = SDB_BUF_INIT;
-  sdb_buf_puts(&b, sdb_dtype_short(t->dtype));
-  put_dims(&b, t, t->sizes);
-  if (with_strides) put_dims(&b, t, t->strides);
+  sdb_fake_meta_put(&b, t, with_strides);
   return sdb_buf_take(&b);
 }
 

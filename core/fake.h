@@ -148,6 +148,10 @@ int sdb_fakify_strided(sdb_fake_mode *m, const int64_t *sizes, const int64_t *st
 /* `f32[s0, 2]` (sizes simplified through the ShapeEnv's replacements), with
 ** strides `f32[s0, 2][2, 1]` when with_strides. Malloc'ed. */
 char *sdb_fake_meta_str(const sdb_fake *t, bool with_strides);
+/* The same, appended to b (a node line per placed node: no string of its
+** own to allocate). */
+struct sdb_buf;
+void sdb_fake_meta_put(struct sdb_buf *b, const sdb_fake *t, bool with_strides);
 /* PyTorch's repr: `FakeTensor(..., size=(s0, 2))` (dtype when not f32,
 ** requires_grad when set). Malloc'ed. */
 char *sdb_fake_repr(const sdb_fake *t);

@@ -414,11 +414,9 @@ static void put_expr(sdb_buf *b, const sdb_expr *e, sdb_shape_env *env) {
 
 static void annotation(sdb_buf *b, const sdb_value *v, bool strides, sdb_shape_env *env) {
   if (v->kind == SDB_V_TENSOR) {
-    char *m = sdb_fake_meta_str(v->tensor, strides);
     sdb_buf_putc(b, '"');
-    sdb_buf_puts(b, m ? m : "?");
+    sdb_fake_meta_put(b, v->tensor, strides);
     sdb_buf_putc(b, '"');
-    free(m);
   } else if ((v->kind == SDB_V_INT || v->kind == SDB_V_BOOL || v->kind == SDB_V_FLOAT) &&
              v->expr && !sdb_is_const(v->expr)) {
     sdb_buf_puts(b, "\"Sym(");

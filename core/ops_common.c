@@ -512,9 +512,23 @@ static int like_strides(sdb_shape_env *env, const sdb_fake *x, const sdb_expr **
 /* guard_or_false of an expression that may have failed to build (NULL). */
 static bool gof(sdb_shape_env *env, const sdb_expr *e) { return e && sdb_guard_or_false(env, e); }
 
+/* Is e zero, from what needs no ShapeEnv query (an integer, a symbol
+** whose range excludes 0)? 1 yes, 0 no, -1 ask. */
+static int zero_at_once(sdb_shape_env *env, const sdb_expr *e) {
+  if (e->kind == SDB_INT) return e->ival == 0;
+  if (e->kind == SDB_SYM) {
+    const sdb_symbol_info *si = sdb_symbol(env, e);
+    if (si && (si->range.lo >= 1 || si->range.hi <= -1)) return 0;
+  }
+  return -1;
+}
+
 static bool sym_ge(sdb_shape_env *env, const sdb_expr *a, const sdb_expr *b) {
-  if (gof(env, sdb_eq(b, sdb_int(0)))) return true;
-  if (gof(env, sdb_eq(a, sdb_int(0)))) return false;
+  int zb = zero_at_once(env, b), za;
+  if (zb == 1 || (zb < 0 && gof(env, sdb_eq(b, sdb_int(0))))) return true;
+  za = zero_at_once(env, a);
+  if (za == 1 || (za < 0 && gof(env, sdb_eq(a, sdb_int(0))))) return false;
+  if (a->kind == SDB_INT && b->kind == SDB_INT) return a->ival >= b->ival || a->ival % b->ival == 0;
   return gof(env, sdb_ge(a, b)) ||
          gof(env, sdb_eq(sdb_mod(a, b), sdb_int(0)));
 }
