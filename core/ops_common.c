@@ -623,10 +623,11 @@ int elementwise_strides(sdb_shape_env *env, sdb_fake *const *ops, int nops,
       int cmp = 0, a = perm[d0], b = perm[d1];
       for (int j = 0; j < k && !cmp; j++) {
         const sdb_expr *sa = es[j][a], *sb = es[j][b];
-        if (gof(env, sdb_eq(sa, sdb_int(0))) ||
-            gof(env, sdb_eq(sb, sdb_int(0))))
+        int za = zero_at_once(env, sa), zb = za == 1 ? 1 : zero_at_once(env, sb);
+        if (za == 1 || zb == 1 || (za < 0 && gof(env, sdb_eq(sa, sdb_int(0)))) ||
+            (zb < 0 && gof(env, sdb_eq(sb, sdb_int(0)))))
           continue;
-        if (gof(env, sdb_eq(sa, sb))) {
+        if (sa == sb || gof(env, sdb_eq(sa, sb))) {
           if (!sym_ge(env, shape[b], shape[a])) cmp = 1;
           continue;
         }
