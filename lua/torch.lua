@@ -519,10 +519,29 @@ local function check_constraints(tr, fake, index, checks)
   end
   local records = tr:guard_records()
   -- guards about one Dim symbol that its range does not imply
+  local roots = {}   -- the solver's new roots for divisibility: _dim = Dim(...)
   for _, r in ipairs(records) do
     local c = r.kind == "guard" and #r.symbols == 1 and by_sym[r.symbols[1]]
     if c then
       violated(c, string.format("Not all values of %s satisfy the generated guard %s.", render_range(c), r.text))
+      -- a congruence (x % k == 0): DimConstraints.solve makes the dim a
+      -- derived one, dim = k*_dim, and _process_derived_dim_roots gives the
+      -- new root _dim the range that keeps k*_dim in dim's
+      local k = r.text == nil and nil or tonumber(r.text:match("^" .. c.source:gsub("%p", "%%%0") .. " %% (%d+) == 0$"))
+      local s = c.spec
+      if k and k > 1 and s then
+        local root = "_" .. s.name
+        local lo = -((-(s.min or 2)) // k)   -- ceil
+        local hi = s.max and s.max // k
+        lo = lo ~= 2 and lo or nil           -- prettify_results leaves out min=2
+        local dimline
+        if lo and hi then dimline = string.format("%s = Dim(\"%s\", { min = %d, max = %d })", root, root, lo, hi)
+        elseif lo then dimline = string.format("%s = Dim(\"%s\", { min = %d })", root, root, lo)
+        elseif hi then dimline = string.format("%s = Dim(\"%s\", { max = %d })", root, root, hi)
+        else dimline = string.format("%s = Dim(\"%s\")", root, root) end
+        roots[#roots + 1] = dimline
+        fixes[s.name] = string.format("%s = %d * %s", s.name, k, root)
+      end
     end
   end
   -- ranges the guards narrowed below the Dim's
@@ -556,6 +575,9 @@ local function check_constraints(tr, fake, index, checks)
     end
   end
   local fixlines = {}
+  -- new roots have no source: they sort after the sources (L['x']...) and,
+  -- being plain Dims, come with the Dim suggestions
+  for _, f in ipairs(roots) do dims[#dims + 1] = f end
   for _, f in ipairs(dims) do fixlines[#fixlines + 1] = "  " .. f end
   for _, f in ipairs(others) do fixlines[#fixlines + 1] = "  " .. f end
   if #fixlines > 0 then

@@ -210,7 +210,17 @@ do
       { dynamic_shapes = { x = {[0] = Dim("n")} } })
   end)
   t.has(err, "  - Not all values of n = L['x'].size()[0] in the specified range satisfy the generated guard " ..
-    "L['x'].size()[0] % 2 == 0.", "a guard the range cannot hold (divisibility): the guard itself")
+    "L['x'].size()[0] % 2 == 0.\nSuggested fixes:\n  _n = Dim(\"_n\", { min = 1 })\n  n = 2 * _n",
+    "a guard the range cannot hold (divisibility): the guard, and the derived dim the solver suggests")
+  -- (prettify_results: the new root _n keeps 2*_n in n's range, min=2 left out)
+  err = t.error_of(function()
+    torch.export(function(x) return x:view(3, -1) end, { T{6} },
+      { dynamic_shapes = { x = {[0] = Dim("n", { min = 3, max = 32 })} } })
+  end)
+  t.has(err, "Suggested fixes:\n  _n = Dim(\"_n\", { min = 1, max = 10 })\n  n = 3 * _n",
+    "divisibility by 3 in [3, 32]: _n in [ceil(3/3), floor(32/3)]")
+  t.ok(torch.export(function(x) return x:view(3, -1) end, { T{6} },
+    { dynamic_shapes = { x = {[0] = 3 * Dim("_n", { max = 10 })} } }), "the suggested fix exports")
 
   -- an example input outside its Dim's range
   err = t.error_of(function()
