@@ -187,6 +187,7 @@ void sdb_fake_unref(sdb_fake *t) {
   if (t->storage && --t->storage->refcount == 0) free(t->storage);
   free(t->sizes);
   free(t->strides);
+  free(t->memos);
   free(t);
 }
 
@@ -233,18 +234,22 @@ int sdb_fake_set_metadata(sdb_fake *t, const sdb_expr *const *sizes,
   return 0;
 }
 
-const sdb_expr *sdb_memo_get(const sdb_fake *t, const sdb_memo *slot) {
-  if (!slot->value) return NULL;
+const sdb_expr *sdb_memo_get(const sdb_fake *t, int which) {
+  const sdb_memo *slot = t->memos ? &t->memos[which] : NULL;
+  if (!slot || !slot->value) return NULL;
   uint64_t epoch = t->mode ? t->mode->epoch : 0;
   int64_t version = t->storage ? t->storage->version : 0;
   if (slot->epoch != epoch || slot->version != version) return NULL;
   return slot->value;
 }
 
-void sdb_memo_set(sdb_fake *t, sdb_memo *slot, const sdb_expr *value) {
+bool sdb_memo_set(sdb_fake *t, int which, const sdb_expr *value) {
+  if (!t->memos && !(t->memos = calloc(SDB_MEMO_COUNT, sizeof *t->memos))) return false;
+  sdb_memo *slot = &t->memos[which];
   slot->value = value;
   slot->epoch = t->mode ? t->mode->epoch : 0;
   slot->version = t->storage ? t->storage->version : 0;
+  return true;
 }
 
 /* --- fakification ------------------------------------------------------------------- */

@@ -72,7 +72,9 @@ typedef struct sdb_fake {
   const sdb_expr *storage_offset;
   sdb_storage *storage;       /* shared with views */
   bool requires_grad;
-  sdb_memo nonzero_memo, item_memo, unique_memo, unique_consecutive_memo;
+  sdb_memo *memos;            /* SDB_MEMO_COUNT of them, allocated when a
+                                 data-dependent op first sets one (most
+                                 tensors never do: 96 bytes each saved) */
   const sdb_source *source;   /* set for fakified inputs */
 } sdb_fake;
 
@@ -125,8 +127,10 @@ int sdb_fake_set_metadata(sdb_fake *t, const sdb_expr *const *sizes,
                           const sdb_expr *offset);
 
 /* Memos: the value, or NULL when empty or stale (other epoch or version). */
-const sdb_expr *sdb_memo_get(const sdb_fake *t, const sdb_memo *slot);
-void sdb_memo_set(sdb_fake *t, sdb_memo *slot, const sdb_expr *value);
+enum { SDB_MEMO_NONZERO, SDB_MEMO_ITEM, SDB_MEMO_UNIQUE, SDB_MEMO_COUNT };
+const sdb_expr *sdb_memo_get(const sdb_fake *t, int which);
+/* false on OOM (nothing is remembered) */
+bool sdb_memo_set(sdb_fake *t, int which, const sdb_expr *value);
 
 /* --- fakification of inputs ------------------------------------------------------ */
 /* Fakify a concrete tensor (sizes as integers) from `source`: each size is

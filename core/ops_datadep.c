@@ -31,7 +31,7 @@ static int64_t numel_upper(sdb_fake_mode *m, const sdb_expr *numel) {
 /* nonzero's size: u in [0, numel], size-like, memoized per epoch and
 ** version; 0 without a symbol when numel is statically 0. */
 int nonzero_nnz(sdb_fake_mode *m, sdb_fake *x, const sdb_expr **out, sdb_err *err) {
-  const sdb_expr *nnz = sdb_memo_get(x, &x->nonzero_memo);
+  const sdb_expr *nnz = sdb_memo_get(x, SDB_MEMO_NONZERO);
   if (nnz) {
     emit_memo_hit(m, nnz, "nonzero");
   } else {
@@ -40,7 +40,7 @@ int nonzero_nnz(sdb_fake_mode *m, sdb_fake *x, const sdb_expr **out, sdb_err *er
     if (numel->kind == SDB_INT && numel->ival == 0) nnz = sdb_int(0);
     else nnz = sdb_create_unbacked_size(m->env, 0, numel_upper(m, numel));
     if (!nnz) return oom(err);
-    sdb_memo_set(x, &x->nonzero_memo, nnz);
+    if (!sdb_memo_set(x, SDB_MEMO_NONZERO, nnz)) return oom(err);
   }
   *out = nnz;
   return SDB_OK;
@@ -73,7 +73,7 @@ int m_item(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a,
     return sdb_err_set(err, SDB_E_INVALID, "RuntimeError",
                        "a Tensor with %lld elements cannot be converted to Scalar",
                        (long long)numel->ival);
-  const sdb_expr *r = sdb_memo_get(x, &x->item_memo);
+  const sdb_expr *r = sdb_memo_get(x, SDB_MEMO_ITEM);
   if (r) {
     emit_memo_hit(m, r->kind == SDB_EQ ? r->args[0] : r, "item");
   } else {
@@ -81,7 +81,7 @@ int m_item(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a,
     else if (x->dtype == SDB_BOOL) r = sdb_create_unbacked_symbool(m->env);
     else r = sdb_create_unbacked_symint(m->env);
     if (!r) return oom(err);
-    sdb_memo_set(x, &x->item_memo, r);
+    if (!sdb_memo_set(x, SDB_MEMO_ITEM, r)) return oom(err);
   }
   if (sdb_dtype_is_floating(x->dtype)) *out = sdb_value_symfloat(r);
   else if (x->dtype == SDB_BOOL) *out = sdb_value_bool(r);
@@ -133,14 +133,14 @@ static int unique_common(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, 
   const sdb_expr *numel = has_dim ? (x->ndim ? x->sizes[dim] : sdb_int(1)) : total;
   if (!numel || !total) return sdb_err_expr(err);
   bool memo = !has_dim && !consecutive;
-  const sdb_expr *nnz = memo ? sdb_memo_get(x, &x->unique_memo) : NULL;
+  const sdb_expr *nnz = memo ? sdb_memo_get(x, SDB_MEMO_UNIQUE) : NULL;
   if (nnz) {
     emit_memo_hit(m, nnz, "unique");
   } else {
     if (total->kind == SDB_INT && total->ival == 0) nnz = sdb_int(0);
     else nnz = sdb_create_unbacked_size(m->env, 0, numel->kind == SDB_INT ? numel->ival : SDB_PINF);
     if (!nnz) return oom(err);
-    if (memo) sdb_memo_set(x, &x->unique_memo, nnz);
+    if (memo && !sdb_memo_set(x, SDB_MEMO_UNIQUE, nnz)) return oom(err);
   }
   sdb_value vals = SDB_VALUE_NONE, iv = SDB_VALUE_NONE, cv = SDB_VALUE_NONE;
   if (!has_dim) {
