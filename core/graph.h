@@ -63,11 +63,11 @@ struct sdb_node {
   sdb_loc loc;             /* the user's line */
   int nusers;
   bool impure;             /* has side effects: never removed by DCE */
+  bool placed_first;       /* (beside the int above: no padding between) */
   sdb_graph *graph;
   /* where it went when inserted (sdb_node_anchor): the node before it, or
   ** NULL when appended (placed_first: inserted at the very start) */
   const sdb_node *placed_after;
-  bool placed_first;
   sdb_node *lnext;         /* the next node in order while deferred */
 };
 
