@@ -1034,6 +1034,49 @@ bool sdb_view_node_at(const sdb_view *v, const char *graph, size_t i, sdb_view_n
   return true;
 }
 
+static bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+char *sdb_view_renamed(const sdb_view *v, const char *text) {
+  size_t nr = text ? sdb_view_count(v, SDB_EV_RENAMED) : 0;
+  if (!nr) return NULL;
+  sdb_buf b = SDB_BUF_INIT;
+  bool changed = false;
+  const char *p = text;
+  while (*p) {
+    if (!ident_char(*p) || (p > text && ident_char(p[-1]))) {
+      sdb_buf_putc(&b, *p++);
+      continue;
+    }
+    size_t n = 0;
+    while (ident_char(p[n])) n++;
+    /* the word's latest name: follow the renamings in order (u3 -> u1 -> u0) */
+    const char *name = NULL, *cur = p;
+    size_t nlen = n;
+    for (size_t i = 0; i < nr; i++) {
+      const sdb_event *e = sdb_view_at(v, SDB_EV_RENAMED, i);
+      if (!e || !is_symbol(e->sym) || !is_symbol(e->sym2)) continue;
+      if (strlen(e->sym->name) == nlen && !strncmp(e->sym->name, cur, nlen)) {
+        name = cur = e->sym2->name;
+        nlen = strlen(name);
+      }
+    }
+    if (name) {
+      sdb_buf_puts(&b, name);
+      changed = true;
+    } else {
+      sdb_buf_putn(&b, p, n);
+    }
+    p += n;
+  }
+  if (!changed || b.failed) {
+    sdb_buf_free(&b);
+    return NULL;
+  }
+  return sdb_buf_take(&b);
+}
+
 /* --- texts ------------------------------------------------------------------------------- */
 
 static void put_expr(sdb_buf *b, const sdb_expr *e) {

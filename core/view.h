@@ -190,6 +190,12 @@ typedef struct sdb_view_node {
 ** end. Each call walks the graph's nodes: O(nodes placed in it). */
 size_t sdb_view_node_count(const sdb_view *v, const char *graph);
 bool sdb_view_node_at(const sdb_view *v, const char *graph, size_t i, sdb_view_node *out);
+/* A placed node's line (or a symbol's name) under the names the symbols go
+** by at the view's step: a line is kept as it was printed when the node
+** was placed, and a later renaming (the aot retrace's u2 -> u0) would
+** leave it with the old name, where PyTorch's graph prints the new one.
+** malloc'ed, or NULL when nothing in it was renamed (or on OOM). */
+char *sdb_view_renamed(const sdb_view *v, const char *text);
 
 /* --- texts the REPL prints (malloc'ed; NULL only on OOM) -------------------- */
 

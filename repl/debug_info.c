@@ -281,11 +281,16 @@ static int info_graph(repl_session *s, const repl_cmd *c, const repl_args *a) {
   for (size_t i = 0; i < nn; i++) {
     sdb_view_node node;
     if (!sdb_view_node_at(v, graph, i, &node)) continue;
-    printf("    %s\n", node.line ? node.line : node.name);
+    /* under the names the symbols go by now (renamed since placed) */
+    char *line = sdb_view_renamed(v, node.line ? node.line : node.name);
+    printf("    %s\n", line ? line : node.line ? node.line : node.name);
+    free(line);
     const sdb_event *b = node.bindings;
     for (uint32_t k = 0; b && k < b->nsyms; k++) {
       const char *path = b->texts && b->texts[k] ? b->texts[k] : "";
-      printf("    # %s: %s\n", b->syms[k]->name, *path ? path : "<value>");
+      char *sym = sdb_view_renamed(v, b->syms[k]->name);
+      printf("    # %s: %s\n", sym ? sym : b->syms[k]->name, *path ? path : "<value>");
+      free(sym);
     }
   }
   if (ng > 1) {

@@ -323,12 +323,16 @@ static int compile_page(const char *dir, sdb_timeline *t, const compile_info *cs
     for (size_t k = 0; k < nn; k++) {
       sdb_view_node node;
       if (!sdb_view_node_at(v, graph, k, &node)) continue;
-      esc(&b, node.line ? node.line : node.name);
+      char *line = sdb_view_renamed(v, node.line ? node.line : node.name);   /* names now */
+      esc(&b, line ? line : node.line ? node.line : node.name);
+      free(line);
       sdb_buf_putc(&b, '\n');
       for (uint32_t s = 0; node.bindings && s < node.bindings->nsyms; s++) {
         const char *path = node.bindings->texts && node.bindings->texts[s] ? node.bindings->texts[s] : "";
         sdb_buf_puts(&b, "# ");
-        esc(&b, node.bindings->syms[s]->name);
+        char *sym = sdb_view_renamed(v, node.bindings->syms[s]->name);
+        esc(&b, sym ? sym : node.bindings->syms[s]->name);
+        free(sym);
         sdb_buf_puts(&b, ": ");
         esc(&b, *path ? path : "<value>");
         sdb_buf_putc(&b, '\n');

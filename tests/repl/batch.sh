@@ -552,4 +552,14 @@ want <<'OUT'
 OUT
 check "the report's aot graph: bindings under the renamed symbol's name"
 
+# ... and so does the debugger's info graph at the end, where the node was
+# recorded before the retrace renamed its symbol (as PyTorch prints it)
+run --batch -x 'goto end' -x 'info graph aot' aotnz.lua
+grep -A1 'torch.ops.aten.nonzero.default' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+want <<'OUT'
+    nonzero: "i64[u0, 2]" = torch.ops.aten.nonzero.default(arg0_1)
+    # u0: .size()[0]
+OUT
+check "info graph: an aot node placed before the rename shows the symbol's name now"
+
 echo "1..$n"
