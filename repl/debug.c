@@ -497,6 +497,7 @@ static int prepare_program(dbg *d) {
   lua_State *L = s->L;
   if (alive(d)) kill_program(d);
   sdb_srcfile_refresh(true);   /* the program runs the file's text of now */
+  repl_limits_run_start();     /* max-events is per run */
   repl_set_arg(s);
   if (repl_host_loadfile(L, s->program) != LUA_OK) {
     repl_error(s, "run: %s", lua_tostring(L, -1));

@@ -448,8 +448,23 @@ static int info_display(repl_session *s, const repl_cmd *c, const repl_args *a) 
 static int cmd_explain(repl_session *s, const repl_cmd *c, const repl_args *a) {
   dbg *d = dbg_of(s);
   /* on an imported log, a guard's text gives its expression tree */
-  if (d->import && (a->argc > 1 || strpbrk(a->rest, "(<>=+*-/ ")))
+  if (d->import && (a->argc > 1 || strpbrk(a->rest, "(<>=+*-/")))
     return dbg_import_explain(d, a->rest, false);
+  /* a condition or a guard's text (explained as a tree on imported logs
+  ** only): say what explain takes, with the whole text the user gave */
+  bool all_syms = a->argc > 1;
+  for (int i = 0; all_syms && i < a->argc; i++) all_syms = dbg_symbol_shaped(a->argv[i]);
+  if (all_syms) {
+    repl_error(s, "%s: one symbol at a time (`%s %s`, then `%s %s`)", c->name, c->name, a->argv[0],
+               c->name, a->argv[1]);
+    return -1;
+  }
+  if (a->argc > 1 || strpbrk(a->rest, "(<>=+*-/")) {
+    repl_error(s, "%s: '%s' is not a symbol: explain takes one symbol (u0, s1) and tells its life; "
+                  "`why %s` says why a condition is or is not known (a guard's expression tree is "
+                  "explained on imported TORCH_TRACE logs)", c->name, a->rest, a->rest);
+    return -1;
+  }
   const sdb_expr *sym = dbg_symbol_arg(d, c->name, a->argv[0]);
   if (!sym) return -1;
   char *text = sdb_view_explain(dbg_view(d), sym);

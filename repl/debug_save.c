@@ -107,7 +107,9 @@ int dbg_replay_trace(dbg *d, const char *fpath, const char *path) {
   dbg_replay_open(d, first, &info);
   printf("Replaying %s: %zu event%s of %s", path, loaded, loaded == 1 ? "" : "s",
          m.program ? m.program : "a program");
-  if (m.end && strcmp(m.end, "finished")) printf(" (the run was %s when saved)", m.end);
+  if (m.end && strcmp(m.end, "finished"))
+    printf(" (the run %s when saved)", !strcmp(m.end, "failed") ? "had failed" : !strcmp(m.end, "paused")
+                                        ? "was paused" : m.end);
   printf(".\n");
   fflush(stdout);
   if (rep.warning) fprintf(stderr, "warning: %s\n", rep.warning);

@@ -18,15 +18,26 @@
 /* max-events: ten million events, a few GiB; a runaway loop stops there */
 repl_limits repl_limit = { 10000000, 0, 0, 0 };
 static sdb_events *watched;
+static size_t event_base;       /* events before this run (the limit is per run) */
+
+static void apply_event_limit(void) {
+  if (watched) sdb_events_set_max(watched, repl_limit.events ? event_base + repl_limit.events : 0);
+}
 
 void repl_limits_watch_events(sdb_events *ev) {
   watched = ev;
-  sdb_events_set_max(ev, repl_limit.events);
+  event_base = 0;
+  apply_event_limit();
 }
 
 void repl_limits_set_events(size_t max) {
   repl_limit.events = max;
-  if (watched) sdb_events_set_max(watched, max);
+  apply_event_limit();
+}
+
+void repl_limits_run_start(void) {
+  event_base = watched ? sdb_events_count(watched) : 0;
+  apply_event_limit();
 }
 
 static lua_Alloc base_alloc;
@@ -104,8 +115,8 @@ static void limit_hook(lua_State *L, lua_Debug *ar) {
     goto stop;
   }
   if (watched && sdb_events_full(watched)) {
-    snprintf(message, sizeof message, "event limit reached: %zu events recorded (set max-events "
-             "N raises it, `off` removes it)", repl_limit.events);
+    snprintf(message, sizeof message, "event limit reached: %zu events recorded in this run (set "
+             "max-events N raises it, `off` removes it)", repl_limit.events);
     goto stop;
   }
   if (repl_limit.seconds > 0 && now() - started > repl_limit.seconds) {

@@ -50,6 +50,8 @@ void repl_limits_init(void);
 /* The event stream whose size `set max-events` caps (one per session). */
 struct sdb_events;
 void repl_limits_watch_events(struct sdb_events *ev);
-void repl_limits_set_events(size_t max);   /* --max-events, set max-events */
+void repl_limits_set_events(size_t max);
+/* A program run starts (the debugger's `run`): max-events counts from here. */
+void repl_limits_run_start(void);   /* --max-events, set max-events */
 
 #endif

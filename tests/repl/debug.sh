@@ -990,4 +990,15 @@ run --batch -x 'goto end' -x unassume -x 'assume u0 >= 1' -x 'unassume 9' \
   -x 'break event nosuch' -x kill -x 'echo alive' nz.lua
 check 'more bad input: assumptions, graphs, lines, counts, displays, event kinds'
 
+# explain takes one symbol: a condition or several words say what to use
+cp "$SHAPEDB_TESTS/../scripts/broadcast.lua" "$work/bc.lua"
+want <<'OUT'
+explain: 'Eq(s0, s1)' is not a symbol: explain takes one symbol (u0, s1) and tells its life; `why Eq(s0, s1)` says why a condition is or is not known (a guard's expression tree is explained on imported TORCH_TRACE logs)
+explain: one symbol at a time (`explain s0`, then `explain s1`)
+[exit 1]
+OUT
+run --batch -x 'goto end' -x 'explain Eq(s0, s1)' -x 'explain s0 s1' bc.lua
+sed -n '/^explain:/,$p' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+check "explain: a condition and several symbols are refused, saying what to use"
+
 echo "1..$n"

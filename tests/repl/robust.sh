@@ -172,7 +172,7 @@ end, { backend = "eager" })
 f(shapedb.tensor{3})
 LUA
 want <<'OUT'
-shapedb: events.lua:2: event limit reached: 2000 events recorded (set max-events N raises it, `off` removes it)
+shapedb: events.lua:2: event limit reached: 2000 events recorded in this run (set max-events N raises it, `off` removes it)
 [exit 1]
 OUT
 run --max-events 2000 --no-report events.lua
@@ -376,5 +376,19 @@ run --batch -x 'break op nonzero' -x run -x 'lua print(shapedb.event_count())' \
 grep -v -e '^Breakpoint' -e '^Starting' -e '^event ' -e '^ ' -e '^[0-9]	' "$tmp/got" > "$tmp/got2"
 mv "$tmp/got2" "$tmp/got"
 check "Lua typed while paused inside a trace adds no events to it"
+
+# max-events counts the events of this run: a run after a cut one gets
+# the whole limit (it counted every run of the session)
+cp "$SHAPEDB_TESTS/../scripts/tour.lua" "$work/tour.lua"
+run --batch -x 'set max-events 50' -x run -x 'set max-events 100' -x run tour.lua
+grep -c 'event limit reached' "$tmp/got" > "$tmp/got.s"
+grep '^\[program' "$tmp/got" | sed 's/:.*//' >> "$tmp/got.s"
+mv "$tmp/got.s" "$tmp/got"
+want <<'OUT'
+1
+[program failed
+[program finished
+OUT
+check "max-events is per run"
 
 echo "1..$n"
