@@ -294,5 +294,6 @@ int dbg_frame_print(dbg *d, const char *text);
 int dbg_frame_lua(repl_session *s, const char *line);
 /* `print TEXT` at the cursor (with the assumptions); 0 or -1. */
 int dbg_ask_print(dbg *d, const char *text);
+int dbg_ask_display(dbg *d, const char *text);   /* the same, as `display` */
 
 #endif

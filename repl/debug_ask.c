@@ -156,6 +156,7 @@ static int ask(dbg *d, const char *cmd, const char *text, bool why) {
 }
 
 int dbg_ask_print(dbg *d, const char *text) { return ask(d, "print", text, false); }
+int dbg_ask_display(dbg *d, const char *text) { return ask(d, "display", text, false); }
 
 static int cmd_print(repl_session *s, const repl_cmd *c, const repl_args *a) {
   /* `print x:meta()`: Lua in the selected frame when it names a variable */

@@ -622,7 +622,7 @@ static void show_display(dbg *d, const dbg_display *disp) {
     repl_args none = { 0, NULL, "" };
     panel->exec(s, panel, &none);
   } else {
-    dbg_ask_print(d, disp->what);
+    dbg_ask_display(d, disp->what);   /* its errors say display:, not print: */
   }
 }
 

@@ -112,7 +112,7 @@ display: column 5: unexpected end of input
 No guards at this step.
 display: no info panel 'xyz' (`info` lists the panels; an expression works too: `display u0 + 1`)
 2: u0 + 1
-print: unknown symbol u0 at this step
+display: unknown symbol u0 at this step
 Auto-display expressions now in effect:
 Num Enb Expression
 1   y   guards
