@@ -370,23 +370,39 @@ static void report_lua_error(repl_session *s) {
 static int eval_lua(repl_session *s, const char *code, input *in, bool unknown_if_bad) {
   lua_State *L = s->L;
   int base = lua_gettop(L);
+  /* Lua in a sourced file is named by the file and its lines are the
+  ** file's (the chunk starts with as many newlines as lines went before),
+  ** so an error reads cmds.sdb:6:, not stdin:1: */
+  char name[256] = "=stdin";
+  size_t skip = 0;
+  if (in && in->kind == IN_FILE && in->name && in->lineno > 0) {
+    snprintf(name, sizeof name, "=%s", in->name);
+    skip = (size_t)in->lineno - 1;
+  }
   size_t n = strlen(code);
-  char *buf = malloc(n + 9);
+  char *buf = malloc(skip + n + 9);
   if (!buf) {
     repl_error(s, "not enough memory");
     return -1;
   }
-  memcpy(buf, "return ", 7);
-  memcpy(buf + 7, code, n);
-  memcpy(buf + 7 + n, ";", 2);
-  int status = luaL_loadbuffer(L, buf, n + 8, "=stdin");
+  memset(buf, '\n', skip);
+  memcpy(buf + skip, "return ", 7);
+  memcpy(buf + skip + 7, code, n);
+  memcpy(buf + skip + 7 + n, ";", 2);
+  int status = luaL_loadbuffer(L, buf, skip + n + 8, name);
   free(buf);
   int more_lines = 0;
   if (status != LUA_OK) {
     lua_settop(L, base);
-    char *chunk = xstrdup(code);
+    char *chunk = malloc(skip + n + 1);
+    if (!chunk) {
+      repl_error(s, "not enough memory");
+      return -1;
+    }
+    memset(chunk, '\n', skip);
+    memcpy(chunk + skip, code, n + 1);
     for (;;) {
-      status = luaL_loadbuffer(L, chunk, strlen(chunk), "=stdin");
+      status = luaL_loadbuffer(L, chunk, strlen(chunk), name);
       if (status != LUA_ERRSYNTAX || !incomplete(L) || !in) break;
       bool cancelled;
       char *more = input_read(s, in, true, &cancelled);

@@ -562,4 +562,15 @@ want <<'OUT'
 OUT
 check "info graph: an aot node placed before the rename shows the symbol's name now"
 
+# Lua in a sourced file is named by the file, at the file's line numbers
+printf 'echo one\n-- a comment\nlocal t = {\n  1,\necho two\n' > "$work/lua3.sdb"
+want <<'OUT'
+one
+lua3.sdb:5: '}' expected (to close '{' at line 3) near 'two'
+source: stopped at lua3.sdb:5
+[exit 1]
+OUT
+run --batch -x 'source lua3.sdb'
+check "a Lua error in a sourced file names the file and its line"
+
 echo "1..$n"
