@@ -78,6 +78,14 @@ local SCALAR_NAMES = {
 
 local next_frame_id = 0
 
+-- A new run of the program in the debugger is a new process to PyTorch:
+-- its compiles are numbered from [0/0] again and the report lists only
+-- them (the earlier runs' events stay in the timeline).
+function shapedb._new_run()
+  for i = #traces, 1, -1 do traces[i] = nil end
+  next_frame_id = 0
+end
+
 -- A float, boolean, string or nil argument is baked into the graph as a
 -- constant, so Dynamo guards on its value (EQUALS_MATCH, or `is None`);
 -- spelled as Python would. Integers are the ShapeEnv's (L['k'] == 4).

@@ -718,12 +718,20 @@ static int cmd_report(repl_session *s, const repl_cmd *c, const repl_args *a) {
   lua_remove(L, -2);
   lua_pushboolean(L, quiet);
   fflush(stdout);
-  if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
+  if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
     repl_error(s, "report: %s", lua_tostring(L, -1));
     lua_pop(L, 1);
     return -1;
   }
+  lua_Integer ncompiles = lua_tointeger(L, -1);
+  lua_pop(L, 1);
   fflush(stdout);
+  /* the per-compile part comes from the live program's compiles: a replay
+  ** (or an imported log) has their events only, and says where they are */
+  dbg *d = dbg_of(s);
+  if (!ncompiles && d->replay && dbg_length(d) > 0)
+    printf("(a replay has the run's events, not its compiles: `info graph`, `info bindings` and "
+           "`info guards` show each at a step, `report html DIR` all of them)\n");
   return 0;
 }
 

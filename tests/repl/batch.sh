@@ -573,4 +573,14 @@ OUT
 run --batch -x 'source lua3.sdb'
 check "a Lua error in a sourced file names the file and its line"
 
+# A second run in the debugger is a new process: its compiles are [0/0]
+# again and the report lists only them
+cp "$SHAPEDB_TESTS/../scripts/nonzero.lua" "$work/nz2.lua"
+run --batch -x run -x run -x 'report quiet' nz2.lua
+grep '^== ' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+want <<'OUT'
+== model [0/0] (backend=eager) ==
+OUT
+check "report after a second run: that run's compiles, numbered from [0/0]"
+
 echo "1..$n"
