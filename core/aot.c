@@ -38,6 +38,7 @@ typedef struct {
   sdb_node **inline_in;
   sdb_node **inline_out;     /* filled by run_graph, one per output element */
   bool inlining;
+  sdb_buf line;              /* scratch: the line of the node being placed */
 } interp;
 
 static int oom(sdb_err *err) {
@@ -81,6 +82,7 @@ static void interp_free(interp *it) {
     free(a);
   }
   sdb_map_free(&it->val);
+  sdb_buf_free(&it->line);
 }
 
 static aotval *set_val(interp *it, const sdb_node *n, const sdb_value *v, sdb_node *node) {
@@ -163,7 +165,7 @@ static sdb_arg *map_args(interp *it, const sdb_node *n, sdb_err *err) {
 
 /* node_placed, as the tracer's: where the node went is part of it. */
 static void announce(interp *it, sdb_node *node) {
-  char *line = sdb_node_str(node);
+  const char *line = sdb_node_line(&it->line, node);
   bool first;
   const sdb_node *after = sdb_node_anchor(node, &first);
   sdb_event e = {0};
@@ -174,7 +176,6 @@ static void announce(interp *it, sdb_node *node) {
   e.text2 = after ? after->name : NULL;
   e.flags = first ? SDB_EVF_AT_START : 0;
   sdb_emit(it->ev, &e);
-  free(line);
 }
 
 static void bindings_event(interp *it, sdb_node *node) {
@@ -352,6 +353,7 @@ static int run_cond(interp *it, const sdb_node *n, const sdb_value *vals, sdb_er
   for (int b = 0; b < 2 && rc == SDB_OK; b++) {
     interp child = *it;
     child.val = (sdb_map)SDB_MAP_INIT;
+    child.line = (sdb_buf)SDB_BUF_INIT;
     child.nin = 0;
     /* a branch is a subgraph of its own even inside an inlined wrap body:
     ** it must not take the body's inputs or leave outputs to inline
@@ -428,6 +430,7 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
     sdb_value outs = SDB_VALUE_NONE;
     interp child = *it;
     child.val = (sdb_map)SDB_MAP_INIT;
+    child.line = (sdb_buf)SDB_BUF_INIT;
     child.nin = 0;
     child.inlining = it->out != NULL;
     child.inline_in = NULL;
@@ -649,7 +652,7 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
   out->graph = sdb_graph_new("GraphModule");
   if (out->graph && ev) sdb_graph_on_erase(out->graph, sdb_node_erased_event, ev);
   sdb_buf mutations = SDB_BUF_INIT;
-  interp it = {env, ev, out->mode, out->graph, SDB_MAP_INIT, &mutations, NULL, NULL, NULL, NULL, ninputs, NULL, NULL, false};
+  interp it = {env, ev, out->mode, out->graph, SDB_MAP_INIT, &mutations, NULL, NULL, NULL, NULL, ninputs, NULL, NULL, false, SDB_BUF_INIT};
   it.in_tensors = calloc(ninputs + 1, sizeof *it.in_tensors);
   it.in_nodes = calloc(ninputs + 1, sizeof *it.in_nodes);
   it.latest = calloc(ninputs + 1, sizeof *it.latest);
@@ -715,7 +718,7 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
     sdb_emit(ev, &e);
     sdb_fake_mode_bump_epoch(out->mode);
     sdb_ignore_fresh_push(env);
-    interp meta = {env, ev, out->mode, NULL, SDB_MAP_INIT, &mutations, NULL, NULL, NULL, NULL, 0, NULL, NULL, false};
+    interp meta = {env, ev, out->mode, NULL, SDB_MAP_INIT, &mutations, NULL, NULL, NULL, NULL, 0, NULL, NULL, false, SDB_BUF_INIT};
     for (size_t p = 0; p < np && rc == SDB_OK; p++) {
       aotval *a = sdb_map_get(&it.val, dynamo->nodes[p]);
       if (!a || !set_val(&meta, dynamo->nodes[p], &a->v, NULL)) rc = oom(err);

@@ -134,7 +134,7 @@ sdb_fake *sdb_fake_new_strided(sdb_fake_mode *m, sdb_dtype dtype, const char *de
   for (int i = 0; i < ndim; i++)
     if (!sizes[i] || !strides[i]) return NULL;
   if (!offset) return NULL;
-  sdb_fake *t = calloc(1, sizeof *t);
+  sdb_fake *t = calloc(1, sizeof *t + 2 * (size_t)ndim * sizeof t->dims_[0]);
   if (!t) return NULL;
   t->refcount = 1;
   t->id = next_tensor_id++;
@@ -142,9 +142,8 @@ sdb_fake *sdb_fake_new_strided(sdb_fake_mode *m, sdb_dtype dtype, const char *de
   t->dtype = dtype;
   t->device = sdb_intern(device ? device : "cpu");
   t->ndim = ndim;
-  t->sizes = calloc((size_t)ndim + 1, sizeof *t->sizes);
-  t->strides = calloc((size_t)ndim + 1, sizeof *t->strides);
-  if (!t->sizes || !t->strides) goto fail;
+  t->sizes = t->dims_;
+  t->strides = t->dims_ + ndim;
   for (int i = 0; i < ndim; i++) {
     t->sizes[i] = sizes[i];
     t->strides[i] = strides[i];
@@ -155,14 +154,9 @@ sdb_fake *sdb_fake_new_strided(sdb_fake_mode *m, sdb_dtype dtype, const char *de
     t->storage = storage;
   } else {
     const sdb_expr *n = product(sizes, ndim);
-    if (!n || !(t->storage = storage_new(n))) goto fail;
+    if (!n || !(t->storage = storage_new(n))) { free(t); return NULL; }
   }
   return t;
-fail:
-  free(t->sizes);
-  free(t->strides);
-  free(t);
-  return NULL;
 }
 
 sdb_fake *sdb_fake_new(sdb_fake_mode *m, sdb_dtype dtype, const char *device,
@@ -185,8 +179,7 @@ sdb_fake *sdb_fake_ref(sdb_fake *t) {
 void sdb_fake_unref(sdb_fake *t) {
   if (!t || --t->refcount > 0) return;
   if (t->storage && --t->storage->refcount == 0) free(t->storage);
-  free(t->sizes);
-  free(t->strides);
+  if (t->sizes != t->dims_) free(t->sizes);
   free(t->memos);
   free(t);
 }
@@ -220,12 +213,15 @@ uint32_t sdb_fake_next_storage_id(void) { return next_storage_id; }
 int sdb_fake_set_metadata(sdb_fake *t, const sdb_expr *const *sizes,
                           const sdb_expr *const *strides, int ndim,
                           const sdb_expr *offset) {
-  const sdb_expr **ns = calloc((size_t)ndim + 1, sizeof *ns);
-  const sdb_expr **nt = calloc((size_t)ndim + 1, sizeof *nt);
-  if (!ns || !nt) { free(ns); free(nt); return -1; }
-  for (int i = 0; i < ndim; i++) { ns[i] = sizes[i]; nt[i] = strides[i]; }
-  free(t->sizes);
-  free(t->strides);
+  /* the same rank reuses the tensor's own room; another gets a block
+  ** (sizes then strides), copied into before the old one is freed */
+  const sdb_expr **ns = t->dims_;
+  if (ndim != t->ndim || t->sizes != t->dims_)
+    if (!(ns = malloc(2 * (size_t)(ndim ? ndim : 1) * sizeof *ns))) return -1;
+  const sdb_expr **nt = ns + ndim;
+  memmove(ns, sizes, (size_t)ndim * sizeof *ns);
+  memmove(nt, strides, (size_t)ndim * sizeof *nt);
+  if (t->sizes != t->dims_ && t->sizes != ns) free(t->sizes);
   t->sizes = ns;
   t->strides = nt;
   t->ndim = ndim;

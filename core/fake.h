@@ -65,17 +65,21 @@ typedef struct sdb_fake {
   uint32_t id;                /* unique per process, for printing and maps */
   sdb_fake_mode *mode;        /* the mode that made it (not owned) */
   sdb_dtype dtype;
-  const char *device;         /* "cpu", "cuda:0" (interned) */
   int ndim;
-  const sdb_expr **sizes;     /* owned array of ndim */
-  const sdb_expr **strides;   /* owned array of ndim */
+  const char *device;         /* "cpu", "cuda:0" (interned) */
+  const sdb_expr **sizes;     /* ndim of them: in dims_ below unless an */
+  const sdb_expr **strides;   /*   in-place op changed the rank (then one
+                                 owned block, sizes then strides) */
   const sdb_expr *storage_offset;
   sdb_storage *storage;       /* shared with views */
-  bool requires_grad;
   sdb_memo *memos;            /* SDB_MEMO_COUNT of them, allocated when a
                                  data-dependent op first sets one (most
                                  tensors never do: 96 bytes each saved) */
   const sdb_source *source;   /* set for fakified inputs */
+  bool requires_grad;
+  /* sizes and strides, allocated with the tensor (three allocations were
+  ** a tenth of an inductor compile's malloc calls) */
+  const sdb_expr *dims_[];
 } sdb_fake;
 
 struct sdb_fake_mode {

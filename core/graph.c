@@ -557,17 +557,23 @@ static void node_line(sdb_buf *b, const sdb_node *n, const sdb_print_opts *o, sd
   put_call(b, n);
 }
 
+const char *sdb_node_line(sdb_buf *b, const sdb_node *n) {
+  sdb_buf_clear(b);
+  if (n->op == SDB_N_PLACEHOLDER) {
+    sdb_buf_puts(b, n->target);
+    size_t at = b->len;
+    sdb_buf_puts(b, ": ");
+    annotation(b, &n->example, false, NULL);
+    if (b->len == at + 2) { b->len = at; b->data[at] = '\0'; }
+  } else {
+    node_line(b, n, NULL, NULL);
+  }
+  return b->failed ? NULL : sdb_buf_cstr(b);
+}
+
 char *sdb_node_str(const sdb_node *n) {
   sdb_buf b = SDB_BUF_INIT;
-  if (n->op == SDB_N_PLACEHOLDER) {
-    sdb_buf_puts(&b, n->target);
-    size_t at = b.len;
-    sdb_buf_puts(&b, ": ");
-    annotation(&b, &n->example, false, NULL);
-    if (b.len == at + 2) { b.len = at; b.data[at] = '\0'; }
-  } else {
-    node_line(&b, n, NULL, NULL);
-  }
+  sdb_node_line(&b, n);
   return sdb_buf_take(&b);
 }
 

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "buf.h"
 #include "event.h"
 #include "keypath.h"
 #include "source.h"
@@ -165,6 +166,9 @@ typedef struct sdb_print_opts {
 char *sdb_graph_print(const sdb_graph *g, const sdb_print_opts *opts);
 /* One node's line (without indentation or deletions). */
 char *sdb_node_str(const sdb_node *n);
+/* The same written into B (emptied first), for callers that make one per
+** node they place: the text is valid until B changes; NULL on OOM. */
+const char *sdb_node_line(sdb_buf *b, const sdb_node *n);
 /* The FX annotation for a value: `"f32[s0, 2]"`, `"Sym(u0)"`, or "". */
 char *sdb_value_annotation(const sdb_value *v, bool strides);
 

@@ -83,6 +83,7 @@ void sdb_tracer_free(sdb_tracer *tr) {
   sdb_map_free(&tr->lifted_freevars);
   for (size_t i = 0; i < tr->unbacked_site.len; i++) free(tr->unbacked_site.vals[i]);
   sdb_map_free(&tr->unbacked_site);
+  sdb_buf_free(&tr->line);
   free(tr);
 }
 
@@ -94,7 +95,7 @@ void sdb_tracer_free(sdb_tracer *tr) {
 ** event (asserts go right after the node binding their symbol). */
 static void node_placed(sdb_tracer *tr, sdb_node *n) {
   sdb_events_locate(tr->ev, &n->loc);
-  char *line = sdb_node_str(n);
+  const char *line = sdb_node_line(&tr->line, n);
   bool first;
   const sdb_node *after = sdb_node_anchor(n, &first);
   sdb_event e = {0};
@@ -112,7 +113,6 @@ static void node_placed(sdb_tracer *tr, sdb_node *n) {
   set_tracer_ctx(tr);
   if (tr->ev) sdb_emit_at(tr->ev, &e, &n->loc);   /* located once, above */
   if (cur) sdb_events_set_tracer(tr->ev, cur, depth);
-  free(line);
 }
 
 /* after: place right after that node (NULL: at the graph's insertion point) */

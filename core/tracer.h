@@ -40,6 +40,7 @@ struct sdb_tracer {
   sdb_map bound_symbols;     /* symbol -> placeholder or accessor binding it here */
   sdb_map lifted_freevars;   /* parent sdb_node* -> placeholder here */
   sdb_map unbacked_site;     /* unbacked sym -> where a node holds it (lazy accessor) */
+  sdb_buf line;              /* scratch: the line of the node being placed */
 };
 
 /* A root tracer (parent NULL) or a child speculating a subgraph; emits
