@@ -69,7 +69,6 @@ struct sdb_events {
   sdb_loc locs[MAX_OPS];      /* sdb_events_push_loc */
   /* op names as pushed (mostly the op table's own strings) -> interned:
   ** every op call pushes its name, and hashing it each time showed */
-  struct { const char *raw, *in; } opnames[32];
   int nlocs;
   size_t max;                 /* sdb_events_set_max */
   const char *tracer;
@@ -132,19 +131,15 @@ void sdb_events_pop_loc(sdb_events *s) {
   if (s && s->nlocs > 0) s->nlocs--;
 }
 
-static const char *intern_op(sdb_events *s, const char *op) {
-  if (!op) return NULL;
-  size_t h = ((uintptr_t)op >> 3) % (sizeof s->opnames / sizeof s->opnames[0]);
-  if (s->opnames[h].raw == op && !strcmp(s->opnames[h].in, op)) return s->opnames[h].in;
-  const char *in = sdb_intern(op);
-  s->opnames[h].raw = op;
-  s->opnames[h].in = in;
-  return in;
-}
-
 void sdb_events_push_op(sdb_events *s, const char *op) {
   if (!s) return;
-  if (s->nops < MAX_OPS) s->ops[s->nops] = intern_op(s, op);
+  if (s->nops < MAX_OPS) s->ops[s->nops] = sdb_intern_at(op);
+  s->nops++;
+}
+
+void sdb_events_push_op_interned(sdb_events *s, const char *op) {
+  if (!s) return;
+  if (s->nops < MAX_OPS) s->ops[s->nops] = op;
   s->nops++;
 }
 

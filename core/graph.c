@@ -115,16 +115,21 @@ static const char *numbered(const char *base, size_t blen, unsigned long num) {
 const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate) {
   char base[128];
   size_t n = 0;
-  for (const char *p = candidate ? candidate : ""; *p && n + 1 < sizeof base; p++) {
+  bool same = candidate != NULL;   /* base is the candidate unchanged */
+  const char *p = candidate ? candidate : "";
+  for (; *p && n + 1 < sizeof base; p++) {
     char c = *p;
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     base[n++] = ok ? c : '_';
+    same &= ok;
   }
   base[n] = '\0';
-  if (!n) strcpy(base, "_unnamed");
+  if (*p) same = false;
+  if (!n) { strcpy(base, "_unnamed"); same = false; }
   if (base[0] >= '0' && base[0] <= '9') {
     memmove(base + 1, base, strlen(base) + 1);
     base[0] = '_';
+    same = false;
   }
   /* a trailing _<digits> is a number on the base, as in FX */
   long num = 0;
@@ -136,7 +141,8 @@ const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate) {
     *us = '\0';
   }
   size_t blen = strlen(base);
-  const char *ibase = sdb_intern_n(base, blen);
+  /* most candidates are op names and hints asked for at the same address */
+  const char *ibase = same && !has_num ? sdb_intern_at(candidate) : sdb_intern_n(base, blen);
   /* FX's _Namespace.create_name: the candidate as given (base, or base_N),
   ** else the next number after the base's count, skipping taken names */
   const char *name = has_num ? numbered(base, blen, (unsigned long)num) : ibase;
@@ -244,7 +250,7 @@ static sdb_node *new_node(sdb_node_op op, const char *name, const char *target) 
   n->id = next_node_id++;
   n->op = op;
   n->name = name;
-  n->target = sdb_intern(target);
+  n->target = sdb_intern_at(target);
   return n;
 }
 

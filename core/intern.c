@@ -123,6 +123,19 @@ const char *sdb_intern(const char *s) {
   return intern_len(s, strlen(s));
 }
 
+#define AT_SIZE 512
+static struct { const char *raw, *in; } at_cache[AT_SIZE];
+
+const char *sdb_intern_at(const char *s) {
+  if (!s) return NULL;
+  size_t h = (size_t)(((uintptr_t)s >> 3) * 2654435761u) & (AT_SIZE - 1);
+  if (at_cache[h].raw == s && strcmp(at_cache[h].in, s) == 0) return at_cache[h].in;
+  const char *in = sdb_intern(s);
+  at_cache[h].raw = s;
+  at_cache[h].in = in;
+  return in;
+}
+
 const char *sdb_internf(const char *fmt, ...) {
   /* on the stack when it fits (names and details: a lowering makes two a
   ** buffer), on the heap otherwise */
@@ -154,6 +167,7 @@ const char *sdb_intern_num(const char *prefix, size_t plen, unsigned long n) {
 
 void sdb_intern_reset(void) {
   memset(known, 0, sizeof known);
+  memset(at_cache, 0, sizeof at_cache);
   while (chunks) {
     chunk *c = chunks;
     chunks = c->next;

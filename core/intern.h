@@ -10,6 +10,10 @@
 
 const char *sdb_intern(const char *s);              /* NULL -> NULL */
 const char *sdb_intern_n(const char *s, size_t n);
+/* sdb_intern for strings asked for again and again at the same address
+** that are not interned themselves (op names in a static table, the tail
+** of an interned target): a cache by address, checked by content. */
+const char *sdb_intern_at(const char *s);
 const char *sdb_internf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* prefix[0..plen) then n in decimal ("buf12", "add_3"): names made for
 ** every node and buffer, without printf. plen under 128. */

@@ -77,6 +77,21 @@ static bool is_extern(const char *name) {
          !strcmp(name, "addmm") || !strcmp(name, "linear");
 }
 
+/* The kind of buffer an op lowers to, remembered per op (the name
+** compares were a strcmp chain per node lowered). An op keeps its name
+** and flags for the process's life: custom ops are redefined in place. */
+static sdb_ibuf_kind buffer_kind(const sdb_op *op) {
+  static struct { const sdb_op *op; sdb_ibuf_kind kind; } cache[128];
+  size_t h = (size_t)(((uintptr_t)op >> 4) * 2654435761u) & 127;
+  if (cache[h].op == op) return cache[h].kind;
+  sdb_ibuf_kind kind = (op->flags & SDB_OP_VIEW) ? SDB_IB_VIEW
+                     : is_reduction(op->name) ? SDB_IB_REDUCTION
+                     : is_extern(op->name) ? SDB_IB_EXTERN : SDB_IB_POINTWISE;
+  cache[h].op = op;
+  cache[h].kind = kind;
+  return kind;
+}
+
 /* Wrapper text of an expression, names resolved through the ShapeEnv. */
 static void put_expr(lowering *lw, sdb_buf *b, const sdb_expr *e) {
   const sdb_expr *s = sdb_simplify(lw->env, e);
@@ -522,9 +537,7 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     codegen_defs(lw, mo);
     return check_invariant(lw, n, first, err);
   }
-  sdb_ibuf_kind kind = (op->flags & SDB_OP_VIEW) ? SDB_IB_VIEW
-                     : is_reduction(op->name) ? SDB_IB_REDUCTION
-                     : is_extern(op->name) ? SDB_IB_EXTERN : SDB_IB_POINTWISE;
+  sdb_ibuf_kind kind = buffer_kind(op);
   if (kind == SDB_IB_VIEW && !strcmp(op->name, "select") && n->bindings.n && !planted) {
     int rc = dynamic_select_offset(lw, n, err);
     if (rc) return rc;
@@ -589,7 +602,7 @@ int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *o
   }
   int rc = SDB_OK;
   for (size_t i = np; i < aot->n && rc == SDB_OK; i++) {
-    sdb_events_push_op(lw.ev, aot->nodes[i]->name);
+    sdb_events_push_op_interned(lw.ev, aot->nodes[i]->name);
     sdb_events_push_loc(lw.ev, &aot->nodes[i]->loc);
     rc = lower_node(&lw, aot->nodes[i], err);
     if (rc && err && !err->file && aot->nodes[i]->loc.file) {   /* at the user's line */

@@ -294,7 +294,7 @@ static void index_table(void) {
 /* the table through its map, then the custom ops (name or aten name) */
 static const sdb_op *find_by(sdb_map *m, const char *key, bool aten) {
   index_table();
-  const char *ik = sdb_intern(key);
+  const char *ik = sdb_intern_at(key);
   const sdb_op *op = ik ? sdb_map_get(m, ik) : NULL;
   for (size_t i = 0; !op && i < ncustoms; i++)
     if (!strcmp(aten ? customs[i]->op.aten : customs[i]->op.name, key)) op = &customs[i]->op;
