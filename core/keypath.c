@@ -369,6 +369,12 @@ int sdb_compute_unbacked_bindings(sdb_shape_env *env, const sdb_value *v,
     free(w.found);
     return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
   }
+  /* kept on the node for the rest of the run: no spare room (an entry is
+  ** 208 bytes) */
+  if (w.nfound && w.nfound < w.cap) {
+    sdb_binding *fit = realloc(w.found, w.nfound * sizeof *fit);
+    if (fit) w.found = fit;
+  }
   out->v = w.found;
   out->n = w.nfound;
   int rc = SDB_OK;
