@@ -110,6 +110,15 @@ static const char *intern_len(const char *s, size_t n) {
   return c;
 }
 
+const char *sdb_intern_lookup(const char *s, size_t n) {
+  if (!s || !cap) return NULL;
+  n = strnlen(s, n);
+  uint32_t h = hash_str(s, n);
+  for (size_t j = h & (cap - 1); slots[j].s; j = (j + 1) & (cap - 1))
+    if (slots[j].h == h && strncmp(slots[j].s, s, n) == 0 && slots[j].s[n] == '\0') return slots[j].s;
+  return NULL;
+}
+
 const char *sdb_intern_n(const char *s, size_t n) {
   if (!s) return NULL;
   /* Interned strings are C strings: a NUL inside the n bytes ends it

@@ -14,6 +14,9 @@ const char *sdb_intern_n(const char *s, size_t n);
 ** that are not interned themselves (op names in a static table, the tail
 ** of an interned target): a cache by address, checked by content. */
 const char *sdb_intern_at(const char *s);
+/* The interned copy of s[0..n) if there is one, else NULL; adds nothing
+** (a word looked up in a map keyed by interned names). */
+const char *sdb_intern_lookup(const char *s, size_t n);
 const char *sdb_internf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* prefix[0..plen) then n in decimal ("buf12", "add_3"): names made for
 ** every node and buffer, without printf. plen under 128. */

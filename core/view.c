@@ -1038,9 +1038,36 @@ static bool ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-char *sdb_view_renamed(const sdb_view *v, const char *text) {
-  size_t nr = text ? sdb_view_count(v, SDB_EV_RENAMED) : 0;
+struct sdb_view_renames { sdb_map to; };   /* interned name -> interned name */
+
+sdb_view_renames *sdb_view_renames_new(const sdb_view *v) {
+  size_t nr = sdb_view_count(v, SDB_EV_RENAMED);
   if (!nr) return NULL;
+  sdb_view_renames *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  /* a word goes through the renamings in order (u3 -> u1, then u1 -> u0:
+  ** u0). Folded from the last: a's name is then what b's is, or b. */
+  for (size_t i = nr; i-- > 0;) {
+    const sdb_event *e = sdb_view_at(v, SDB_EV_RENAMED, i);
+    if (!e || !is_symbol(e->sym) || !is_symbol(e->sym2)) continue;
+    const char *a = sdb_intern(e->sym->name), *b = sdb_intern(e->sym2->name);
+    const char *to = sdb_map_get(&r->to, b);
+    if (!a || !b || !sdb_map_put(&r->to, a, (void *)(to ? to : b))) {
+      sdb_view_renames_free(r);
+      return NULL;
+    }
+  }
+  return r;
+}
+
+void sdb_view_renames_free(sdb_view_renames *r) {
+  if (!r) return;
+  sdb_map_free(&r->to);
+  free(r);
+}
+
+char *sdb_view_renames_apply(const sdb_view_renames *r, const char *text) {
+  if (!r || !text || !r->to.len) return NULL;
   sdb_buf b = SDB_BUF_INIT;
   bool changed = false;
   const char *p = text;
@@ -1051,17 +1078,8 @@ char *sdb_view_renamed(const sdb_view *v, const char *text) {
     }
     size_t n = 0;
     while (ident_char(p[n])) n++;
-    /* the word's latest name: follow the renamings in order (u3 -> u1 -> u0) */
-    const char *name = NULL, *cur = p;
-    size_t nlen = n;
-    for (size_t i = 0; i < nr; i++) {
-      const sdb_event *e = sdb_view_at(v, SDB_EV_RENAMED, i);
-      if (!e || !is_symbol(e->sym) || !is_symbol(e->sym2)) continue;
-      if (strlen(e->sym->name) == nlen && !strncmp(e->sym->name, cur, nlen)) {
-        name = cur = e->sym2->name;
-        nlen = strlen(name);
-      }
-    }
+    const char *word = sdb_intern_lookup(p, n);   /* a name never interned was never renamed */
+    const char *name = word ? sdb_map_get(&r->to, word) : NULL;
     if (name) {
       sdb_buf_puts(&b, name);
       changed = true;
@@ -1075,6 +1093,14 @@ char *sdb_view_renamed(const sdb_view *v, const char *text) {
     return NULL;
   }
   return sdb_buf_take(&b);
+}
+
+char *sdb_view_renamed(const sdb_view *v, const char *text) {
+  if (!text) return NULL;
+  sdb_view_renames *r = sdb_view_renames_new(v);
+  char *out = sdb_view_renames_apply(r, text);
+  sdb_view_renames_free(r);
+  return out;
 }
 
 /* --- texts ------------------------------------------------------------------------------- */

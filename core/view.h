@@ -196,6 +196,14 @@ bool sdb_view_node_at(const sdb_view *v, const char *graph, size_t i, sdb_view_n
 ** leave it with the old name, where PyTorch's graph prints the new one.
 ** malloc'ed, or NULL when nothing in it was renamed (or on OOM). */
 char *sdb_view_renamed(const sdb_view *v, const char *text);
+/* The same for many texts (a graph's lines): the renamings at the step
+** folded once into a map, old name -> the name it goes by (renaming word
+** by word against every renaming made a 100k-op graph listing take
+** minutes). NULL when nothing was renamed, or on OOM. */
+typedef struct sdb_view_renames sdb_view_renames;
+sdb_view_renames *sdb_view_renames_new(const sdb_view *v);
+char *sdb_view_renames_apply(const sdb_view_renames *r, const char *text);  /* as above */
+void sdb_view_renames_free(sdb_view_renames *r);   /* NULL is a no-op */
 
 /* --- texts the REPL prints (malloc'ed; NULL only on OOM) -------------------- */
 

@@ -278,21 +278,23 @@ static int info_graph(repl_session *s, const repl_cmd *c, const repl_args *a) {
   }
   size_t nn = sdb_view_node_count(v, graph);
   printf("graph %s (%zu node%s so far):\n", graph, nn, nn == 1 ? "" : "s");
+  sdb_view_renames *ren = sdb_view_renames_new(v);
   for (size_t i = 0; i < nn; i++) {
     sdb_view_node node;
     if (!sdb_view_node_at(v, graph, i, &node)) continue;
     /* under the names the symbols go by now (renamed since placed) */
-    char *line = sdb_view_renamed(v, node.line ? node.line : node.name);
+    char *line = sdb_view_renames_apply(ren, node.line ? node.line : node.name);
     printf("    %s\n", line ? line : node.line ? node.line : node.name);
     free(line);
     const sdb_event *b = node.bindings;
     for (uint32_t k = 0; b && k < b->nsyms; k++) {
       const char *path = b->texts && b->texts[k] ? b->texts[k] : "";
-      char *sym = sdb_view_renamed(v, b->syms[k]->name);
+      char *sym = sdb_view_renames_apply(ren, b->syms[k]->name);
       printf("    # %s: %s\n", sym ? sym : b->syms[k]->name, *path ? path : "<value>");
       free(sym);
     }
   }
+  sdb_view_renames_free(ren);
   if (ng > 1) {
     printf("other graphs:");
     for (size_t g = 0; g < ng; g++)

@@ -314,6 +314,7 @@ static int compile_page(const char *dir, sdb_timeline *t, const compile_info *cs
   }
   v = sdb_timeline_seek(t, c->hi);
   size_t ng = v ? sdb_view_graph_count(v) : 0;
+  sdb_view_renames *ren = v ? sdb_view_renames_new(v) : NULL;
   for (size_t g = 0; g < ng; g++) {
     const char *graph = sdb_view_graph_at(v, g);
     size_t nn = sdb_view_node_count(v, graph);
@@ -323,14 +324,14 @@ static int compile_page(const char *dir, sdb_timeline *t, const compile_info *cs
     for (size_t k = 0; k < nn; k++) {
       sdb_view_node node;
       if (!sdb_view_node_at(v, graph, k, &node)) continue;
-      char *line = sdb_view_renamed(v, node.line ? node.line : node.name);   /* names now */
+      char *line = sdb_view_renames_apply(ren, node.line ? node.line : node.name);   /* names now */
       esc(&b, line ? line : node.line ? node.line : node.name);
       free(line);
       sdb_buf_putc(&b, '\n');
       for (uint32_t s = 0; node.bindings && s < node.bindings->nsyms; s++) {
         const char *path = node.bindings->texts && node.bindings->texts[s] ? node.bindings->texts[s] : "";
         sdb_buf_puts(&b, "# ");
-        char *sym = sdb_view_renamed(v, node.bindings->syms[s]->name);
+        char *sym = sdb_view_renames_apply(ren, node.bindings->syms[s]->name);
         esc(&b, sym ? sym : node.bindings->syms[s]->name);
         free(sym);
         sdb_buf_puts(&b, ": ");
@@ -340,6 +341,7 @@ static int compile_page(const char *dir, sdb_timeline *t, const compile_info *cs
     }
     sdb_buf_puts(&b, "</pre></details>\n");
   }
+  sdb_view_renames_free(ren);
 
   facts_table(&b, v, SDB_EV_GUARD_ADDED, "Guards");
   facts_table(&b, v, SDB_EV_RUNTIME_ASSERT, "Runtime asserts");

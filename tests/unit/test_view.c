@@ -481,6 +481,41 @@ static void test_lists_and_phases(void **state) {
   sdb_events_free(b.s);
 }
 
+/* A line placed before renamings reads under the names at the step: each
+** word goes through the renamings in their order (u3 -> u1, then u1 -> u0
+** makes u3 u0; a later u5 -> u3 makes u5 u3, not u0), whole words only,
+** and the folded map answers as the one-off does. */
+static void test_renamed_words(void **state) {
+  (void)state;
+  builder b = {sdb_events_new(), 0, NULL, NULL, 0, NULL, NULL};
+  renamed(&b, "u3", "u1", "retrace");
+  renamed(&b, "u1", "u0", "retrace");
+  renamed(&b, "u5", "u3", "retrace");
+  sdb_timeline *t = sdb_timeline_new(b.s);
+  const char *line = "add: \"Sym(u3 + u5)\" = u3 + u5 + u30 + xu3";
+  const char *want = "add: \"Sym(u0 + u3)\" = u0 + u3 + u30 + xu3";
+  const sdb_view *v = sdb_timeline_seek(t, 3);
+  char *one = sdb_view_renamed(v, line);
+  assert_non_null(one);
+  assert_string_equal(one, want);
+  sdb_view_renames *r = sdb_view_renames_new(v);
+  char *many = sdb_view_renames_apply(r, line);
+  assert_non_null(many);
+  assert_string_equal(many, want);
+  assert_null(sdb_view_renames_apply(r, "s0 + u30"));   /* nothing renamed in it */
+  sdb_view_renames_free(r);
+  free(one);
+  free(many);
+  /* after the first two only: u5 is still u5 */
+  v = sdb_timeline_seek(t, 2);
+  one = sdb_view_renamed(v, "u3 + u5");
+  assert_string_equal(one, "u0 + u5");
+  free(one);
+  assert_null(sdb_view_renames_new(sdb_timeline_seek(t, 0)));
+  sdb_timeline_free(t);
+  sdb_events_free(b.s);
+}
+
 static void test_diff(void **state) {
   (void)state;
   builder b = {sdb_events_new(), 0, NULL, NULL, 0, NULL, NULL};
@@ -1312,6 +1347,7 @@ int main(void) {
     cmocka_unit_test(test_pending_steps),
     cmocka_unit_test(test_explain_life),
     cmocka_unit_test(test_lists_and_phases),
+    cmocka_unit_test(test_renamed_words),
     cmocka_unit_test(test_diff),
     cmocka_unit_test(test_tracer_stack),
     cmocka_unit_test(test_compiles),
