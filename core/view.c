@@ -1038,7 +1038,14 @@ static bool ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-struct sdb_view_renames { sdb_map to; };   /* interned name -> interned name */
+/* interned name -> interned name; a word is looked up only when its first
+** byte and length could be a renamed name's (most words of a graph line
+** are not: a 100k-node listing hashed every word) */
+struct sdb_view_renames {
+  sdb_map to;
+  bool first[256];
+  size_t minlen, maxlen;
+};
 
 sdb_view_renames *sdb_view_renames_new(const sdb_view *v) {
   size_t nr = sdb_view_count(v, SDB_EV_RENAMED);
@@ -1056,6 +1063,10 @@ sdb_view_renames *sdb_view_renames_new(const sdb_view *v) {
       sdb_view_renames_free(r);
       return NULL;
     }
+    size_t n = strlen(a);
+    r->first[(unsigned char)a[0]] = true;
+    if (!r->minlen || n < r->minlen) r->minlen = n;
+    if (n > r->maxlen) r->maxlen = n;
   }
   return r;
 }
@@ -1066,29 +1077,39 @@ void sdb_view_renames_free(sdb_view_renames *r) {
   free(r);
 }
 
+/* The renamed name of the word at p (n bytes), or NULL. */
+static const char *renamed_word(const sdb_view_renames *r, const char *p, size_t n) {
+  if (n < r->minlen || n > r->maxlen) return NULL;
+  const char *word = sdb_intern_lookup(p, n);   /* a name never interned was never renamed */
+  return word ? sdb_map_get(&r->to, word) : NULL;
+}
+
 char *sdb_view_renames_apply(const sdb_view_renames *r, const char *text) {
   if (!r || !text || !r->to.len) return NULL;
   sdb_buf b = SDB_BUF_INIT;
   bool changed = false;
-  const char *p = text;
+  const char *p = text, *copied = text;   /* text before `copied` is in b */
   while (*p) {
-    if (!ident_char(*p) || (p > text && ident_char(p[-1]))) {
-      sdb_buf_putc(&b, *p++);
-      continue;
-    }
+    /* a word starts here and could be a renamed name (one table lookup
+    ** passes over most bytes) */
+    if (!r->first[(unsigned char)*p] || (p > text && ident_char(p[-1]))) { p++; continue; }
     size_t n = 0;
     while (ident_char(p[n])) n++;
-    const char *word = sdb_intern_lookup(p, n);   /* a name never interned was never renamed */
-    const char *name = word ? sdb_map_get(&r->to, word) : NULL;
+    const char *name = renamed_word(r, p, n);
     if (name) {
+      sdb_buf_putn(&b, copied, (size_t)(p - copied));
       sdb_buf_puts(&b, name);
       changed = true;
-    } else {
-      sdb_buf_putn(&b, p, n);
+      copied = p + n;
     }
-    p += n;
+    p += n ? n : 1;
   }
-  if (!changed || b.failed) {
+  if (!changed || b.failed) {   /* nothing renamed: no copy made */
+    sdb_buf_free(&b);
+    return NULL;
+  }
+  sdb_buf_puts(&b, copied);
+  if (b.failed) {
     sdb_buf_free(&b);
     return NULL;
   }

@@ -284,7 +284,9 @@ static int info_graph(repl_session *s, const repl_cmd *c, const repl_args *a) {
     if (!sdb_view_node_at(v, graph, i, &node)) continue;
     /* under the names the symbols go by now (renamed since placed) */
     char *line = sdb_view_renames_apply(ren, node.line ? node.line : node.name);
-    printf("    %s\n", line ? line : node.line ? node.line : node.name);
+    fputs("    ", stdout);   /* one line per node: no printf for a 100k-node graph */
+    fputs(line ? line : node.line ? node.line : node.name, stdout);
+    putchar('\n');
     free(line);
     const sdb_event *b = node.bindings;
     for (uint32_t k = 0; b && k < b->nsyms; k++) {
