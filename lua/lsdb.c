@@ -95,22 +95,51 @@ bool lsdb_locate(void *ud, sdb_loc *out) {
   return false;
 }
 
-const char *lsdb_user_stack(lua_State *L) {
+/* Appends to buf[*len..cap) while it fits; false (nothing more) once not. */
+static bool put_str(char *buf, size_t cap, size_t *len, const char *s) {
+  size_t n = strlen(s);
+  if (*len + n >= cap) return false;
+  memcpy(buf + *len, s, n + 1);
+  *len += n;
+  return true;
+}
+
+static bool put_int(char *buf, size_t cap, size_t *len, int v) {
+  char d[16];
+  int n = 0;
+  unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+  do d[n++] = (char)('0' + u % 10); while ((u /= 10) && n < 15);
+  if (v < 0) d[n++] = '-';
+  char s[17];
+  for (int i = 0; i < n; i++) s[i] = d[n - 1 - i];
+  s[n] = '\0';
+  return put_str(buf, cap, len, s);
+}
+
+/* The frames as lsdb_locate reads them (source before line, names and
+** files from the per-function cache): with "Sln" and a printf per frame
+** this was most of an event's cost under the debugger. */
+static const char *walk_user_stack(lua_State *L) {
   char buf[2048];
   size_t len = 0;
   int n = 0;
   lua_Debug ar;
+  buf[0] = '\0';
   for (int level = 0; lua_getstack(L, level, &ar) && len < sizeof buf - 256; level++) {
-    if (!lua_getinfo(L, "Sln", &ar)) continue;
-    if (ar.source[0] != '@' || ar.currentline <= 0) continue;   /* C or embedded */
-    const char *name = ar.name ? ar.name
-                     : *ar.what == 'm' ? "main chunk" : known_name(L, level, &ar);
-    const char *file = strrchr(ar.source + 1, '/');
-    file = file ? file + 1 : ar.source + 1;
-    int w = snprintf(buf + len, sizeof buf - len, "%s#%d  %s at %s:%d", n ? "\n" : "", n,
-                     name, file, ar.currentline);
-    if (w < 0 || (size_t)w >= sizeof buf - len) break;
-    len += (size_t)w;
+    if (!lua_getinfo(L, "S", &ar) || ar.source[0] != '@') continue;   /* C or embedded */
+    if (!lua_getinfo(L, "l", &ar) || ar.currentline <= 0) continue;
+    const loc_cache *c = function_loc(L, level, &ar);
+    const char *file = strrchr(c->file, '/');
+    file = file ? file + 1 : c->file;
+    size_t at = len;
+    if (!((!n || put_str(buf, sizeof buf, &len, "\n")) && put_str(buf, sizeof buf, &len, "#") &&
+          put_int(buf, sizeof buf, &len, n) && put_str(buf, sizeof buf, &len, "  ") &&
+          put_str(buf, sizeof buf, &len, c->func) && put_str(buf, sizeof buf, &len, " at ") &&
+          put_str(buf, sizeof buf, &len, file) && put_str(buf, sizeof buf, &len, ":") &&
+          put_int(buf, sizeof buf, &len, ar.currentline))) {
+      buf[at] = '\0';   /* as snprintf did: a frame that does not fit is left out */
+      break;
+    }
     n++;
   }
   return n ? sdb_intern(buf) : NULL;
@@ -185,16 +214,68 @@ static void protect_metatables(lua_State *L) {
 ** Names are matched by pointer (the callers pass the header's literals),
 ** then by text the first time a pointer is seen. */
 typedef struct ut_entry { const char *name; const void *mt; } ut_entry;
-typedef struct lsdb_types { ut_entry e[32]; int n; } lsdb_types;
+typedef struct lsdb_types {
+  ut_entry e[32];
+  int n;
+  /* lsdb_stack_still: how deep, a generation bumped at every change, and
+  ** the user stack last read in it */
+  int still;
+  unsigned long gen, stack_gen;
+  lua_State *stack_L;
+  const char *stack;
+} lsdb_types;
 
 static void types_init(lua_State *L) {
   lsdb_types *ty = lua_newuserdatauv(L, sizeof *ty, 0);
-  ty->n = 0;
+  memset(ty, 0, sizeof *ty);
   lua_setfield(L, LUA_REGISTRYINDEX, "shapedb.types");   /* lives as long as the state */
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
   *(lsdb_types **)lua_getextraspace(lua_tothread(L, -1)) = ty;
   *(lsdb_types **)lua_getextraspace(L) = ty;
   lua_pop(L, 1);
+}
+
+void lsdb_stack_still(lua_State *L, bool on) {
+  lsdb_types *ty = *(lsdb_types **)lua_getextraspace(L);
+  if (!ty) return;
+  ty->still += on ? 1 : -1;
+  ty->gen++;
+}
+
+int lsdb_stack_suspend(lua_State *L) {
+  lsdb_types *ty = *(lsdb_types **)lua_getextraspace(L);
+  if (!ty) return 0;
+  int was = ty->still;
+  ty->still = 0;
+  ty->gen++;
+  return was;
+}
+
+void lsdb_stack_resume(lua_State *L, int was) {
+  lsdb_types *ty = *(lsdb_types **)lua_getextraspace(L);
+  if (!ty) return;
+  ty->still = was;
+  ty->gen++;
+}
+
+void lsdb_stack_settle(lua_State *L) {
+  lsdb_types *ty = *(lsdb_types **)lua_getextraspace(L);
+  if (ty && ty->still) {
+    ty->still = 0;
+    ty->gen++;
+  }
+}
+
+const char *lsdb_user_stack(lua_State *L) {
+  lsdb_types *ty = *(lsdb_types **)lua_getextraspace(L);
+  if (ty && ty->still > 0 && ty->stack_L == L && ty->stack_gen == ty->gen) return ty->stack;
+  const char *s = walk_user_stack(L);
+  if (ty && ty->still > 0) {
+    ty->stack_L = L;
+    ty->stack_gen = ty->gen;
+    ty->stack = s;
+  }
+  return s;
 }
 
 void *lsdb_testudata(lua_State *L, int idx, const char *tname) {

@@ -47,6 +47,18 @@ bool lsdb_locate(void *L, sdb_loc *out);
 ** library), innermost first, one per line: "#0  model at nonzero.lua:6".
 ** Interned; NULL when there are none. */
 const char *lsdb_user_stack(lua_State *L);
+/* While the C part of an op call or of a phase runs, no Lua runs and the
+** stack stays put: lsdb_user_stack reads it once for the events of the
+** scope (a debugger records it per event: a walk of the whole stack was
+** three fifths of a traced run under the debugger). Scopes nest; a Lua
+** callback inside one (a custom op's fake kernel) is run between
+** lsdb_stack_suspend and lsdb_stack_resume. */
+void lsdb_stack_still(lua_State *L, bool on);
+int lsdb_stack_suspend(lua_State *L);
+void lsdb_stack_resume(lua_State *L, int was);
+/* Lua called into C: no scope can be open (one left open by an error
+** that unwound through it is closed here). */
+void lsdb_stack_settle(lua_State *L);
 /* Raise err as a Lua error ("Kind: message") and clear it. Its condition
 ** (err->cond) is kept in the registry under LSDB_LAST_ERROR_COND. */
 #define LSDB_LAST_ERROR_COND "shapedb.last_error_cond"

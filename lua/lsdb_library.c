@@ -120,7 +120,9 @@ static int custom_meta(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sd
   rt->eager_env = m->env;
   kctx k = {m, o, running};
   running = &k;
+  int still = lsdb_stack_suspend(L);   /* Lua runs: the stack moves */
   int status = lua_pcall(L, (int)a->npos, LUA_MULTRET, 0);
+  lsdb_stack_resume(L, still);
   running = k.prev;
   rt->active = active;
   rt->top = tracetop;

@@ -54,6 +54,7 @@ static bool runtime_locate(void *ud, sdb_loc *out) {
 static void loc_scope(lruntime *rt, bool on) {
   rt->loc_scope = on;
   rt->loc_have = false;
+  lsdb_stack_still(rt->L, on);
 }
 
 static int runtime_gc(lua_State *L) {
@@ -89,6 +90,7 @@ static lruntime *runtime(lua_State *L) {
   lua_pop(L, 1);
   if (!rt) luaL_error(L, "shapedb runtime is not initialised");
   rt->L = L;
+  lsdb_stack_settle(L);
   if (rt->top) lsdb_sync_active(rt, L);
   return rt;
 }

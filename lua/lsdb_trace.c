@@ -334,7 +334,10 @@ static int trace_finish(lua_State *L) {
   }
   sdb_err err = SDB_ERR_INIT;
   if (!sdb_tracer_output(t->tracer, &b->pos[0], &err)) return lsdb_raise(L, &err);
-  if (sdb_tracer_finalize(t->tracer, &err)) return lsdb_raise(L, &err);
+  lsdb_stack_still(L, true);
+  int frc = sdb_tracer_finalize(t->tracer, &err);
+  lsdb_stack_still(L, false);
+  if (frc) return lsdb_raise(L, &err);
   warn_unused_symbools(L, t);
   deactivate(L, t);
   lsdb_phase_event(rt, SDB_EV_PHASE_END, SDB_PHASE_TRACE, t->name);
@@ -351,7 +354,9 @@ static int trace_aot(lua_State *L) {
   if (t->have_aot) return luaL_error(L, "aot: already compiled");
   lsdb_runtime(L);
   sdb_err err = SDB_ERR_INIT;
+  lsdb_stack_still(L, true);
   int rc = sdb_aot_compile(t->env, t->graph, t->inputs, t->ninputs, &t->aot, &err);
+  lsdb_stack_still(L, false);
   if (rc) return lsdb_raise(L, &err);   /* the phase stays for trace:abort to end */
   sdb_events_set_phase(t->rt->ev, SDB_PHASE_NONE);
   t->have_aot = true;
@@ -474,7 +479,9 @@ static int trace_lower(lua_State *L) {
     lua_pop(L, 1);
   }
   sdb_err err = SDB_ERR_INIT;
+  lsdb_stack_still(L, true);
   int rc = sdb_lower(t->aot.mode, t->aot.graph, &o, &t->lowered, &err);
+  lsdb_stack_still(L, false);
   if (rc) {   /* the phase stays for trace:abort to end */
     sdb_lowered_free(&t->lowered);
     return lsdb_raise(L, &err);
