@@ -102,28 +102,25 @@ static uint32_t *table_hash;
 static size_t table_cap, table_len;
 static uint32_t next_id;
 
-static uint32_t hash_mix(uint32_t h, uint64_t v) {
-  h ^= (uint32_t)v + 0x9e3779b9u + (h << 6) + (h >> 2);
-  h ^= (uint32_t)(v >> 32) + 0x9e3779b9u + (h << 6) + (h >> 2);
-  return h;
-}
-
+/* A multiply per word (the hash of every new node is on the path of a
+** build): the finaliser below spreads the bits. */
 static uint32_t hash_node(uint8_t kind, int64_t ival, const char *name,
                           const sdb_expr *const *args, size_t n) {
-  uint32_t h = 2166136261u ^ kind;
-  h = hash_mix(h, (uint64_t)ival);
+  uint64_t h = (0x9E3779B97F4A7C15u ^ kind) * 0xff51afd7ed558ccdu;
+  h = (h ^ (uint64_t)ival) * 0xc4ceb9fe1a85ec53u;
   if (name)
-    for (const char *p = name; *p; p++) h = (h ^ (uint8_t)*p) * 16777619u;
-  for (size_t i = 0; i < n; i++) h = hash_mix(h, args[i]->id);
+    for (const char *p = name; *p; p++) h = (h ^ (uint8_t)*p) * 0x100000001b3u;
+  for (size_t i = 0; i < n; i++) h = (h ^ args[i]->id) * 0xff51afd7ed558ccdu;
   /* the table is indexed by the low bits: mix them (murmur3's finaliser),
   ** or the consecutive ids of new arguments fill runs of neighbouring
   ** slots and the linear probes grow long */
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h ? h : 1;
+  uint32_t x = (uint32_t)(h ^ (h >> 32));
+  x ^= x >> 16;
+  x *= 0x85ebca6bu;
+  x ^= x >> 13;
+  x *= 0xc2b2ae35u;
+  x ^= x >> 16;
+  return x ? x : 1;
 }
 
 static bool node_matches(const sdb_expr *e, uint32_t hash, uint8_t kind,
@@ -181,7 +178,7 @@ static void arena_free(void) {
 
 static bool table_grow(void) {
   size_t cap = table_cap ? table_cap * 2 : 1024;
-  const sdb_expr **t = calloc(cap, sizeof *t);
+  const sdb_expr **t = malloc(cap * sizeof *t);   /* read only where th[] is set */
   uint32_t *th = calloc(cap, sizeof *th);
   if (!t || !th) {
     free(t);
@@ -220,12 +217,13 @@ static const sdb_expr *intern(uint8_t kind, int64_t ival, const char *name,
   for (; table_hash[j]; j = (j + 1) & (table_cap - 1))
     if (table_hash[j] == h && node_matches(table[j], h, kind, ival, name, args, n)) return table[j];
   unsigned depth = 1;
-  for (size_t i = 0; i < n; i++)
+  uint64_t size = 1;
+  for (size_t i = 0; i < n; i++) {
     if (args[i]->depth + 1u > depth) depth = args[i]->depth + 1u;
+    size += args[i]->size;
+  }
   if (depth > SDB_MAX_DEPTH)
     return fail("expression nested too deeply (limit %d)", SDB_MAX_DEPTH);
-  uint64_t size = 1;
-  for (size_t i = 0; i < n; i++) size += args[i]->size;
   if (size > SDB_MAX_SIZE)
     return fail("expression too large (%llu nodes, limit %d)",
                 (unsigned long long)size, SDB_MAX_SIZE);
@@ -240,7 +238,7 @@ static const sdb_expr *intern(uint8_t kind, int64_t ival, const char *name,
   e->id = next_id++;
   e->ival = ival;
   e->name = NULL;
-  for (size_t i = 0; i < n; i++) e->args[i] = args[i];
+  if (n) memcpy(e->args, args, n * sizeof *args);
   if (name) {
     char *dst = (char *)&e->args[n];
     memcpy(dst, name, namelen);
@@ -487,6 +485,10 @@ static int cmp_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
 /* Compare two bases (no coefficient, no exponent): class, then args. */
 static int cmp_base(const sdb_expr *a, const sdb_expr *b) {
   if (a == b) return 0;
+  if (a->kind == SDB_SYM && b->kind == SDB_SYM) {   /* the common case: same class */
+    int c = strcmp(a->name, b->name);
+    return (c > 0) - (c < 0);
+  }
   int ma, na, mb, nb;
   const char *sa, *sb;
   class_key(a, &ma, &na, &sa);
@@ -542,6 +544,10 @@ static size_t term_gens(const sdb_expr *mono, const sdb_expr **gens,
 }
 
 static int add_order(const term *x, const term *y) {
+  if (x->e->kind == SDB_SYM && y->e->kind == SDB_SYM) {   /* one generator each */
+    int c = cmp_base(x->e, y->e);
+    return c ? c : cmp_i64(x->coef, y->coef);
+  }
   const sdb_expr *ga_s[8], *gb_s[8];
   int64_t ea_s[8], eb_s[8];
   size_t cap_a = x->e->kind == SDB_MUL ? x->e->nargs : 1;
@@ -733,10 +739,71 @@ out:
 
 /* The builds behind a memo miss, out of line so that a hit is a leaf
 ** function with no frame to set up. */
+/* A term finish_sum keeps as it is: not a number, not a sum, not a
+** number times a sum (which it spreads), integer-valued. */
+static bool plain_term(const sdb_expr *e) {
+  if (e->kind == SDB_INT || e->kind == SDB_ADD || !is_int_valued(e)) return false;
+  return !(e->kind == SDB_MUL && e->nargs == 1 && e->args[0]->kind == SDB_ADD);
+}
+
+/* The term's (coefficient, monomial), as collect_terms splits it. */
+static term split_term(const sdb_expr *t) {
+  term x;
+  x.coef = sdb_expr_coeff(t, &x.e);
+  return x;
+}
+
+/* The sums a sum of terms grows by, built without collecting, sorting and
+** rebuilding every term (finish_sum's work, the cost of a new sum): a
+** canonical sum plus a number or a term whose monomial it does not have,
+** a term plus a number, two terms of different monomials. The result is
+** the node finish_sum would make (test_expr checks them against it).
+** NULL when the case is not one of these (or on overflow/OOM: the general
+** path then reports it). */
+static const sdb_expr *add2_fast(const sdb_expr *a, const sdb_expr *b) {
+  if (a->kind == SDB_INT && b->kind != SDB_INT) { const sdb_expr *t = a; a = b; b = t; }
+  int64_t c;
+  if (b->kind == SDB_INT) {
+    if (a->kind == SDB_ADD) {
+      if (sdb_add_ov(a->ival, b->ival, &c)) return NULL;
+      if (c == 0 && a->nargs == 1) return a->args[0];
+      return intern(SDB_ADD, c, NULL, a->args, a->nargs);
+    }
+    if (!plain_term(a)) return NULL;
+    return b->ival == 0 ? a : intern(SDB_ADD, b->ival, NULL, &a, 1);
+  }
+  if (b->kind == SDB_ADD && a->kind != SDB_ADD) { const sdb_expr *t = a; a = b; b = t; }
+  if (!plain_term(b)) return NULL;
+  term tb = split_term(b);
+  if (a->kind != SDB_ADD) {
+    if (!plain_term(a)) return NULL;
+    term ta = split_term(a);
+    if (ta.e == tb.e) return NULL;   /* like terms: combined by the general path */
+    const sdb_expr *v[2] = {a, b};
+    if (add_order(&ta, &tb) > 0) { v[0] = b; v[1] = a; }
+    return intern(SDB_ADD, 0, NULL, v, 2);
+  }
+  size_t n = a->nargs, at = n;
+  if (n >= 64) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    term ti = split_term(a->args[i]);
+    if (ti.e == tb.e) return NULL;
+    if (at == n && add_order(&tb, &ti) < 0) at = i;
+  }
+  const sdb_expr *v[64];
+  memcpy(v, a->args, at * sizeof *v);
+  v[at] = b;
+  memcpy(v + at + 1, a->args + at, (n - at) * sizeof *v);
+  return intern(SDB_ADD, a->ival, NULL, v, n + 1);
+}
+
 __attribute__((noinline)) static const sdb_expr *add2_miss(memo_entry *m, const sdb_expr *a,
                                                            const sdb_expr *b) {
-  const sdb_expr *v[2] = {a, b};
-  const sdb_expr *r = sdb_add_n(v, 2);
+  const sdb_expr *r = a && b ? add2_fast(a, b) : NULL;
+  if (!r) {
+    const sdb_expr *v[2] = {a, b};
+    r = sdb_add_n(v, 2);
+  }
   if (m && r) bmemo_put(m, SDB_ADD, a, b, r);
   return r;
 }
@@ -859,10 +926,28 @@ done:
   return r;
 }
 
+/* A number times a product or a single factor (a symbol, a power, a
+** floor division...): the coefficient changes, the factors stay, as
+** sdb_mul_n would leave them. NULL for anything else (a sum is
+** distributed, products of factors are sorted: the general path). */
+static const sdb_expr *mul2_fast(const sdb_expr *a, const sdb_expr *b) {
+  if (b->kind == SDB_INT) { const sdb_expr *t = a; a = b; b = t; }
+  if (a->kind != SDB_INT || b->kind == SDB_INT || b->kind == SDB_ADD || sdb_is_bool(b)) return NULL;
+  if (a->ival == 0) return sdb_int(0);
+  if (b->kind == SDB_MUL) {
+    int64_t k;
+    if (sdb_mul_ov(a->ival, b->ival, &k)) return NULL;
+    if (k == 1 && b->nargs == 1) return b->args[0];
+    return intern(SDB_MUL, k, NULL, b->args, b->nargs);
+  }
+  return a->ival == 1 ? b : intern(SDB_MUL, a->ival, NULL, &b, 1);
+}
+
 __attribute__((noinline)) static const sdb_expr *mul2_miss(memo_entry *m, const sdb_expr *a,
                                                            const sdb_expr *b) {
   const sdb_expr *v[2] = {a, b};
-  const sdb_expr *r = sdb_mul_n(v, 2);
+  const sdb_expr *r = a && b ? mul2_fast(a, b) : NULL;
+  if (!r) r = sdb_mul_n(v, 2);
   if (m && r) bmemo_put(m, SDB_MUL, a, b, r);
   return r;
 }

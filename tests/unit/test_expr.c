@@ -527,6 +527,30 @@ static void test_property_roundtrip(void **state) {
   assert_true(n_ok > 2500);
 }
 
+/* sdb_add's shortcuts for a sum growing by a number or a term build the
+** node the general path (sdb_add_n: collect, sort, rebuild) builds. */
+static void test_property_add_shortcuts(void **state) {
+  (void)state;
+  rng_state = seed_or(0xadd5);
+  int n = iterations();
+  for (int i = 0; i < n; i++) {
+    naive *x = gen(3), *y = gen(2);
+    const sdb_expr *a = build(x), *b = build(y);
+    if (a && b && !sdb_is_bool(a) && !sdb_is_bool(b)) {
+      const sdb_expr *v[2] = {a, b}, *w[2] = {b, a};
+      const sdb_expr *want = sdb_add_n(v, 2);
+      assert_ptr_equal(sdb_add(a, b), want);
+      assert_ptr_equal(sdb_add(b, a), sdb_add_n(w, 2));
+      /* and a sum grown term by term, in both orders */
+      const sdb_expr *t = sdb_add(sdb_add(a, sdb_sym("u7")), sdb_int(i % 5 - 2));
+      const sdb_expr *u[3] = {a, sdb_sym("u7"), sdb_int(i % 5 - 2)};
+      assert_ptr_equal(t, sdb_add_n(u, 3));
+    }
+    naive_free(x);
+    naive_free(y);
+  }
+}
+
 static void test_property_bound_contains(void **state) {
   (void)state;
   rng_state = seed_or(0xb0a7dULL);
@@ -574,6 +598,7 @@ int main(void) {
     cmocka_unit_test(test_property_eval_canonical),
     cmocka_unit_test(test_property_roundtrip),
     cmocka_unit_test(test_property_bound_contains),
+    cmocka_unit_test(test_property_add_shortcuts),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   int rc = cmocka_run_group_tests_name("expr", tests, NULL, NULL);
