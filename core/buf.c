@@ -15,8 +15,13 @@ static bool reserve(sdb_buf *b, size_t extra) {
     if (cap > ((size_t)-1) / 2) { b->failed = true; return false; }
     cap *= 2;
   }
-  char *p = realloc(b->data, cap);
+  char *p = b->borrowed ? malloc(cap) : realloc(b->data, cap);
   if (!p) { b->failed = true; return false; }
+  if (b->borrowed) {   /* out of the caller's storage, text and all */
+    memcpy(p, b->data, b->len);
+    p[b->len] = '\0';
+    b->borrowed = false;
+  }
   b->data = p;
   b->cap = cap;
   return true;
@@ -98,11 +103,19 @@ const char *sdb_buf_cstr(sdb_buf *b) { return b->data ? b->data : ""; }
 
 char *sdb_buf_take(sdb_buf *b) {
   char *s = b->data;
-  if (!s && !b->failed) s = calloc(1, 1);
-  if (b->failed) { free(s); s = NULL; }
+  if (b->borrowed) {
+    s = b->failed ? NULL : malloc(b->len + 1);
+    if (s) {
+      memcpy(s, b->data, b->len);
+      s[b->len] = '\0';
+    }
+  } else {
+    if (!s && !b->failed) s = calloc(1, 1);
+    if (b->failed) { free(s); s = NULL; }
+  }
   b->data = NULL;
   b->len = b->cap = 0;
-  b->failed = false;
+  b->failed = b->borrowed = false;
   return s;
 }
 
@@ -112,8 +125,8 @@ void sdb_buf_clear(sdb_buf *b) {
 }
 
 void sdb_buf_free(sdb_buf *b) {
-  free(b->data);
+  if (!b->borrowed) free(b->data);
   b->data = NULL;
   b->len = b->cap = 0;
-  b->failed = false;
+  b->failed = b->borrowed = false;
 }

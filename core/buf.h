@@ -16,9 +16,20 @@ typedef struct sdb_buf {
   size_t len;
   size_t cap;
   bool failed;    /* an allocation failed; contents are truncated */
+  bool borrowed;  /* data is the caller's storage (sdb_buf_on), not ours */
 } sdb_buf;
 
-#define SDB_BUF_INIT {NULL, 0, 0, false}
+#define SDB_BUF_INIT {NULL, 0, 0, false, false}
+
+/* A buffer that starts in the caller's storage (an array on the stack)
+** and moves to the heap only if the text outgrows it: for texts made and
+** dropped, or interned, by the call (a malloc each was a tenth of the
+** allocations of a compile). sdb_buf_take copies it out; sdb_buf_free
+** frees only what moved to the heap. */
+static inline sdb_buf sdb_buf_on(char *storage, size_t cap) {
+  storage[0] = '\0';
+  return (sdb_buf){storage, 0, cap, false, true};
+}
 
 void sdb_buf_putc(sdb_buf *b, char c);
 void sdb_buf_puts(sdb_buf *b, const char *s);

@@ -1535,11 +1535,16 @@ const sdb_expr *sdb_rebuild(sdb_kind kind, int64_t ival,
   }
 }
 
-/* A pointer->pointer memo so shared subexpressions are visited once. */
+/* A pointer->pointer memo so shared subexpressions are visited once. Its
+** first slots are inside it (free_symbols and subs run many times per op
+** on small expressions: two callocs each were a tenth of their cost); it
+** must not be copied once used. Zero-initialised. */
+#define MEMO_INLINE 32
 typedef struct {
   const sdb_expr **keys;
   const sdb_expr **vals;
   size_t cap, len;
+  const sdb_expr *ikeys[MEMO_INLINE], *ivals[MEMO_INLINE];
 } memo;
 
 static bool memo_get(const memo *m, const sdb_expr *k, const sdb_expr **v) {
@@ -1550,8 +1555,13 @@ static bool memo_get(const memo *m, const sdb_expr *k, const sdb_expr **v) {
 }
 
 static bool memo_put(memo *m, const sdb_expr *k, const sdb_expr *v) {
+  if (!m->cap) {   /* zero-initialised: the inline slots are empty */
+    m->keys = m->ikeys;
+    m->vals = m->ivals;
+    m->cap = MEMO_INLINE;
+  }
   if (m->len * 2 >= m->cap) {
-    size_t cap = m->cap ? m->cap * 2 : 64;
+    size_t cap = m->cap * 2;
     const sdb_expr **nk = calloc(cap, sizeof *nk), **nv = calloc(cap, sizeof *nv);
     if (!nk || !nv) { free(nk); free(nv); return false; }
     for (size_t i = 0; i < m->cap; i++) {
@@ -1561,8 +1571,10 @@ static bool memo_put(memo *m, const sdb_expr *k, const sdb_expr *v) {
       nk[j] = m->keys[i];
       nv[j] = m->vals[i];
     }
-    free(m->keys);
-    free(m->vals);
+    if (m->keys != m->ikeys) {
+      free(m->keys);
+      free(m->vals);
+    }
     m->keys = nk;
     m->vals = nv;
     m->cap = cap;
@@ -1575,7 +1587,11 @@ static bool memo_put(memo *m, const sdb_expr *k, const sdb_expr *v) {
   return true;
 }
 
-static void memo_free(memo *m) { free(m->keys); free(m->vals); }
+static void memo_free(memo *m) {
+  if (m->keys == m->ikeys) return;
+  free(m->keys);
+  free(m->vals);
+}
 
 typedef struct {
   const sdb_expr *const *syms;

@@ -176,6 +176,9 @@ char *sdb_expr_str(const sdb_expr *e);
 const char *sdb_expr_cstr(const sdb_expr *e);
 /* Append to a caller buffer; returns the length the full text needs. */
 size_t sdb_expr_print(const sdb_expr *e, char *buf, size_t cap);
+/* Append the text to b (buf.h), with no string of its own on the way. */
+struct sdb_buf;
+void sdb_expr_put(struct sdb_buf *b, const sdb_expr *e);
 
 /* PyTorch's PythonPrinter, used for guards in source form: sympy's argument
 ** order, `a == b`, `x // 2`, `x % 4`, `max(a, b)`, ` and `, `not (...)`;

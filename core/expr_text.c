@@ -167,12 +167,16 @@ const char *sdb_expr_cstr(const sdb_expr *e) {
   if (!e) return NULL;
   str_entry *c = &str_cache[((uintptr_t)e >> 4) & 4095];
   if (c->e == e) return c->s;
-  char *s = sdb_expr_str(e);
-  const char *is = s ? sdb_intern(s) : NULL;
-  free(s);
+  char room[256];
+  sdb_buf b = sdb_buf_on(room, sizeof room);
+  print_rec(&b, e);
+  const char *is = b.failed ? NULL : sdb_intern(sdb_buf_cstr(&b));
+  sdb_buf_free(&b);
   if (is) { c->e = e; c->s = is; }
   return is;
 }
+
+void sdb_expr_put(sdb_buf *b, const sdb_expr *e) { print_rec(b, e); }
 
 char *sdb_expr_str(const sdb_expr *e) {
   sdb_buf b = SDB_BUF_INIT;
@@ -181,10 +185,11 @@ char *sdb_expr_str(const sdb_expr *e) {
 }
 
 size_t sdb_expr_print(const sdb_expr *e, char *buf, size_t cap) {
-  sdb_buf b = SDB_BUF_INIT;
+  char room[256];
+  sdb_buf b = cap ? sdb_buf_on(buf, cap) : sdb_buf_on(room, sizeof room);
   print_rec(&b, e);
   size_t n = b.len;
-  if (cap) {
+  if (cap && !b.borrowed) {   /* it outgrew buf: the part that fits */
     size_t m = n < cap - 1 ? n : cap - 1;
     if (m) memcpy(buf, b.data, m);
     buf[m] = '\0';

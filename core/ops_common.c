@@ -241,9 +241,8 @@ const sdb_expr *shown(sdb_shape_env *env, const sdb_expr *e) {
 }
 
 static void put_expr(sdb_buf *b, sdb_shape_env *env, const sdb_expr *e) {
-  char *t = e ? sdb_expr_str(shown(env, e)) : NULL;
-  sdb_buf_puts(b, t ? t : "?");
-  free(t);
+  if (e) sdb_expr_put(b, shown(env, e));
+  else sdb_buf_putc(b, '?');
 }
 
 static void put_shape_env(sdb_buf *b, sdb_shape_env *env, const sdb_expr *const *s, int n) {
