@@ -65,7 +65,9 @@ struct sdb_events {
   sdb_locate_fn locate;
   void *locate_ud;
   const char *ops[MAX_OPS];
+  bool op_fresh[MAX_OPS];     /* the call at this depth has made no event yet */
   int nops;
+  bool marks_op_calls;        /* an event with op_first was appended */
   sdb_loc locs[MAX_OPS];      /* sdb_events_push_loc */
   /* op names as pushed (mostly the op table's own strings) -> interned:
   ** every op call pushes its name, and hashing it each time showed */
@@ -133,13 +135,19 @@ void sdb_events_pop_loc(sdb_events *s) {
 
 void sdb_events_push_op(sdb_events *s, const char *op) {
   if (!s) return;
-  if (s->nops < MAX_OPS) s->ops[s->nops] = sdb_intern_at(op);
+  if (s->nops < MAX_OPS) {
+    s->ops[s->nops] = sdb_intern_at(op);
+    s->op_fresh[s->nops] = true;
+  }
   s->nops++;
 }
 
 void sdb_events_push_op_interned(sdb_events *s, const char *op) {
   if (!s) return;
-  if (s->nops < MAX_OPS) s->ops[s->nops] = op;
+  if (s->nops < MAX_OPS) {
+    s->ops[s->nops] = op;
+    s->op_fresh[s->nops] = true;
+  }
   s->nops++;
 }
 
@@ -203,6 +211,7 @@ static long append(sdb_events *s, const sdb_event *in) {
   e->detail = owns_detail(e) ? (in->detail ? strdup(in->detail) : NULL) : sdb_intern(in->detail);
   e->text2 = sdb_intern(in->text2);
   s->len++;
+  if (e->op_first) s->marks_op_calls = true;
   for (int i = 0; i < MAX_SINKS; i++)
     if (s->sinks[i].fn) s->sinks[i].fn(s->sinks[i].ud, e);
   return (long)e->seq;
@@ -221,6 +230,15 @@ long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc) {
   sdb_event e = *ev;
   e.phase = (uint8_t)s->phase;
   e.op = sdb_events_op(s);
+  /* the first event of a call: the op is pushed again inside its own call
+  ** (the tracer's and the op's own push), so every open call of this op
+  ** that made no event yet is answered by this one */
+  e.op_first = false;
+  for (int i = (s->nops < MAX_OPS ? s->nops : MAX_OPS) - 1; e.op && i >= 0; i--)
+    if (s->op_fresh[i] && s->ops[i] == e.op) {
+      e.op_first = true;
+      s->op_fresh[i] = false;
+    }
   e.tracer = s->tracer;
   e.depth = s->depth;
   e.file = loc ? loc->file : NULL;
@@ -240,6 +258,7 @@ long sdb_emit_raw(sdb_events *s, const sdb_event *ev) {
 }
 
 size_t sdb_events_count(const sdb_events *s) { return s ? s->len : 0; }
+bool sdb_events_marks_op_calls(const sdb_events *s) { return s && s->marks_op_calls; }
 
 const sdb_event *sdb_events_at(const sdb_events *s, size_t i) {
   return s && i < s->len ? &s->chunks[i >> CHUNK_BITS][i & (CHUNK - 1)] : NULL;

@@ -119,6 +119,8 @@ typedef struct sdb_event {
   int32_t line;             /* of file */
   uint32_t nsyms;           /* of syms */
   bool has_range;           /* range is set */
+  bool op_first;            /* the first event of its op's call (two calls
+                               of one op on one line are two calls) */
   const char *tracer;       /* tracer path, e.g. "trace > cond.true_branch" */
   const char *file;         /* user Lua location (interned), or NULL */
   const char *func;         /* user function name, or NULL */
@@ -185,6 +187,9 @@ long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc);
 long sdb_emit_raw(sdb_events *s, const sdb_event *ev);
 
 size_t sdb_events_count(const sdb_events *s);
+/* Does the stream mark op calls' first events (op_first)? Saved traces
+** written before the mark have none. */
+bool sdb_events_marks_op_calls(const sdb_events *s);
 /* A cap on the events a program may record (0: none). Past it, the front
 ** end stops the program (sdb_events_full); a little room is kept beyond it
 ** for the events that stopping makes, then new events are dropped. */

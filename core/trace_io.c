@@ -312,6 +312,7 @@ static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
   if (e->line) set(o, "line", json_integer(e->line));
   if (e->func) set(o, "func", jstr(e->func));
   if (e->op) set(o, "op", jstr(e->op));
+  if (e->op_first) set(o, "op_first", json_true());
   if (e->sym) set(o, "sym", expr_json(e->sym));
   if (e->sym2) set(o, "sym2", expr_json(e->sym2));
   if (e->expr) set(o, "expr", expr_json(e->expr));
@@ -611,12 +612,12 @@ static const char *intern_last(const char *s, const char **last) {
 ** field compared every key again: a quarter of a replay's load). The first
 ** of duplicate keys counts. */
 enum {
-  F_EVENT, F_PHASE, F_FLAGS, F_DEPTH, F_TRACER, F_FILE, F_LINE, F_FUNC, F_OP, F_SYM, F_SYM2,
-  F_EXPR, F_RANGE, F_VALUE, F_TEXT, F_DETAIL, F_TEXT2, F_SYMS, F_TEXTS, F_STACK, NFIELDS
+  F_EVENT, F_PHASE, F_FLAGS, F_DEPTH, F_TRACER, F_FILE, F_LINE, F_FUNC, F_OP, F_OP_FIRST, F_SYM,
+  F_SYM2, F_EXPR, F_RANGE, F_VALUE, F_TEXT, F_DETAIL, F_TEXT2, F_SYMS, F_TEXTS, F_STACK, NFIELDS
 };
 static const char *const field_names[NFIELDS] = {
-  "event", "phase", "flags", "depth", "tracer", "file", "line", "func", "op", "sym", "sym2",
-  "expr", "range", "value", "text", "detail", "text2", "syms", "texts", "stack",
+  "event", "phase", "flags", "depth", "tracer", "file", "line", "func", "op", "op_first", "sym",
+  "sym2", "expr", "range", "value", "text", "detail", "text2", "syms", "texts", "stack",
 };
 
 static void event_fields(const cJSON *o, const cJSON *f[NFIELDS]) {
@@ -657,6 +658,7 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
   e->line = (int32_t)cint0(f[F_LINE]);
   e->func = intern_last(cstr(f[F_FUNC]), &last[L_FUNC]);
   e->op = intern_last(cstr(f[F_OP]), &last[L_OP]);
+  e->op_first = cJSON_IsTrue(f[F_OP_FIRST]);
   static const char *const efields[] = { "sym", "sym2", "expr" };
   const sdb_expr **eslots[] = { &e->sym, &e->sym2, &e->expr };
   for (int i = 0; i < 3; i++) {

@@ -661,8 +661,12 @@ int sdb_tracer_call(sdb_tracer *tr, const sdb_op *op, bool method, const sdb_arg
   size_t nargs = 0;
   int rc = convert_args(tr, a, &args, &nargs, err);
   if (rc) return rc;
+  /* the meta function and the node's placement are one call of the op
+  ** (its first event is where `break op` stops) */
+  sdb_events_push_op(tr->ev, op->name);
   rc = sdb_op_call(tr->mode, op, a, out, err);
   if (rc) {
+    sdb_events_pop_op(tr->ev);
     for (size_t i = 0; i < nargs; i++) sdb_arg_free(&args[i]);
     free(args);
     return rc;
@@ -679,7 +683,6 @@ int sdb_tracer_call(sdb_tracer *tr, const sdb_op *op, bool method, const sdb_arg
   } else {
     sdb_strcat2(target, sizeof target, "torch.", op->name);
   }
-  sdb_events_push_op(tr->ev, op->name);
   sdb_node *node = place(tr, NULL, method ? SDB_N_CALL_METHOD : SDB_N_CALL_FUNCTION,
                          target, hint, args, nargs, out);
   if (!node) { sdb_events_pop_op(tr->ev); sdb_value_free(out); return oom(err); }

@@ -736,7 +736,9 @@ static int tensor_binop(lua_State *L, const char *opname, const char *target, co
     sdb_value tmp = b->pos[0]; b->pos[0] = b->pos[1]; b->pos[1] = tmp;
   }
   loc_scope(rt, true);
+  sdb_events_push_op(rt->ev, opname);   /* one call: `break op add` stops at x + y */
   if (sdb_op_call(tr ? tr->mode : rt->eager_mode, op, &a, &out, &err)) {
+    sdb_events_pop_op(rt->ev);
     loc_scope(rt, false);
     return lsdb_raise(L, &err);
   }
@@ -747,6 +749,7 @@ static int tensor_binop(lua_State *L, const char *opname, const char *target, co
     }
     node = sdb_tracer_node(tr, SDB_N_CALL_FUNCTION, target, hint, b->pos, NULL, 2, &out, false, &err);
   }
+  sdb_events_pop_op(rt->ev);
   loc_scope(rt, false);
   if (tr && !node) { sdb_value_free(&out); return lsdb_raise(L, &err); }
   lsdb_push_value(L, &out, node);
@@ -773,12 +776,15 @@ static int t_unm(lua_State *L) {
   sdb_args a = {b->pos, 1, NULL, 0};
   sdb_value out;
   sdb_err err = SDB_ERR_INIT;
-  if (sdb_op_call(tr ? tr->mode : rt->eager_mode, op, &a, &out, &err)) return lsdb_raise(L, &err);
-  sdb_node *node = NULL;
-  if (tr) {
-    node = sdb_tracer_node(tr, SDB_N_CALL_FUNCTION, "operator.neg", "neg", b->pos, NULL, 1, &out, false, &err);
-    if (!node) { sdb_value_free(&out); return lsdb_raise(L, &err); }
+  sdb_events_push_op(rt->ev, "neg");
+  if (sdb_op_call(tr ? tr->mode : rt->eager_mode, op, &a, &out, &err)) {
+    sdb_events_pop_op(rt->ev);
+    return lsdb_raise(L, &err);
   }
+  sdb_node *node = NULL;
+  if (tr) node = sdb_tracer_node(tr, SDB_N_CALL_FUNCTION, "operator.neg", "neg", b->pos, NULL, 1, &out, false, &err);
+  sdb_events_pop_op(rt->ev);
+  if (tr && !node) { sdb_value_free(&out); return lsdb_raise(L, &err); }
   lsdb_push_value(L, &out, node);
   sdb_value_free(&out);
   return 1;

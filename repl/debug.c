@@ -126,7 +126,7 @@ static bool same_place(const sdb_event *a, const sdb_event *b) {
 
 /* Does the step p (its event is p - 1) hit bp? prev_phase is the phase at
 ** step p - 1. */
-static bool bp_matches(const dbg_bp *bp, const sdb_view *v, size_t p,
+static bool bp_matches(const dbg *d, const dbg_bp *bp, const sdb_view *v, size_t p,
                        int prev_phase) {
   const sdb_event *e = sdb_view_event(v);
   if (!e) return false;
@@ -145,9 +145,11 @@ static bool bp_matches(const dbg_bp *bp, const sdb_view *v, size_t p,
   case BP_PHASE:
     return (int)sdb_view_phase(v) == bp->phase && prev_phase != bp->phase;
   case BP_OP:
-    /* the first event of a call: the op changed, or the place did */
-    return e->op && !strcmp(e->op, bp->arg) &&
-           !(pe && pe->op && !strcmp(pe->op, e->op) && same_place(pe, e));
+    /* the first event of a call, as the stream marks it; a trace saved
+    ** before the mark: where the op changed, or the place did */
+    if (!e->op || strcmp(e->op, bp->arg)) return false;
+    if (sdb_events_marks_op_calls(d->ev)) return e->op_first;
+    return !(pe && pe->op && !strcmp(pe->op, e->op) && same_place(pe, e));
   case BP_SYMBOL:
     return sdb_view_touches(v, bp->sym);
   case BP_LINE:
@@ -169,7 +171,7 @@ static int match_breakpoints(dbg *d, const sdb_view *v, size_t p, int prev_phase
   d->nstop_bps = 0;
   for (size_t i = 0; i < d->nbps; i++) {
     dbg_bp *bp = &d->bps[i];
-    if (!bp->enabled || !bp_matches(bp, v, p, prev_phase)) continue;
+    if (!bp->enabled || !bp_matches(d, bp, v, p, prev_phase)) continue;
     if (bp->cond && !dbg_bp_condition(d, bp, v)) continue;
     bp->hits++;
     if (fwd && bp->ignore) {   /* `continue N` passes it */

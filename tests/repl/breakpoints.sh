@@ -100,4 +100,51 @@ OUT
 run --batch -x 'break op nonzero if zz > 3' -x 'condition 1 u0 + zz > 1' nz.lua
 check "a condition naming no symbol-shaped word is said to stay false"
 
+cat > "$work/calls.lua" <<'LUA'
+local function inner(x)
+  return x:nonzero()
+end
+local function model(x, y)
+  local a, b = inner(x), inner(y)
+  local c = x + x
+  local d = torch.add(c, x)
+  return a, b, -d
+end
+torch.compile(model, { backend = "eager", dynamic = true })(torch.randn(4, 3), torch.randn(5, 2))
+LUA
+want <<'OUT'
+Breakpoint 1: op nonzero
+Breakpoint 2: op add
+Breakpoint 3: op neg
+Starting program: calls.lua
+Breakpoint 1, op nonzero
+event 23, phase trace, tracer trace, calls.lua:2 in inner
+Breakpoint 1, op nonzero
+event 28, phase trace, tracer trace, calls.lua:2 in inner
+Breakpoint 2, op add
+event 33, phase trace, tracer trace, calls.lua:6 in model
+Breakpoint 2, op add
+event 34, phase trace, tracer trace, calls.lua:7 in model
+Breakpoint 3, op neg
+event 35, phase trace, tracer trace, calls.lua:8 in model
+event 48, calls.lua:10 in main chunk
+[exit 0]
+OUT
+run --batch --record "$work/calls.jsonl" -x 'break op nonzero' -x 'break op add' -x 'break op neg' -x run \
+  -x continue -x continue -x continue -x continue -x continue calls.lua
+grep -E '^(Breakpoint|Starting|event|\[exit)' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+check "break op stops at every call: two calls of one op on one line (a helper called twice), x + y as add, -t as neg"
+
+want <<'OUT'
+Breakpoint 1: op nonzero
+Breakpoint 1, op nonzero
+event 23, phase trace, tracer trace, calls.lua:2 in inner
+Breakpoint 1, op nonzero
+event 28, phase trace, tracer trace, calls.lua:2 in inner
+[exit 0]
+OUT
+run --batch --replay "$work/calls.jsonl" -x 'break op nonzero' -x continue -x continue -x continue
+grep -E '^(Breakpoint|event 2|\[exit)' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+check "a replayed trace keeps where each op call began (op_first), so its stops are the run's"
+
 echo "1..$n"
