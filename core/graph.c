@@ -564,6 +564,7 @@ static void node_line(sdb_buf *b, const sdb_node *n, const sdb_print_opts *o, sd
 }
 
 const char *sdb_node_line(sdb_buf *b, const sdb_node *n) {
+  if (b->failed) sdb_buf_free(b);   /* an earlier line ran out of memory: start over */
   sdb_buf_clear(b);
   if (n->op == SDB_N_PLACEHOLDER) {
     sdb_buf_puts(b, n->target);

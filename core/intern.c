@@ -140,8 +140,10 @@ const char *sdb_intern_at(const char *s) {
   size_t h = (size_t)(((uintptr_t)s >> 3) * 2654435761u) & (AT_SIZE - 1);
   if (at_cache[h].raw == s && strcmp(at_cache[h].in, s) == 0) return at_cache[h].in;
   const char *in = sdb_intern(s);
-  at_cache[h].raw = s;
-  at_cache[h].in = in;
+  if (in) {   /* NULL (out of memory) is not remembered */
+    at_cache[h].raw = s;
+    at_cache[h].in = in;
+  }
   return in;
 }
 

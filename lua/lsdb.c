@@ -116,9 +116,12 @@ static bool put_int(char *buf, size_t cap, size_t *len, int v) {
   return put_str(buf, cap, len, s);
 }
 
-/* The frames as lsdb_locate reads them (source before line, names and
-** files from the per-function cache): with "Sln" and a printf per frame
-** this was most of an event's cost under the debugger. */
+/* The frames, the source read before the line (C and embedded frames are
+** passed by it) and no printf: with "Sln" for every frame and a printf per
+** frame this was most of an event's cost under the debugger. A frame's
+** name is the one its call used ("n"), as before: the per-function cache
+** lsdb_locate keeps would name a call through an alias, a pcall or a
+** second closure of one factory after the first one seen. */
 static const char *walk_user_stack(lua_State *L) {
   char buf[2048];
   size_t len = 0;
@@ -128,13 +131,15 @@ static const char *walk_user_stack(lua_State *L) {
   for (int level = 0; lua_getstack(L, level, &ar) && len < sizeof buf - 256; level++) {
     if (!lua_getinfo(L, "S", &ar) || ar.source[0] != '@') continue;   /* C or embedded */
     if (!lua_getinfo(L, "l", &ar) || ar.currentline <= 0) continue;
-    const loc_cache *c = function_loc(L, level, &ar);
-    const char *file = strrchr(c->file, '/');
-    file = file ? file + 1 : c->file;
+    if (!lua_getinfo(L, "n", &ar)) ar.name = NULL;
+    const char *name = ar.name ? ar.name
+                     : *ar.what == 'm' ? "main chunk" : known_name(L, level, &ar);
+    const char *file = strrchr(ar.source + 1, '/');
+    file = file ? file + 1 : ar.source + 1;
     size_t at = len;
     if (!((!n || put_str(buf, sizeof buf, &len, "\n")) && put_str(buf, sizeof buf, &len, "#") &&
           put_int(buf, sizeof buf, &len, n) && put_str(buf, sizeof buf, &len, "  ") &&
-          put_str(buf, sizeof buf, &len, c->func) && put_str(buf, sizeof buf, &len, " at ") &&
+          put_str(buf, sizeof buf, &len, name) && put_str(buf, sizeof buf, &len, " at ") &&
           put_str(buf, sizeof buf, &len, file) && put_str(buf, sizeof buf, &len, ":") &&
           put_int(buf, sizeof buf, &len, ar.currentline))) {
       buf[at] = '\0';   /* as snprintf did: a frame that does not fit is left out */

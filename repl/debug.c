@@ -386,6 +386,7 @@ static int resume(dbg *d) {
   sigaction(SIGINT, &sa, &old);
   int nres = 0;
   lsdb_set_thread(L, co);
+  lsdb_stack_settle(co);   /* no op call or phase is open when the program resumes */
   repl_limits_begin(co);
   int st = lua_resume(co, L, nargs, &nres);
   repl_limits_end(co);
@@ -501,13 +502,12 @@ static int prepare_program(dbg *d) {
   sdb_srcfile_refresh(true);   /* the program runs the file's text of now */
   repl_limits_run_start();     /* max-events is per run */
   /* torch.lua's compile records start over, as a new process's would */
-  lua_getglobal(L, "shapedb");
-  if (lua_getfield(L, -1, "_new_run") == LUA_TFUNCTION) {
+  repl_lib_field(L, "shapedb", "_new_run");
+  if (lua_type(L, -1) == LUA_TFUNCTION) {
     if (lua_pcall(L, 0, 0, 0) != LUA_OK) lua_pop(L, 1);
   } else {
     lua_pop(L, 1);
   }
-  lua_pop(L, 1);
   repl_set_arg(s);
   if (repl_host_loadfile(L, s->program) != LUA_OK) {
     repl_error(s, "run: %s", lua_tostring(L, -1));

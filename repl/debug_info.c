@@ -6,6 +6,7 @@
 */
 #include "cancel.h"
 #include "debug.h"
+#include "host.h"
 
 #include "intern.h"
 #include "srcfile.h"
@@ -714,12 +715,8 @@ static int cmd_report(repl_session *s, const repl_cmd *c, const repl_args *a) {
     return -1;
   }
   bool quiet = a->argc && !strcmp(a->argv[0], "quiet");
-  lua_getglobal(L, "shapedb");
-  lua_getfield(L, -1, "report");
-  lua_remove(L, -2);
-  lua_getglobal(L, "io");
-  lua_getfield(L, -1, "stdout");
-  lua_remove(L, -2);
+  repl_lib_field(L, "shapedb", "report");
+  repl_lib_field(L, "io", "stdout");
   lua_pushboolean(L, quiet);
   fflush(stdout);
   if (lua_pcall(L, 2, 1, 0) != LUA_OK) {

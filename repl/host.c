@@ -155,9 +155,7 @@ static void format_table(lua_State *L, int idx, int flags, int depth, luaL_Buffe
       lua_rawseti(L, keys, ++nk);
     }
   }
-  lua_getglobal(L, "table");
-  lua_getfield(L, -1, "sort");
-  lua_remove(L, -2);
+  repl_lib_field(L, "table", "sort");
   lua_pushvalue(L, keys);
   lua_pushcfunction(L, key_less);
   if (lua_pcall(L, 2, 0, 0) != LUA_OK) lua_pop(L, 1);
@@ -192,9 +190,7 @@ static void format_value(lua_State *L, int idx, int flags, int depth, luaL_Buffe
   switch (lua_type(L, idx)) {
     case LUA_TSTRING:
       if (flags & REPL_FMT_QUOTE) {
-        lua_getglobal(L, "string");
-        lua_getfield(L, -1, "format");
-        lua_remove(L, -2);
+        repl_lib_field(L, "string", "format");
         lua_pushliteral(L, "%q");
         lua_pushvalue(L, idx);
         if (lua_pcall(L, 2, 1, 0) != LUA_OK || lua_type(L, -1) != LUA_TSTRING) {
@@ -290,6 +286,20 @@ void repl_host_stop_lua(void) {
 void repl_host_interrupt_target(lua_State *co) { target_L = co; }
 
 void repl_host_clear_interrupt(void) { repl_host_interrupted = 0; }
+
+void repl_lib_field(lua_State *L, const char *lib, const char *field) {
+  const char *keys[2] = {lib, field};
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);   /* the registry has no metatable */
+  for (int i = 0; i < 2; i++) {
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      lua_pushstring(L, keys[i]);
+      lua_rawget(L, -2);
+    } else {
+      lua_pushnil(L);
+    }
+    lua_remove(L, -2);
+  }
+}
 
 int repl_host_pcall(lua_State *L, int nargs, int nresults) {
   int base = lua_gettop(L) - nargs;

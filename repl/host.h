@@ -38,6 +38,11 @@ int repl_host_dofile(lua_State *L, const char *path, char **argv, int argc);
 ** Ctrl-C before that hook fires kills the process. The previous SIGINT
 ** disposition is restored when the call returns. Nested calls are fine. */
 int repl_host_pcall(lua_State *L, int nargs, int nresults);
+/* Push lib.field as the library was loaded (package.loaded, read raw), or
+** nil: the REPL reads shapedb.report, io.stdout, table.sort... outside
+** protected calls, where indexing a global the program reassigned
+** (`shapedb = nil`) raised with nothing to catch it and aborted. */
+void repl_lib_field(lua_State *L, const char *lib, const char *field);
 
 /* A hook set with lua_sethook applies to one thread only, and a coroutine
 ** copies its creator's hook only when it is created. A debugger that

@@ -84,18 +84,13 @@ enum { REPORT_NONE, REPORT_QUIET, REPORT_FULL };
 
 static void print_report(lua_State *L, int report) {
   if (report == REPORT_NONE) return;
-  lua_getglobal(L, "shapedb");
-  if (!lua_istable(L, -1)) { lua_pop(L, 1); return; }
-  lua_getfield(L, -1, "_traces");
+  repl_lib_field(L, "shapedb", "_traces");
   size_t ntraces = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
   lua_pop(L, 1);
-  if (ntraces == 0) { lua_pop(L, 1); return; }   /* nothing was compiled */
+  if (ntraces == 0) return;   /* nothing was compiled */
   fflush(stdout);
-  lua_getfield(L, -1, "report");
-  lua_remove(L, -2);
-  lua_getglobal(L, "io");
-  lua_getfield(L, -1, "stdout");
-  lua_remove(L, -2);
+  repl_lib_field(L, "shapedb", "report");
+  repl_lib_field(L, "io", "stdout");
   lua_pushboolean(L, report == REPORT_QUIET);
   repl_host_report(L, repl_host_pcall(L, 2, 0));
   fflush(stdout);

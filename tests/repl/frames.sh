@@ -109,4 +109,32 @@ f32[5, 2]
 OUT
 check "Lua expressions about the frame's variables run in the frame"
 
+cat > "$work/alias.lua" <<'LUA'
+local function inner(x)
+  return x:nonzero()
+end
+local alias = inner
+local function model(x, y)
+  local a = inner(x)
+  local b = alias(y)
+  local ok, c = pcall(inner, x:t())
+  return a, b, c
+end
+torch.compile(model, { backend = "eager", dynamic = true })(torch.randn(4, 3), torch.randn(5, 2))
+LUA
+want <<'OUT'
+#0  inner at alias.lua:2
+#1  model at alias.lua:6
+#2  main chunk at alias.lua:11
+#0  alias at alias.lua:2
+#1  model at alias.lua:7
+#2  main chunk at alias.lua:11
+#0  function <alias.lua:1> at alias.lua:2
+#1  model at alias.lua:8
+#2  main chunk at alias.lua:11
+OUT
+run --batch -x 'break op nonzero' -x run -x bt -x continue -x bt -x continue -x bt alias.lua
+grep '^#' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+check "a frame is named as its call named the function: an alias by the alias, a call through pcall as Lua's traceback names it"
+
 echo "1..$n"

@@ -391,4 +391,17 @@ want <<'OUT'
 OUT
 check "max-events is per run"
 
+printf 'shapedb = nil\nio = 1\nstring = nil\ntable = nil\nprint("ok")\n' > "$work/clobber.lua"
+want <<'OUT'
+Starting program: clobber.lua
+ok
+{1, 2, a = "b"}
+Starting program: clobber.lua
+ok
+[exit 0]
+OUT
+run --batch -x run -x 'lua return {a = "b", 1, 2}' -x run -x report clobber.lua
+grep -v '^\[program\|^==\|^  \|^$\|^no compiles' "$tmp/got" > "$tmp/got.s" && mv "$tmp/got.s" "$tmp/got"
+check "a program that reassigns shapedb, io, string and table does not bring the REPL down (a second run, printing a table, report)"
+
 echo "1..$n"
