@@ -22,18 +22,29 @@ const char *sdb_node_op_name(sdb_node_op op) {
 
 /* --- args ------------------------------------------------------------------- */
 
+/* Built on zeroed memory: the union's bytes that the kind does not use
+** read as zero (a node argument's value is None). */
 sdb_arg sdb_arg_node(sdb_node *n) {
-  sdb_arg a = {.kind = SDB_A_NODE, .value = SDB_VALUE_NONE, .node = n};
+  sdb_arg a;
+  memset(&a, 0, sizeof a);
+  a.kind = SDB_A_NODE;
+  a.node = n;
   return a;
 }
 
 sdb_arg sdb_arg_const(sdb_value v) {
-  sdb_arg a = {.kind = SDB_A_CONST, .value = v};
+  sdb_arg a;
+  memset(&a, 0, sizeof a);
+  a.kind = SDB_A_CONST;
+  a.value = v;
   return a;
 }
 
 sdb_arg sdb_arg_seq(size_t n, bool tuple) {
-  sdb_arg a = {.kind = SDB_A_SEQ, .tuple = tuple, .value = SDB_VALUE_NONE};
+  sdb_arg a;
+  memset(&a, 0, sizeof a);
+  a.kind = SDB_A_SEQ;
+  a.tuple = tuple;
   a.items = n ? calloc(n, sizeof *a.items) : NULL;
   if (!n || a.items) a.n = n;
   return a;

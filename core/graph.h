@@ -35,14 +35,26 @@ typedef struct sdb_graph sdb_graph;
 
 typedef enum { SDB_A_CONST, SDB_A_NODE, SDB_A_SEQ } sdb_arg_kind;
 
+/* 48 bytes (a graph holds one per argument of every node). By kind, one
+** of value, node or items/n is set. node and items lie over the value's
+** tensor/items word, never over its kind or expr: a node or sequence
+** argument's value reads as None, as before they shared the space. */
 typedef struct sdb_arg {   /* small fields first: no padding between them */
   sdb_arg_kind kind;
   bool tuple;              /* SDB_A_SEQ: (a, b) rather than [a, b] */
   const char *kw;          /* keyword name, or NULL (interned) */
-  sdb_value value;         /* SDB_A_CONST: int/float/bool/str/None (owned) */
-  sdb_node *node;          /* SDB_A_NODE */
-  struct sdb_arg *items;   /* SDB_A_SEQ (owned) */
-  size_t n;
+  union {
+    sdb_value value;       /* SDB_A_CONST: int/float/bool/str/None (owned) */
+    struct {
+      const void *node_at_[2];   /* over value.kind and value.expr: zero */
+      sdb_node *node;            /* SDB_A_NODE */
+    };
+    struct {
+      const void *seq_at_[2];    /* the same */
+      struct sdb_arg *items;     /* SDB_A_SEQ (owned) */
+      size_t n;
+    };
+  };
 } sdb_arg;
 
 sdb_arg sdb_arg_node(sdb_node *n);

@@ -29,17 +29,24 @@ typedef enum sdb_vkind {
   SDB_V_STR       /* str (interned) */
 } sdb_vkind;
 
+/* 32 bytes: nodes and their arguments hold one each, a long program
+** millions. expr stays apart from the union, so "no expression" reads as
+** NULL whatever the kind; the other fields are read by kind only. */
 typedef struct sdb_value {
   sdb_vkind kind;
-  const sdb_expr *expr;
-  double fval;
-  struct sdb_fake *tensor;
-  struct sdb_value *items;
-  size_t n;
-  const char *str;
+  const sdb_expr *expr;        /* INT, BOOL; FLOAT: a float symbol or NULL */
+  union {
+    struct sdb_fake *tensor;   /* TENSOR */
+    struct sdb_value *items;   /* LIST, TUPLE */
+    const char *str;           /* STR */
+  };
+  union {
+    double fval;               /* FLOAT */
+    size_t n;                  /* LIST, TUPLE */
+  };
 } sdb_value;
 
-#define SDB_VALUE_NONE ((sdb_value){SDB_V_NONE, NULL, 0.0, NULL, NULL, 0, NULL})
+#define SDB_VALUE_NONE ((sdb_value){.kind = SDB_V_NONE})
 
 sdb_value sdb_value_int(const sdb_expr *e);
 sdb_value sdb_value_int64(int64_t v);
