@@ -57,6 +57,87 @@ typedef struct { sdb_sink_fn fn; void *ud; } sink;
 #define CHUNK_BITS 10
 #define CHUNK ((size_t)1 << CHUNK_BITS)
 
+/* --- sites ----------------------------------------------------------------- */
+
+/* An open-addressing set of sites, keyed by their fields (the strings
+** interned, so compared by pointer). Sites are allocated in blocks that
+** are never moved: events point into them. */
+#define SITE_BLOCK 256
+typedef struct site_block { struct site_block *next; sdb_site v[SITE_BLOCK]; } site_block;
+static const sdb_site no_site;
+static const sdb_site **site_slots;
+static size_t site_cap, site_len;
+static site_block *site_blocks;
+static size_t site_block_used = SITE_BLOCK;
+
+static size_t site_hash(const char *tracer, int depth, const char *file, int line, const char *func) {
+  uint64_t h = (uintptr_t)tracer * 0x9E3779B97F4A7C15u;
+  h = (h ^ (uintptr_t)file) * 0xff51afd7ed558ccdu;
+  h = (h ^ (uintptr_t)func) * 0xc4ceb9fe1a85ec53u;
+  h = (h ^ ((uint64_t)(uint32_t)line << 32 | (uint32_t)depth)) * 0x9E3779B97F4A7C15u;
+  return (size_t)(h ^ (h >> 29));
+}
+
+static bool site_grow(void) {
+  size_t ncap = site_cap ? site_cap * 2 : 64;
+  const sdb_site **t = calloc(ncap, sizeof *t);
+  if (!t) return false;
+  for (size_t i = 0; i < site_cap; i++) {
+    const sdb_site *x = site_slots[i];
+    if (!x) continue;
+    size_t j = site_hash(x->tracer, x->depth, x->file, x->line, x->func) & (ncap - 1);
+    while (t[j]) j = (j + 1) & (ncap - 1);
+    t[j] = x;
+  }
+  free(site_slots);
+  site_slots = t;
+  site_cap = ncap;
+  return true;
+}
+
+const sdb_site *sdb_site_get(const char *tracer, int depth, const char *file, int line,
+                             const char *func) {
+  tracer = sdb_intern(tracer);
+  file = sdb_intern(file);
+  func = sdb_intern(func);
+  if (site_len * 2 >= site_cap && !site_grow()) return &no_site;
+  size_t j = site_hash(tracer, depth, file, line, func) & (site_cap - 1);
+  for (const sdb_site *x; (x = site_slots[j]); j = (j + 1) & (site_cap - 1))
+    if (x->tracer == tracer && x->file == file && x->func == func && x->line == line &&
+        x->depth == depth)
+      return x;
+  if (site_block_used == SITE_BLOCK) {
+    site_block *b = malloc(sizeof *b);
+    if (!b) return &no_site;
+    b->next = site_blocks;
+    site_blocks = b;
+    site_block_used = 0;
+  }
+  sdb_site *x = &site_blocks->v[site_block_used++];
+  x->tracer = tracer;
+  x->file = file;
+  x->func = func;
+  x->depth = depth;
+  x->line = line;
+  site_slots[j] = x;
+  site_len++;
+  return x;
+}
+
+void sdb_sites_reset(void) {
+  while (site_blocks) {
+    site_block *b = site_blocks;
+    site_blocks = b->next;
+    free(b);
+  }
+  free(site_slots);
+  site_slots = NULL;
+  site_cap = site_len = 0;
+  site_block_used = SITE_BLOCK;
+}
+
+/* --- the stream --------------------------------------------------------------- */
+
 struct sdb_events {
   sdb_event **chunks;
   size_t nchunks, capchunks;
@@ -75,6 +156,8 @@ struct sdb_events {
   size_t max;                 /* sdb_events_set_max */
   const char *tracer;
   int depth;
+  /* the site of the last event emitted: most events share the one before */
+  const sdb_site *last_site;
   sink sinks[MAX_SINKS];
 };
 
@@ -203,9 +286,7 @@ static long append(sdb_events *s, const sdb_event *in) {
   }
   /* every string interned (a placed node's line aside), so readers of the
   ** stream compare them by pointer (core/view.c folds them as they are) */
-  e->tracer = sdb_intern(in->tracer);
-  e->file = sdb_intern(in->file);
-  e->func = sdb_intern(in->func);
+  if (!e->site) e->site = &no_site;
   e->op = sdb_intern(in->op);
   e->text = sdb_intern(in->text);
   e->detail = owns_detail(e) ? (in->detail ? strdup(in->detail) : NULL) : sdb_intern(in->detail);
@@ -239,11 +320,13 @@ long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc) {
       e.op_first = true;
       s->op_fresh[i] = false;
     }
-  e.tracer = s->tracer;
-  e.depth = s->depth;
-  e.file = loc ? loc->file : NULL;
-  e.line = loc ? loc->line : 0;
-  e.func = loc ? loc->func : NULL;
+  const char *file = loc ? loc->file : NULL, *func = loc ? loc->func : NULL;
+  int line = loc ? loc->line : 0;
+  const sdb_site *x = s->last_site;
+  if (!x || x->tracer != s->tracer || x->depth != s->depth || x->file != file || x->line != line ||
+      x->func != func)
+    s->last_site = x = sdb_site_get(s->tracer, s->depth, file, line, func);
+  e.site = x;
   return append(s, &e);
 }
 
@@ -455,9 +538,10 @@ char *sdb_event_summary(const sdb_event *ev) {
 char *sdb_event_format(const sdb_event *ev) {
   sdb_buf b = SDB_BUF_INIT;
   char loc[256] = "-";
-  if (ev->file) {
-    const char *base = strrchr(ev->file, '/');
-    snprintf(loc, sizeof loc, "%s:%d", base ? base + 1 : ev->file, ev->line);
+  const sdb_site *at = ev->site ? ev->site : &no_site;
+  if (at->file) {
+    const char *base = strrchr(at->file, '/');
+    snprintf(loc, sizeof loc, "%s:%d", base ? base + 1 : at->file, at->line);
   }
   sdb_buf_printf(&b, "%-6s %-16s ", sdb_phase_name((sdb_phase)ev->phase), loc);
   summary(&b, ev);

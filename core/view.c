@@ -301,9 +301,7 @@ static void store_release(store *st) {
 ** syms/texts and that line are still the caller's. */
 static sdb_event interned(const sdb_event *e) {
   sdb_event c = *e;
-  c.tracer = sdb_intern(e->tracer);
-  c.file = sdb_intern(e->file);
-  c.func = sdb_intern(e->func);
+  if (!c.site) c.site = sdb_site_get(NULL, 0, NULL, 0, NULL);   /* sites are interned */
   c.op = sdb_intern(e->op);
   c.text = sdb_intern(e->text);
   c.detail = owns_detail(e) ? e->detail : sdb_intern(e->detail);
@@ -321,8 +319,7 @@ static bool same_range(const sdb_event *a, const sdb_event *b) {
 /* Is e (interned) the event the history holds at h? */
 static bool same_event(const sdb_event *h, const sdb_event *e) {
   if (h->seq != e->seq || h->kind != e->kind || h->phase != e->phase || h->flags != e->flags ||
-      h->depth != e->depth || h->tracer != e->tracer || h->file != e->file ||
-      h->line != e->line || h->func != e->func || h->op != e->op || h->sym != e->sym ||
+      h->site != e->site || h->op != e->op || h->sym != e->sym ||
       h->sym2 != e->sym2 || h->expr != e->expr || !same_range(h, e) || h->value != e->value ||
       h->text != e->text || h->text2 != e->text2 || h->nsyms != e->nsyms ||
       (h->detail != e->detail && (!h->detail || !e->detail || strcmp(h->detail, e->detail))) ||
@@ -403,10 +400,10 @@ static bool contains(const sdb_event *e, const sdb_expr *sym) {
 static const char *graph_key(const store *st, const sdb_event *e, const ctx *cur) {
   if (e->phase == SDB_PHASE_AOT || e->phase == SDB_PHASE_LOWER || e->phase == SDB_PHASE_GUARDS)
     return sdb_intern(sdb_phase_name((sdb_phase)e->phase));
-  if (!e->tracer) return cur->tracer_top >= 0 ? st->tracers[cur->tracer_top].key : sdb_intern("trace");
+  if (!e->site->tracer) return cur->tracer_top >= 0 ? st->tracers[cur->tracer_top].key : sdb_intern("trace");
   for (int32_t t = cur->tracer_top; t >= 0; t = st->tracers[t].parent)
-    if (st->tracers[t].path == e->tracer) return st->tracers[t].key;
-  return e->tracer;
+    if (st->tracers[t].path == e->site->tracer) return st->tracers[t].key;
+  return e->site->tracer;
 }
 
 /* The graph key of a tracer instance pushed under `parent` (see tracer_node). */
@@ -548,7 +545,7 @@ static int store_append(store *st, const sdb_event *e) {
     }
     case SDB_EV_TRACER_PUSH: {
       if (!GROW(st->tracers, st->ntracers, st->captracers)) { oom = true; break; }
-      const char *path = h->text ? h->text : h->tracer;
+      const char *path = h->text ? h->text : h->site->tracer;
       st->tracers[st->ntracers] = (tracer_node){path, (int32_t)h->value, cur.tracer_top,
                                                 tracer_key(st, &st->compiles[ci], path,
                                                            cur.tracer_top, &oom)};
@@ -556,7 +553,7 @@ static int store_append(store *st, const sdb_event *e) {
       break;
     }
     case SDB_EV_TRACER_POP: {
-      const char *path = h->text ? h->text : h->tracer;
+      const char *path = h->text ? h->text : h->site->tracer;
       for (int32_t t = cur.tracer_top; t >= 0; t = st->tracers[t].parent)
         if (st->tracers[t].path == path) { cur.tracer_top = st->tracers[t].parent; break; }
       break;
@@ -1158,7 +1155,7 @@ static const char *base_name(const char *path) {
 }
 
 static void put_loc(sdb_buf *b, const sdb_event *e) {
-  sdb_buf_printf(b, "%s:%d", base_name(e->file), (int)e->line);
+  sdb_buf_printf(b, "%s:%d", base_name(e->site->file), (int)e->site->line);
 }
 
 /* " (DETAIL, PHASE phase, FILE:LINE, event N)", each part optional but N */
@@ -1166,7 +1163,7 @@ static void paren(sdb_buf *b, const char *detail, bool phase, bool loc, const sd
   sdb_buf_puts(b, " (");
   if (detail && *detail) sdb_buf_printf(b, "%s, ", detail);
   if (phase) sdb_buf_printf(b, "%s phase, ", sdb_phase_name((sdb_phase)e->phase));
-  if (loc && e->file) { put_loc(b, e); sdb_buf_puts(b, ", "); }
+  if (loc && e->site->file) { put_loc(b, e); sdb_buf_puts(b, ", "); }
   sdb_buf_printf(b, "event %u)", (unsigned)e->seq);
 }
 
@@ -1219,7 +1216,7 @@ char *sdb_view_status(const sdb_view *v) {
 /* The tracer an event ran in: its own stamp, else the stack at that point. */
 static const char *tracer_of(const store *st, uint32_t pos) {
   const sdb_event *e = ev_at(st, pos);
-  if (e->tracer) return e->tracer;
+  if (e->site->tracer) return e->site->tracer;
   int32_t top = st->ctx[pos].tracer_top;
   return top >= 0 ? st->tracers[top].path : "?";
 }
@@ -1236,8 +1233,8 @@ static void explain_header(sdb_buf *b, const sdb_view *v, const symrec *r) {
     }
     sdb_buf_puts(b, ", created");
     if (c->op) sdb_buf_printf(b, " by %s", c->op);
-    if (c->file) { sdb_buf_puts(b, " at "); put_loc(b, c); }
-    if (c->func) sdb_buf_printf(b, " in %s", c->func);
+    if (c->site->file) { sdb_buf_puts(b, " at "); put_loc(b, c); }
+    if (c->site->func) sdb_buf_printf(b, " in %s", c->site->func);
     sdb_buf_printf(b, " (%s phase, event %u)", sdb_phase_name((sdb_phase)c->phase), (unsigned)c->seq);
   } else {
     sdb_buf_printf(b, ", first seen at event %u (no create event)", (unsigned)ev_at(v->st, r->first)->seq);

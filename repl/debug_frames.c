@@ -64,7 +64,7 @@ static int live_frames(dbg *d, frame *fs) {
 /* A file named by its base name in a recorded stack: the event's own
 ** file, or the program's folder, when that names it. */
 static const char *resolve(dbg *d, const char *base, const sdb_event *e) {
-  if (e && e->file && !strcmp(dbg_basename(e->file), base)) return e->file;
+  if (e && e->site->file && !strcmp(dbg_basename(e->site->file), base)) return e->site->file;
   const char *prog = dbg_program(d);
   const char *slash = prog ? strrchr(prog, '/') : NULL;
   if (slash) {
@@ -80,8 +80,8 @@ static int recorded_frames(dbg *d, frame *fs) {
   if (!e) return 0;
   const char *stack = e->seq < d->nstacks ? d->stacks[e->seq] : NULL;
   if (!stack) {
-    if (!e->file) return 0;
-    fs[0] = (frame){-1, e->func ? e->func : "?", e->file, e->line};
+    if (!e->site->file) return 0;
+    fs[0] = (frame){-1, e->site->func ? e->site->func : "?", e->site->file, e->site->line};
     return 1;
   }
   return parse_stack(d, stack, e, fs);
@@ -233,10 +233,10 @@ static int cmd_info_locals(repl_session *s, const repl_cmd *c, const repl_args *
   /* an error is reported after its stack unwound: the stop names the
   ** function that raised it, whose locals are gone; say whose these are */
   const sdb_event *e = d->cur ? sdb_view_event(dbg_view(d)) : NULL;
-  if (e && e->kind == SDB_EV_ERROR && e->func && fs[selected].name &&
-      strcmp(e->func, fs[selected].name))
+  if (e && e->kind == SDB_EV_ERROR && e->site->func && fs[selected].name &&
+      strcmp(e->site->func, fs[selected].name))
     printf("(%s's frame has unwound: the error was raised at %s:%d; the locals of #%d %s)\n",
-           e->func, dbg_basename(e->file ? e->file : "?"), e->line, selected,
+           e->site->func, dbg_basename(e->site->file ? e->site->file : "?"), e->site->line, selected,
            fs[selected].name);
   int shown = 0;
   int top = lua_gettop(L);

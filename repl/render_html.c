@@ -66,10 +66,10 @@ static void page_head(sdb_buf *b, const char *title) {
 }
 
 static void where(sdb_buf *b, const sdb_event *e) {
-  if (e->file) {
-    const char *base = strrchr(e->file, '/');
-    esc(b, base ? base + 1 : e->file);
-    sdb_buf_printf(b, ":%d", (int)e->line);
+  if (e->site->file) {
+    const char *base = strrchr(e->site->file, '/');
+    esc(b, base ? base + 1 : e->site->file);
+    sdb_buf_printf(b, ":%d", (int)e->site->line);
   } else {
     sdb_buf_puts(b, "<span class=\"muted\">-</span>");
   }

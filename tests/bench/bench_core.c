@@ -735,6 +735,7 @@ int main(int argc, char **argv) {
   if (view_stream) sdb_events_free(view_stream);
   sdb_expr_reset();
   sdb_source_reset();
+  sdb_sites_reset();
   sdb_intern_reset();
   return 0;
 }

@@ -712,6 +712,7 @@ int main(void) {
   cmocka_set_message_output(CM_OUTPUT_TAP);
   int rc = cmocka_run_group_tests_name("probe", tests, NULL, NULL);
   sdb_expr_reset();
+  sdb_sites_reset();
   sdb_intern_reset();
   return rc;
 }

@@ -444,6 +444,7 @@ int main(void) {
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   int rc = cmocka_run_group_tests(tests, make_tmp, rm_tmp);
+  sdb_sites_reset();
   sdb_intern_reset();
   sdb_expr_reset();
   return rc;

@@ -45,10 +45,7 @@ static sdb_event ev(sdb_event_kind k) {
 
 static void put(builder *b, sdb_event e) {
   e.phase = (uint8_t)b->phase;
-  e.tracer = b->tracer;
-  e.file = b->file;
-  e.line = b->line;
-  e.func = b->func;
+  e.site = sdb_site_get(b->tracer, 0, b->file, b->line, b->func);
   e.op = b->op;
   assert_true(sdb_emit_raw(b->s, &e) >= 0);
 }
@@ -443,7 +440,7 @@ static void test_lists_and_phases(void **state) {
   const sdb_event *g0 = sdb_view_at(v, SDB_EV_GUARD_ADDED, 0);
   const sdb_event *g1 = sdb_view_at(v, SDB_EV_GUARD_ADDED, 1);
   assert_null(sdb_view_at(v, SDB_EV_GUARD_ADDED, 2));
-  assert_true(g0->expr == P("s0 > 2") && g0->phase == SDB_PHASE_TRACE && g0->line == 9 && g0->seq == 12);
+  assert_true(g0->expr == P("s0 > 2") && g0->phase == SDB_PHASE_TRACE && g0->site->line == 9 && g0->seq == 12);
   assert_true(g1->expr == P("s0 <= 100") && g1->phase == SDB_PHASE_AOT && g1->seq == 23);
   assert_int_equal(sdb_view_count(v, SDB_EV_RUNTIME_ASSERT), 1);
   assert_true(sdb_view_at(v, SDB_EV_RUNTIME_ASSERT, 0)->sym == S("u0"));
@@ -1362,6 +1359,7 @@ int main(void) {
   cmocka_set_message_output(CM_OUTPUT_TAP);
   int rc = cmocka_run_group_tests_name("view", tests, NULL, NULL);
   sdb_expr_reset();
+  sdb_sites_reset();
   sdb_intern_reset();
   return rc;
 }
