@@ -3,6 +3,7 @@
 ** records plus the emission context and the sinks that watch it.
 */
 #include "event.h"
+#include "arena.h"
 #include "buf.h"
 #include "intern.h"
 
@@ -158,6 +159,9 @@ struct sdb_events {
   int depth;
   /* the site of the last event emitted: most events share the one before */
   const sdb_site *last_site;
+  /* what the events own (placed nodes' lines, syms and texts), freed with
+  ** the stream: a malloc each was a fifth of a long run's blocks */
+  sdb_arena owned;
   sink sinks[MAX_SINKS];
 };
 
@@ -172,15 +176,10 @@ sdb_events *sdb_events_new(void) {
 ** itself the cost of a long run). Every other string is interned. */
 static bool owns_detail(const sdb_event *e) { return e->kind == SDB_EV_NODE_PLACED; }
 
-static void free_event(sdb_event *e) {
-  free(e->syms);
-  free(e->texts);
-  if (owns_detail(e)) free((char *)e->detail);
-}
 
 void sdb_events_free(sdb_events *s) {
   if (!s) return;
-  for (size_t i = 0; i < s->len; i++) free_event(&s->chunks[i >> CHUNK_BITS][i & (CHUNK - 1)]);
+  sdb_arena_free(&s->owned);
   for (size_t c = 0; c < s->nchunks; c++) free(s->chunks[c]);
   free(s->chunks);
   free(s);
@@ -275,12 +274,12 @@ static long append(sdb_events *s, const sdb_event *in) {
   e->syms = NULL;
   e->texts = NULL;
   if (in->nsyms) {
-    e->syms = malloc(in->nsyms * sizeof *e->syms);
+    e->syms = sdb_arena_alloc(&s->owned, in->nsyms * sizeof *e->syms, sizeof *e->syms);
     if (!e->syms) return -1;
     memcpy(e->syms, in->syms, in->nsyms * sizeof *e->syms);
     if (in->texts) {
-      e->texts = malloc(in->nsyms * sizeof *e->texts);
-      if (!e->texts) { free(e->syms); return -1; }
+      e->texts = sdb_arena_alloc(&s->owned, in->nsyms * sizeof *e->texts, sizeof *e->texts);
+      if (!e->texts) return -1;
       for (uint32_t i = 0; i < in->nsyms; i++) e->texts[i] = sdb_intern(in->texts[i]);
     }
   }
@@ -289,7 +288,12 @@ static long append(sdb_events *s, const sdb_event *in) {
   if (!e->site) e->site = &no_site;
   e->op = sdb_intern(in->op);
   e->text = sdb_intern(in->text);
-  e->detail = owns_detail(e) ? (in->detail ? strdup(in->detail) : NULL) : sdb_intern(in->detail);
+  if (owns_detail(e)) {
+    e->detail = sdb_arena_strdup(&s->owned, in->detail);
+    if (in->detail && !e->detail) return -1;
+  } else {
+    e->detail = sdb_intern(in->detail);
+  }
   e->text2 = sdb_intern(in->text2);
   s->len++;
   if (e->op_first) s->marks_op_calls = true;

@@ -17,6 +17,7 @@
 **   And/Or/Not  flattened, folded, deduplicated, x & ~x = False
 */
 #include "expr.h"
+#include "arena.h"
 #include "expr_internal.h"
 #include "intern.h"
 #include "buf.h"
@@ -135,46 +136,8 @@ static bool node_matches(const sdb_expr *e, uint32_t hash, uint8_t kind,
 }
 
 /* Expressions live until sdb_expr_reset, all together: they come from
-** chunks (a malloc per node was a fifth of building a new one), and a
-** node too large for a chunk's remainder past a quarter of one gets a
-** chunk of its own, linked behind the current one. */
-#define ARENA_CHUNK ((size_t)64 * 1024)
-typedef struct arena_chunk {
-  struct arena_chunk *next;
-  size_t used, cap;
-  _Alignas(16) unsigned char data[];
-} arena_chunk;
-static arena_chunk *arena;
-
-static void *arena_alloc(size_t n) {
-  n = (n + 15) & ~(size_t)15;
-  if (arena && arena->cap - arena->used >= n) {
-    void *p = arena->data + arena->used;
-    arena->used += n;
-    return p;
-  }
-  bool own = n > ARENA_CHUNK / 4;
-  arena_chunk *c = malloc(sizeof *c + (own ? n : ARENA_CHUNK));
-  if (!c) return NULL;
-  c->cap = own ? n : ARENA_CHUNK;
-  c->used = n;
-  if (own && arena) {
-    c->next = arena->next;
-    arena->next = c;
-  } else {
-    c->next = arena;
-    arena = c;
-  }
-  return c->data;
-}
-
-static void arena_free(void) {
-  while (arena) {
-    arena_chunk *next = arena->next;
-    free(arena);
-    arena = next;
-  }
-}
+** an arena (a malloc per node was a fifth of building a new one). */
+static sdb_arena arena;
 
 static bool table_grow(void) {
   size_t cap = table_cap ? table_cap * 2 : 1024;
@@ -228,7 +191,7 @@ static const sdb_expr *intern(uint8_t kind, int64_t ival, const char *name,
     return fail("expression too large (%llu nodes, limit %d)",
                 (unsigned long long)size, SDB_MAX_SIZE);
   size_t namelen = name ? strlen(name) + 1 : 0;
-  sdb_expr *e = arena_alloc(sizeof *e + n * sizeof e->args[0] + namelen);
+  sdb_expr *e = sdb_arena_alloc(&arena, sizeof *e + n * sizeof e->args[0] + namelen, 16);
   if (!e) return fail("out of memory");
   e->kind = kind;
   e->depth = (uint16_t)depth;
@@ -287,7 +250,7 @@ void sdb_expr_reset(void) {
   memset(small_ints, 0, sizeof small_ints);
   memset(build_memo, 0, sizeof build_memo);
   sdb_expr_text_reset();
-  arena_free();
+  sdb_arena_free(&arena);
   free(table);
   free(table_hash);
   table = NULL;

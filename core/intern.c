@@ -2,6 +2,7 @@
 ** intern.c — a global open-addressing table of strings (see intern.h).
 */
 #include "intern.h"
+#include "arena.h"
 #include "buf.h"
 
 #include <stdarg.h>
@@ -63,34 +64,10 @@ static size_t known_slot(const char *p) {
   return (size_t)(((uintptr_t)p >> 4) * 2654435761u) & (KNOWN_SIZE - 1);
 }
 
-/* The strings' bytes, from 64 KiB chunks freed together at reset: a
-** malloc per string cost its header and rounding (a name like "add_12" took
-** 32 bytes) and a tenth of the time of interning one. A long string gets a
-** chunk of its own. */
-#define CHUNK_SIZE (64 * 1024)
-typedef struct chunk { struct chunk *next; char bytes[]; } chunk;
-static chunk *chunks;
-static size_t chunk_left;
-
-static char *str_alloc(size_t n) {
-  if (n > CHUNK_SIZE / 8) {           /* its own chunk, behind the current */
-    chunk *c = malloc(sizeof *c + n);
-    if (!c) return NULL;
-    if (chunks) { c->next = chunks->next; chunks->next = c; }
-    else { c->next = NULL; chunks = c; chunk_left = 0; }
-    return c->bytes;
-  }
-  if (n > chunk_left) {
-    chunk *c = malloc(sizeof *c + CHUNK_SIZE);
-    if (!c) return NULL;
-    c->next = chunks;
-    chunks = c;
-    chunk_left = CHUNK_SIZE;
-  }
-  char *p = chunks->bytes + (CHUNK_SIZE - chunk_left);
-  chunk_left -= n;
-  return p;
-}
+/* The strings' bytes, from an arena freed at reset: a malloc per string
+** cost its header and rounding (a name like "add_12" took 32 bytes) and a
+** tenth of the time of interning one. */
+static sdb_arena strings;
 
 /* s[0..n) holds no NUL */
 static const char *intern_len(const char *s, size_t n) {
@@ -102,7 +79,7 @@ static const char *intern_len(const char *s, size_t n) {
       known[known_slot(slots[j].s)] = slots[j].s;   /* handed on: likely asked again */
       return slots[j].s;
     }
-  char *c = str_alloc(n + 1);
+  char *c = sdb_arena_alloc(&strings, n + 1, 1);
   if (!c) return NULL;
   memcpy(c, s, n);
   c[n] = '\0';
@@ -182,12 +159,7 @@ const char *sdb_intern_num(const char *prefix, size_t plen, unsigned long n) {
 void sdb_intern_reset(void) {
   memset(known, 0, sizeof known);
   memset(at_cache, 0, sizeof at_cache);
-  while (chunks) {
-    chunk *c = chunks;
-    chunks = c->next;
-    free(c);
-  }
-  chunk_left = 0;
+  sdb_arena_free(&strings);
   free(slots);
   slots = NULL;
   cap = len = 0;

@@ -66,6 +66,7 @@
 **   recompile FN: FIRST LINE OF THE MESSAGE  error: FIRST LINE OF THE MESSAGE
 */
 #include "view.h"
+#include "arena.h"
 #include "buf.h"
 #include "cancel.h"
 #include "intern.h"
@@ -186,6 +187,7 @@ typedef struct store {
   size_t n;                        /* events folded */
   sdb_event **chunks;
   size_t nchunks, capchunks;
+  sdb_arena owned;                 /* the events' syms, texts and node lines */
   ctx *ctx;
   size_t capctx;
   phase_node *phases;
@@ -258,12 +260,7 @@ static bool owns_detail(const sdb_event *e) { return e->kind == SDB_EV_NODE_PLAC
 
 static void store_release(store *st) {
   if (!st || --st->refs > 0) return;
-  for (size_t i = 0; i < st->n; i++) {
-    sdb_event *e = ev_at(st, i);
-    free(e->syms);
-    free(e->texts);
-    if (owns_detail(e)) free((char *)e->detail);
-  }
+  sdb_arena_free(&st->owned);
   for (size_t i = 0; i < st->nchunks; i++) free(st->chunks[i]);
   free(st->chunks);
   free(st->ctx);
@@ -501,14 +498,14 @@ static int store_append(store *st, const sdb_event *e) {
   *h = *e;
   h->syms = NULL;
   h->texts = NULL;
-  if (owns_detail(e) && e->detail && !(h->detail = strdup(e->detail))) return -1;
+  if (owns_detail(e) && e->detail && !(h->detail = sdb_arena_strdup(&st->owned, e->detail))) return -1;
   if (e->nsyms) {
-    h->syms = malloc(e->nsyms * sizeof *h->syms);
+    h->syms = sdb_arena_alloc(&st->owned, e->nsyms * sizeof *h->syms, sizeof *h->syms);
     if (!h->syms) return -1;
     memcpy(h->syms, e->syms, e->nsyms * sizeof *h->syms);
     if (e->texts) {
-      h->texts = malloc(e->nsyms * sizeof *h->texts);
-      if (!h->texts) { free(h->syms); h->syms = NULL; return -1; }
+      h->texts = sdb_arena_alloc(&st->owned, e->nsyms * sizeof *h->texts, sizeof *h->texts);
+      if (!h->texts) { h->syms = NULL; return -1; }
       for (uint32_t i = 0; i < e->nsyms; i++) h->texts[i] = sdb_intern(e->texts[i]);
     }
   }
@@ -667,10 +664,7 @@ static int store_append(store *st, const sdb_event *e) {
     uint32_t before = c->n ? c->v[c->n - 1] : 0;
     if (!u32_push(c, before + (uint32_t)diff_event_lines(h))) oom = true;
   }
-  if (oom) {
-    free(h->syms);
-    free(h->texts);
-    if (owns_detail(h)) free((char *)h->detail);
+  if (oom) {   /* what it copied stays in the arena until the store goes */
     st->failed = true;
     return -1;
   }
