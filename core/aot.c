@@ -192,7 +192,8 @@ static void bindings_event(interp *it, sdb_node *node) {
   e.kind = SDB_EV_UNBACKED_BINDINGS;
   e.text = node->name;
   e.syms = syms;
-  e.texts = texts;
+  sdb_event_more e_more = {.texts = texts};
+  e.more = &e_more;
   e.nsyms = (uint32_t)n;
   sdb_emit(it->ev, &e);
   free(syms);

@@ -255,6 +255,35 @@ const char *sdb_events_tracer(const sdb_events *s, int *depth) {
   return s ? s->tracer : NULL;
 }
 
+bool sdb_event_own(sdb_event *e, sdb_arena *a) {
+  if (e->nsyms && e->syms) {
+    const sdb_expr **v = sdb_arena_alloc(a, e->nsyms * sizeof *v, sizeof *v);
+    if (!v) return false;
+    memcpy(v, e->syms, e->nsyms * sizeof *v);
+    e->syms = v;
+  } else {
+    e->syms = NULL;
+    e->nsyms = 0;
+  }
+  if (e->more && !e->more->sym2 && !e->more->has_range && !(e->more->texts && e->nsyms))
+    e->more = NULL;   /* nothing set: the common event */
+  if (e->more) {
+    const sdb_event_more *in = e->more;
+    sdb_event_more *m = sdb_arena_alloc(a, sizeof *m, _Alignof(sdb_event_more));
+    if (!m) return false;
+    *m = *in;
+    m->texts = NULL;
+    if (in->texts && e->nsyms) {
+      m->texts = sdb_arena_alloc(a, e->nsyms * sizeof *m->texts, sizeof *m->texts);
+      if (!m->texts) return false;
+      for (uint32_t i = 0; i < e->nsyms; i++) m->texts[i] = sdb_intern(in->texts[i]);
+    }
+    e->more = m;
+  }
+  if (owns_detail(e) && e->detail && !(e->detail = sdb_arena_strdup(a, e->detail))) return false;
+  return true;
+}
+
 static long append(sdb_events *s, const sdb_event *in) {
   if (s->len == s->nchunks * CHUNK) {
     if (s->nchunks == s->capchunks) {
@@ -271,29 +300,13 @@ static long append(sdb_events *s, const sdb_event *in) {
   sdb_event *e = &s->chunks[s->len >> CHUNK_BITS][s->len & (CHUNK - 1)];
   *e = *in;
   e->seq = (uint32_t)s->len;
-  e->syms = NULL;
-  e->texts = NULL;
-  if (in->nsyms) {
-    e->syms = sdb_arena_alloc(&s->owned, in->nsyms * sizeof *e->syms, sizeof *e->syms);
-    if (!e->syms) return -1;
-    memcpy(e->syms, in->syms, in->nsyms * sizeof *e->syms);
-    if (in->texts) {
-      e->texts = sdb_arena_alloc(&s->owned, in->nsyms * sizeof *e->texts, sizeof *e->texts);
-      if (!e->texts) return -1;
-      for (uint32_t i = 0; i < in->nsyms; i++) e->texts[i] = sdb_intern(in->texts[i]);
-    }
-  }
+  if (!sdb_event_own(e, &s->owned)) return -1;
   /* every string interned (a placed node's line aside), so readers of the
   ** stream compare them by pointer (core/view.c folds them as they are) */
   if (!e->site) e->site = &no_site;
   e->op = sdb_intern(in->op);
   e->text = sdb_intern(in->text);
-  if (owns_detail(e)) {
-    e->detail = sdb_arena_strdup(&s->owned, in->detail);
-    if (in->detail && !e->detail) return -1;
-  } else {
-    e->detail = sdb_intern(in->detail);
-  }
+  if (!owns_detail(e)) e->detail = sdb_intern(in->detail);
   e->text2 = sdb_intern(in->text2);
   s->len++;
   if (e->op_first) s->marks_op_calls = true;
@@ -409,10 +422,10 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       put_expr(b, ev->sym);
       if (ev->flags & SDB_EVF_NO_HINT) {
         sdb_buf_printf(b, " (no hint) for %s", ev->text ? ev->text : "?");
-        if (ev->has_range) { sdb_buf_putc(b, ' '); put_range(b, ev->range); }
+        if (sdb_event_has_range(ev)) { sdb_buf_putc(b, ' '); put_range(b, sdb_event_range(ev)); }
       } else {
         sdb_buf_printf(b, " = %lld for %s ", (long long)ev->value, ev->text ? ev->text : "?");
-        put_range(b, ev->range);
+        put_range(b, sdb_event_range(ev));
       }
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
       break;
@@ -420,7 +433,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       sdb_buf_putc(b, ' ');
       put_expr(b, ev->sym);
       sdb_buf_putc(b, ' ');
-      put_range(b, ev->range);
+      put_range(b, sdb_event_range(ev));
       if (ev->text && strcmp(ev->text, "int")) sdb_buf_printf(b, " (%s)", ev->text);
       /* an imported log's symbol first seen in a guard: "(mentioned in guard_added)" */
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
@@ -453,7 +466,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       sdb_buf_putc(b, ' ');
       put_expr(b, ev->sym);
       sdb_buf_putc(b, ' ');
-      put_range(b, ev->range);
+      put_range(b, sdb_event_range(ev));
       break;
     case SDB_EV_SIZE_LIKE: case SDB_EV_MEMO_HIT: case SDB_EV_SYMBOL_BOUND:
       sdb_buf_putc(b, ' ');
@@ -464,7 +477,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       sdb_buf_putc(b, ' ');
       put_expr(b, ev->sym);
       sdb_buf_puts(b, " -> ");
-      put_expr(b, ev->sym2);
+      put_expr(b, sdb_event_sym2(ev));
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
       break;
     case SDB_EV_UNBACKED_BINDINGS:
@@ -473,7 +486,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
         sdb_buf_puts(b, i ? ", " : " ");
         put_expr(b, ev->syms[i]);
         /* the empty key path (item()): the value itself */
-        const char *path = ev->texts && ev->texts[i] ? ev->texts[i] : "";
+        const char *path = sdb_event_texts(ev) && sdb_event_texts(ev)[i] ? sdb_event_texts(ev)[i] : "";
         sdb_buf_printf(b, ": %s", *path ? path : "<value>");
       }
       break;
@@ -481,7 +494,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       sdb_buf_putc(b, ' ');
       put_expr(b, ev->sym);
       sdb_buf_putc(b, ' ');
-      put_range(b, ev->range);
+      put_range(b, sdb_event_range(ev));
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
       break;
     case SDB_EV_HOP_CHECK: case SDB_EV_BINDING_CHECK: case SDB_EV_GUARD_CHECK:

@@ -160,8 +160,8 @@ static const sdb_expr *fresh_merged(sdb_shape_env *env, const sdb_expr *a, const
   sdb_event e = {0};
   e.kind = SDB_EV_COND_OUTPUT_SYMBOL;
   e.sym = u;
-  e.range = sdb_symbol_range(env, u);
-  e.has_range = true;
+  sdb_event_more e_more = {.has_range = true, .range = sdb_symbol_range(env, u)};
+  e.more = &e_more;
   e.detail = why;
   sdb_emit(sdb_shape_env_events(env), &e);
   return u;

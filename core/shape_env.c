@@ -340,8 +340,8 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
       e.flags = 1;
       e.sym = hit;
       e.value = hint;
-      e.range = s->range;
-      e.has_range = true;
+      sdb_event_more e_more = {.has_range = true, .range = s->range};
+      e.more = &e_more;
       e.text = source->name;
       e.detail = "duck sized";
       emit(env, &e);
@@ -370,8 +370,8 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
       e.kind = SDB_EV_CREATE_SYMBOL;
       e.sym = r;
       e.value = hint;
-      e.range = vr;
-      e.has_range = true;
+      sdb_event_more e_more = {.has_range = true, .range = vr};
+      e.more = &e_more;
       e.text = source->name;
       s->created.seq = emit(env, &e);
     }
@@ -398,8 +398,8 @@ static const sdb_expr *create_unbacked(sdb_shape_env *env, const char *prefix,
   sdb_event e = {0};
   e.kind = SDB_EV_CREATE_UNBACKED;
   e.sym = sym;
-  e.range = vr;
-  e.has_range = true;
+  sdb_event_more e_more = {.has_range = true, .range = vr};
+  e.more = &e_more;
   e.text = what;
   e.flags = size_like ? SDB_EVF_SIZE_LIKE : 0;
   s->created.seq = emit(env, &e);
@@ -1028,8 +1028,8 @@ static void update_range(sdb_shape_env *env, const sdb_expr *sym, sdb_range nr,
   sdb_event e = {0};
   e.kind = SDB_EV_RANGE_REFINED;
   e.sym = sym;
-  e.range = nr;
-  e.has_range = true;
+  sdb_event_more e_more = {.has_range = true, .range = nr};
+  e.more = &e_more;
   e.detail = why;
   emit(env, &e);
   if (singleton_ok && sdb_range_is_singleton(nr) && !sdb_map_has(&env->repl, sym))
@@ -1526,7 +1526,8 @@ int sdb_rename_unbacked_to(sdb_shape_env *env, const sdb_expr *orig,
   sdb_event e = {0};
   e.kind = SDB_EV_RENAMED;
   e.sym = orig;
-  e.sym2 = new_sym;
+  sdb_event_more e_more = {.sym2 = new_sym};
+  e.more = &e_more;
   e.detail = rn->why;
   rn->prov.seq = emit(env, &e);
   if (dest && set_replacement(env, new_sym, dest, "rename_unbacked_to_dest")) return oom(err);

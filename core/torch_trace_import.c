@@ -310,14 +310,14 @@ static void mention(sdb_tti *t, cstate *c, const sdb_expr *e, const where *w, co
     const char *src = sdb_map_get(&t->symsrc, fs[i]);
     sdb_map_put(&c->syms, fs[i], (void *)(intptr_t)(src ? 2 : 1));
     sdb_event ev = {0};
+    sdb_event_more unknown = {.has_range = true, .range = sdb_range_unknown()};
     ev.phase = SDB_PHASE_TRACE;
     ev.sym = fs[i];
     ev.detail = sdb_internf("mentioned in %s", why);
     if (fs[i]->name[0] == 'u' || !strncmp(fs[i]->name, "zuf", 3)) {
       ev.kind = SDB_EV_CREATE_UNBACKED;
       ev.text = sdb_intern(fs[i]->name[0] == 'u' ? "int" : "float");
-      ev.range = sdb_range_unknown();
-      ev.has_range = true;
+      ev.more = &unknown;
       c->pub.unbacked++;
       t->totals.unbacked++;
     } else {
@@ -387,7 +387,9 @@ static void on_create_symbol(sdb_tti *t, cstate *c, const sdb_tt_record *rec, bo
   sdb_event e = {0};
   e.phase = SDB_PHASE_TRACE;
   e.sym = sym;
-  e.has_range = parse_range(jstr(rec->meta, "vr"), &e.range);
+  sdb_event_more more = {0};
+  more.has_range = parse_range(jstr(rec->meta, "vr"), &more.range);
+  if (more.has_range) e.more = &more;
   json_t *nid = json_object_get(rec->meta, "node_id");
   if (json_is_integer(nid))
     sdb_map_put(&t->idsym, (void *)(intptr_t)json_integer_value(nid), (void *)sym->name);
@@ -776,8 +778,8 @@ static void range_constraints(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
     ev.kind = SDB_EV_RANGE_REFINED;
     ev.phase = SDB_PHASE_TRACE;
     ev.sym = sym;
-    ev.range = r;
-    ev.has_range = true;
+    sdb_event_more ev_more = {.has_range = true, .range = r};
+    ev.more = &ev_more;
     ev.detail = sdb_intern("exported_program range constraints");
     emit(t, &ev, &w);
   }

@@ -314,12 +314,12 @@ static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
   if (e->op) set(o, "op", jstr(e->op));
   if (e->op_first) set(o, "op_first", json_true());
   if (e->sym) set(o, "sym", expr_json(e->sym));
-  if (e->sym2) set(o, "sym2", expr_json(e->sym2));
+  if (sdb_event_sym2(e)) set(o, "sym2", expr_json(sdb_event_sym2(e)));
   if (e->expr) set(o, "expr", expr_json(e->expr));
-  if (e->has_range) {
+  if (sdb_event_has_range(e)) {
     json_t *r = json_array();
-    json_array_append_new(r, bound_json(e->range.lo, e->range.is_bool));
-    json_array_append_new(r, bound_json(e->range.hi, e->range.is_bool));
+    json_array_append_new(r, bound_json(sdb_event_range(e).lo, sdb_event_range(e).is_bool));
+    json_array_append_new(r, bound_json(sdb_event_range(e).hi, sdb_event_range(e).is_bool));
     set(o, "range", r);
   }
   if (e->value) set(o, "value", json_integer(e->value));
@@ -327,10 +327,10 @@ static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
   if (e->detail) set(o, "detail", jstr(e->detail));
   if (e->text2) set(o, "text2", jstr(e->text2));
   if (e->nsyms) {
-    json_t *a = json_array(), *t = e->texts ? json_array() : NULL;
+    json_t *a = json_array(), *t = sdb_event_texts(e) ? json_array() : NULL;
     for (uint32_t i = 0; i < e->nsyms; i++) {
       json_array_append_new(a, e->syms[i] ? expr_json(e->syms[i]) : json_null());
-      if (t) json_array_append_new(t, jstr(e->texts[i]));
+      if (t) json_array_append_new(t, jstr(sdb_event_texts(e)[i]));
     }
     set(o, "syms", a);
     if (t) set(o, "texts", t);
@@ -562,7 +562,7 @@ static const char *required(sdb_event_kind k, sdb_event *e) {
     case SDB_EV_COND_OUTPUT_SYMBOL:
       return e->sym ? NULL : "sym";
     case SDB_EV_RENAMED:
-      return !e->sym ? "sym" : !e->sym2 ? "sym2" : NULL;
+      return !e->sym ? "sym" : !sdb_event_sym2(e) ? "sym2" : NULL;
     case SDB_EV_REPLACEMENT_ADDED:
       return !e->sym ? "sym" : !e->expr ? "expr" : NULL;
     case SDB_EV_GUARD_ADDED: case SDB_EV_RUNTIME_ASSERT:
@@ -585,7 +585,7 @@ static const char *not_symbol(sdb_event_kind k, const sdb_event *e) {
     case SDB_EV_COND_OUTPUT_SYMBOL: case SDB_EV_REPLACEMENT_ADDED:
       return e->sym->kind != SDB_SYM ? "sym" : NULL;
     case SDB_EV_RENAMED:
-      return e->sym->kind != SDB_SYM ? "sym" : e->sym2->kind != SDB_SYM ? "sym2" : NULL;
+      return e->sym->kind != SDB_SYM ? "sym" : sdb_event_sym2(e)->kind != SDB_SYM ? "sym2" : NULL;
     default:
       return NULL;
   }
@@ -595,6 +595,7 @@ typedef struct {
   const char **texts;
   const sdb_expr **syms;
   const cJSON *stack;
+  sdb_event_more more;     /* the event's rarer fields */
 } parsed;
 
 /* The location fields of consecutive events are mostly the same strings:
@@ -658,7 +659,9 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
   e->op = intern_last(cstr(f[F_OP]), &last[L_OP]);
   e->op_first = cJSON_IsTrue(f[F_OP_FIRST]);
   static const char *const efields[] = { "sym", "sym2", "expr" };
-  const sdb_expr **eslots[] = { &e->sym, &e->sym2, &e->expr };
+  sdb_event_more *m = &p->more;
+  memset(m, 0, sizeof *m);
+  const sdb_expr **eslots[] = { &e->sym, &m->sym2, &e->expr };
   for (int i = 0; i < 3; i++) {
     const cJSON *j = f[F_SYM + i];
     if (!j || cJSON_IsNull(j)) continue;
@@ -672,15 +675,15 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
   const cJSON *r = f[F_RANGE];
   if (r) {
     bool b1 = false, b2 = false;
-    if (clen(r) != 2 || !json_bound(r->child, &e->range.lo, &b1) ||
-        !json_bound(r->child->next, &e->range.hi, &b2) || b1 != b2) {
+    if (clen(r) != 2 || !json_bound(r->child, &m->range.lo, &b1) ||
+        !json_bound(r->child->next, &m->range.hi, &b2) || b1 != b2) {
       snprintf(buf, cap, "%s: bad \"range\": expected [lo, hi] (integers, \"-int_oo\", "
                "\"int_oo\", or two booleans)", name);
       *why = buf;
       return -1;
     }
-    e->range.is_bool = b1;
-    e->has_range = true;
+    m->range.is_bool = b1;
+    m->has_range = true;
   }
   e->value = cint0(f[F_VALUE]);
   e->text = cstr(f[F_TEXT]);
@@ -711,9 +714,10 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
       if (p->texts) p->texts[i] = cstr(t);
     }
     e->syms = p->syms;
-    e->texts = p->texts;
+    m->texts = p->texts;
     e->nsyms = (uint32_t)ns;
   }
+  if (m->sym2 || m->has_range || m->texts) e->more = m;
   const char *missing = required((sdb_event_kind)kind, e);
   if (missing) {
     snprintf(buf, cap, "%s: missing field \"%s\"", name, missing);
@@ -798,7 +802,7 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
     cJSON *cj = NULL;
     bool exact = false;   /* read through jansson (see cint_inexact) */
     sdb_event e;
-    parsed p = { NULL, NULL, NULL };
+    parsed p = { 0 };
     int k;
   reread:
     /* cJSON takes plain ASCII lines, as the writer writes them: it finds
@@ -847,7 +851,7 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
     if (cint_inexact && !exact) {   /* cJSON met a number past 2**53 */
       free(p.syms);
       free(p.texts);
-      p = (parsed){ NULL, NULL, NULL };
+      p = (parsed){ 0 };
       line_reset(false);
       cj = NULL;
       exact = true;

@@ -592,7 +592,8 @@ static int record_bindings(sdb_tracer *tr, sdb_node *node, const sdb_value *out,
     e.kind = SDB_EV_UNBACKED_BINDINGS;
     e.text = node->name;
     e.syms = syms;
-    e.texts = texts;
+    sdb_event_more e_more = {.texts = texts};
+    e.more = &e_more;
     e.nsyms = (uint32_t)n;
     emit(tr, &e);
     free(syms);

@@ -303,28 +303,29 @@ static sdb_event interned(const sdb_event *e) {
   c.text = sdb_intern(e->text);
   c.detail = owns_detail(e) ? e->detail : sdb_intern(e->detail);
   c.text2 = sdb_intern(e->text2);
-  if (!c.syms || !c.nsyms) { c.syms = NULL; c.texts = NULL; c.nsyms = 0; }
+  if (!c.syms || !c.nsyms) { c.syms = NULL; c.nsyms = 0; }
   return c;
 }
 
 static bool same_range(const sdb_event *a, const sdb_event *b) {
-  if (a->has_range != b->has_range) return false;
-  return !a->has_range || (a->range.lo == b->range.lo && a->range.hi == b->range.hi &&
-                           a->range.is_bool == b->range.is_bool);
+  if (sdb_event_has_range(a) != sdb_event_has_range(b)) return false;
+  sdb_range ra = sdb_event_range(a), rb = sdb_event_range(b);
+  return !sdb_event_has_range(a) || (ra.lo == rb.lo && ra.hi == rb.hi && ra.is_bool == rb.is_bool);
 }
 
 /* Is e (interned) the event the history holds at h? */
 static bool same_event(const sdb_event *h, const sdb_event *e) {
   if (h->seq != e->seq || h->kind != e->kind || h->phase != e->phase || h->flags != e->flags ||
       h->site != e->site || h->op != e->op || h->sym != e->sym ||
-      h->sym2 != e->sym2 || h->expr != e->expr || !same_range(h, e) || h->value != e->value ||
+      sdb_event_sym2(h) != sdb_event_sym2(e) || h->expr != e->expr || !same_range(h, e) || h->value != e->value ||
       h->text != e->text || h->text2 != e->text2 || h->nsyms != e->nsyms ||
       (h->detail != e->detail && (!h->detail || !e->detail || strcmp(h->detail, e->detail))) ||
-      (h->texts == NULL) != (e->texts == NULL))
+      (sdb_event_texts(h) == NULL) != (sdb_event_texts(e) == NULL))
     return false;
+  const char **ht = sdb_event_texts(h), **et = sdb_event_texts(e);
   for (uint32_t i = 0; i < e->nsyms; i++) {
     if (h->syms[i] != e->syms[i]) return false;
-    if (e->texts && h->texts[i] != sdb_intern(e->texts[i])) return false;
+    if (et && ht[i] != sdb_intern(et[i])) return false;
   }
   return true;
 }
@@ -496,19 +497,7 @@ static int store_append(store *st, const sdb_event *e) {
   if (!grow((void **)&st->ctx, &st->capctx, st->n + 1, sizeof *st->ctx)) return -1;
   sdb_event *h = ev_at(st, pos);
   *h = *e;
-  h->syms = NULL;
-  h->texts = NULL;
-  if (owns_detail(e) && e->detail && !(h->detail = sdb_arena_strdup(&st->owned, e->detail))) return -1;
-  if (e->nsyms) {
-    h->syms = sdb_arena_alloc(&st->owned, e->nsyms * sizeof *h->syms, sizeof *h->syms);
-    if (!h->syms) return -1;
-    memcpy(h->syms, e->syms, e->nsyms * sizeof *h->syms);
-    if (e->texts) {
-      h->texts = sdb_arena_alloc(&st->owned, e->nsyms * sizeof *h->texts, sizeof *h->texts);
-      if (!h->texts) { h->syms = NULL; return -1; }
-      for (uint32_t i = 0; i < e->nsyms; i++) h->texts[i] = sdb_intern(e->texts[i]);
-    }
-  }
+  if (!sdb_event_own(h, &st->owned)) return -1;
   /* From here on a failure poisons the history: what the fold wrote for
   ** this position stays in the logs, but no step ever reaches it (every
   ** query looks below the step), so the views keep a consistent state. */
@@ -560,7 +549,7 @@ static int store_append(store *st, const sdb_event *e) {
       if (si == NONE) break;
       if (st->syms[si].created == NONE && !(h->flags & 1)) st->syms[si].created = pos;
       if (!u32_push(&st->syms[si].sources, pos)) oom = true;
-      if (h->has_range && !u32_push(&st->syms[si].ranges, pos)) oom = true;
+      if (sdb_event_has_range(h) && !u32_push(&st->syms[si].ranges, pos)) oom = true;
       break;
     case SDB_EV_CREATE_UNBACKED:
       si = touch(st, ci, h->sym, pos, &oom);
@@ -568,7 +557,7 @@ static int store_append(store *st, const sdb_event *e) {
       if (st->syms[si].created == NONE) st->syms[si].created = pos;
       if ((h->flags & SDB_EVF_SIZE_LIKE) && st->syms[si].size_like == NONE)
         st->syms[si].size_like = pos;
-      if (h->has_range && !u32_push(&st->syms[si].ranges, pos)) oom = true;
+      if (sdb_event_has_range(h) && !u32_push(&st->syms[si].ranges, pos)) oom = true;
       break;
     case SDB_EV_PENDING_CHANGED: {
       /* a symbol's life records the changes: added to or dropped from the list */
@@ -598,7 +587,7 @@ static int store_append(store *st, const sdb_event *e) {
       break;
     case SDB_EV_RANGE_REFINED: case SDB_EV_COND_OUTPUT_SYMBOL:
       si = touch(st, ci, h->sym, pos, &oom);
-      if (si != NONE && h->has_range && !u32_push(&st->syms[si].ranges, pos)) oom = true;
+      if (si != NONE && sdb_event_has_range(h) && !u32_push(&st->syms[si].ranges, pos)) oom = true;
       break;
     case SDB_EV_SIZE_LIKE:
       si = touch(st, ci, h->sym, pos, &oom);
@@ -606,7 +595,7 @@ static int store_append(store *st, const sdb_event *e) {
       break;
     case SDB_EV_RENAMED:
       touch(st, ci, h->sym, pos, &oom);
-      touch(st, ci, h->sym2, pos, &oom);
+      touch(st, ci, sdb_event_sym2(h), pos, &oom);
       break;
     case SDB_EV_SPECIALIZATION: case SDB_EV_MEMO_HIT: case SDB_EV_GRAPH_INPUT:
     case SDB_EV_SYMBOL_BOUND:
@@ -890,7 +879,7 @@ static const symrec *vsym(const sdb_view *v, const sdb_expr *sym) {
 
 static const char *keypath_in(const sdb_event *e, const sdb_expr *sym) {
   for (uint32_t i = 0; i < e->nsyms; i++)
-    if (e->syms[i] == sym) return e->texts && e->texts[i] ? e->texts[i] : "";
+    if (e->syms[i] == sym) return sdb_event_texts(e) && sdb_event_texts(e)[i] ? sdb_event_texts(e)[i] : "";
   return NULL;
 }
 
@@ -926,7 +915,7 @@ static void fill_sym(const sdb_view *v, const symrec *r, uint32_t at, sdb_view_s
   uint32_t rp = last_below(&r->ranges, at);
   if (rp != NONE) {
     out->has_range = true;
-    out->range = ev_at(st, rp)->range;
+    out->range = sdb_event_range(ev_at(st, rp));
   }
   out->size_like = r->size_like < at;
   uint32_t pp = last_below(&r->repls, at);
@@ -1047,8 +1036,8 @@ sdb_view_renames *sdb_view_renames_new(const sdb_view *v) {
   ** u0). Folded from the last: a's name is then what b's is, or b. */
   for (size_t i = nr; i-- > 0;) {
     const sdb_event *e = sdb_view_at(v, SDB_EV_RENAMED, i);
-    if (!e || !is_symbol(e->sym) || !is_symbol(e->sym2)) continue;
-    const char *a = sdb_intern(e->sym->name), *b = sdb_intern(e->sym2->name);
+    if (!e || !is_symbol(e->sym) || !is_symbol(sdb_event_sym2(e))) continue;
+    const char *a = sdb_intern(e->sym->name), *b = sdb_intern(sdb_event_sym2(e)->name);
     const char *to = sdb_map_get(&r->to, b);
     if (!a || !b || !sdb_map_put(&r->to, a, (void *)(to ? to : b))) {
       sdb_view_renames_free(r);
@@ -1251,8 +1240,8 @@ static void explain_pending(sdb_buf *b, const sdb_view *v, const symrec *r, size
       sdb_buf_printf(b, "  pending from event %u until event %u", (unsigned)e->seq, (unsigned)f->seq);
       if (bind && bind->text)
         sdb_buf_printf(b, ", bound by node %s (event %u)", bind->text, (unsigned)bind->seq);
-      else if (ren && is_symbol(ren->sym2))
-        sdb_buf_printf(b, ", renamed to %s (event %u)", ren->sym2->name, (unsigned)ren->seq);
+      else if (ren && is_symbol(sdb_event_sym2(ren)))
+        sdb_buf_printf(b, ", renamed to %s (event %u)", sdb_event_sym2(ren)->name, (unsigned)ren->seq);
       sdb_buf_putc(b, '\n');
       return;
     }
@@ -1288,7 +1277,7 @@ static void explain_event(sdb_buf *b, const sdb_view *v, const symrec *r, size_t
       break;
     case SDB_EV_RANGE_REFINED:
       sdb_buf_puts(b, "  range ");
-      put_range(b, e->range);
+      put_range(b, sdb_event_range(e));
       paren(b, e->detail, false, false, e);
       break;
     case SDB_EV_SIZE_LIKE:
@@ -1317,7 +1306,7 @@ static void explain_event(sdb_buf *b, const sdb_view *v, const symrec *r, size_t
       sdb_buf_puts(b, "  renamed: ");
       put_expr(b, e->sym);
       sdb_buf_puts(b, " -> ");
-      put_expr(b, e->sym2);
+      put_expr(b, sdb_event_sym2(e));
       paren(b, e->detail, false, false, e);
       break;
     case SDB_EV_GUARD_ADDED:
@@ -1340,7 +1329,7 @@ static void explain_event(sdb_buf *b, const sdb_view *v, const symrec *r, size_t
       break;
     case SDB_EV_COND_OUTPUT_SYMBOL:
       sdb_buf_puts(b, "  cond output");
-      if (e->has_range) { sdb_buf_puts(b, ", range "); put_range(b, e->range); }
+      if (sdb_event_has_range(e)) { sdb_buf_puts(b, ", range "); put_range(b, sdb_event_range(e)); }
       paren(b, e->detail, false, false, e);
       break;
     case SDB_EV_BUFFER_LOWERED:
@@ -1386,7 +1375,7 @@ static bool same_list(const sdb_expr *const *a, size_t na, const sdb_expr *const
 static bool range_at(const store *st, const symrec *r, uint32_t at, sdb_range *out) {
   uint32_t p = last_below(&r->ranges, at);
   if (p == NONE) return false;
-  *out = ev_at(st, p)->range;
+  *out = sdb_event_range(ev_at(st, p));
   return true;
 }
 
@@ -1413,7 +1402,7 @@ static int diff_range(sdb_buf *b, const store *st, uint32_t pos, uint32_t lo, ui
   } else {
     if (!had) {         /* created in the window: from its first range */
       size_t i = lower_bound(r->ranges.v, r->ranges.n, lo);
-      at_lo = ev_at(st, r->ranges.v[i])->range;
+      at_lo = sdb_event_range(ev_at(st, r->ranges.v[i]));
     }
     from = at_lo;
     to = at_hi;
@@ -1454,18 +1443,18 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
         sdb_buf_printf(b, "%snew symbol: ", undo);
         put_expr(b, e->sym);
         sdb_buf_printf(b, " = %lld for %s", (long long)e->value, e->text ? e->text : "?");
-        if (e->has_range) { sdb_buf_putc(b, ' '); put_range(b, e->range); }
+        if (sdb_event_has_range(e)) { sdb_buf_putc(b, ' '); put_range(b, sdb_event_range(e)); }
       }
       break;
     case SDB_EV_CREATE_UNBACKED:
       sdb_buf_printf(b, "%snew symbol: ", undo);
       put_expr(b, e->sym);
-      if (e->has_range) { sdb_buf_putc(b, ' '); put_range(b, e->range); }
+      if (sdb_event_has_range(e)) { sdb_buf_putc(b, ' '); put_range(b, sdb_event_range(e)); }
       if (e->text && strcmp(e->text, "int")) sdb_buf_printf(b, " (%s)", e->text);
       break;
     case SDB_EV_UNBACKED_BINDINGS:
       for (uint32_t i = 0; i < e->nsyms; i++) {
-        const char *kp = e->texts && e->texts[i] && *e->texts[i] ? e->texts[i] : "<value>";
+        const char *kp = sdb_event_texts(e) && sdb_event_texts(e)[i] && *sdb_event_texts(e)[i] ? sdb_event_texts(e)[i] : "<value>";
         sdb_buf_printf(b, "%sbinding: ", undo);
         put_expr(b, e->syms[i]);
         sdb_buf_printf(b, ": %s on %%%s", kp, e->text ? e->text : "?");
@@ -1492,7 +1481,7 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       sdb_buf_printf(b, "%srenamed: ", undo);
       put_expr(b, e->sym);
       sdb_buf_puts(b, " -> ");
-      put_expr(b, e->sym2);
+      put_expr(b, sdb_event_sym2(e));
       if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
       break;
     case SDB_EV_SPECIALIZATION:

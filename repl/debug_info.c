@@ -85,7 +85,7 @@ static int info_bindings(repl_session *s, const repl_cmd *c, const repl_args *a)
       const sdb_event *b = node.bindings;
       printf("  %%%s:", node.name);
       for (uint32_t k = 0; k < b->nsyms; k++) {
-        const char *path = b->texts && b->texts[k] ? b->texts[k] : "";
+        const char *path = sdb_event_texts(b) && sdb_event_texts(b)[k] ? sdb_event_texts(b)[k] : "";
         printf(" %s: %s", b->syms[k]->name, *path ? path : "<value>");
         if (k + 1 < b->nsyms) putchar(',');
       }
@@ -291,7 +291,7 @@ static int info_graph(repl_session *s, const repl_cmd *c, const repl_args *a) {
     free(line);
     const sdb_event *b = node.bindings;
     for (uint32_t k = 0; b && k < b->nsyms; k++) {
-      const char *path = b->texts && b->texts[k] ? b->texts[k] : "";
+      const char *path = sdb_event_texts(b) && sdb_event_texts(b)[k] ? sdb_event_texts(b)[k] : "";
       char *sym = sdb_view_renames_apply(ren, b->syms[k]->name);
       printf("    # %s: %s\n", sym ? sym : b->syms[k]->name, *path ? path : "<value>");
       free(sym);

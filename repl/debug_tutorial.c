@@ -259,8 +259,8 @@ static bool engine_fact(dbg *d, const char *what, sdb_buf *b) {
     if (!e || !e->sym) return false;
     sdb_buf_puts(b, e->sym->name);
   } else if (!strcmp(kind, "renamed")) {
-    if (!e || e->kind != SDB_EV_RENAMED || !e->sym || !e->sym2) return false;
-    sdb_buf_printf(b, "%s -> %s", e->sym->name, e->sym2->name);
+    if (!e || e->kind != SDB_EV_RENAMED || !e->sym || !sdb_event_sym2(e)) return false;
+    sdb_buf_printf(b, "%s -> %s", e->sym->name, sdb_event_sym2(e)->name);
   } else if (!strcmp(kind, "expr")) {
     if (!e || !e->expr) return false;
     char *s = sdb_expr_str(e->expr);

@@ -87,7 +87,7 @@ static void node_box(dot *d, size_t g, size_t i, const sdb_view_node *n, int ind
   dot_escape(b, line);
   sdb_buf_puts(b, "\\l");
   for (uint32_t k = 0; n->bindings && k < n->bindings->nsyms; k++) {
-    const char *path = n->bindings->texts && n->bindings->texts[k] ? n->bindings->texts[k] : "";
+    const char *path = sdb_event_texts(n->bindings) && sdb_event_texts(n->bindings)[k] ? sdb_event_texts(n->bindings)[k] : "";
     sdb_buf_puts(b, "# ");
     dot_escape(b, n->bindings->syms[k]->name);
     sdb_buf_puts(b, ": ");

@@ -329,7 +329,7 @@ static int compile_page(const char *dir, sdb_timeline *t, const compile_info *cs
       free(line);
       sdb_buf_putc(&b, '\n');
       for (uint32_t s = 0; node.bindings && s < node.bindings->nsyms; s++) {
-        const char *path = node.bindings->texts && node.bindings->texts[s] ? node.bindings->texts[s] : "";
+        const char *path = sdb_event_texts(node.bindings) && sdb_event_texts(node.bindings)[s] ? sdb_event_texts(node.bindings)[s] : "";
         sdb_buf_puts(&b, "# ");
         char *sym = sdb_view_renames_apply(ren, node.bindings->syms[s]->name);
         esc(&b, sym ? sym : node.bindings->syms[s]->name);

@@ -196,7 +196,7 @@ int repl_timeline_build(sdb_timeline *t, size_t cursor, size_t max_cols, repl_ti
         continue;
       }
       if (e->kind == SDB_EV_RENAMED && e->sym == r->sym) {
-        r->renamed_to = e->sym2;
+        r->renamed_to = sdb_event_sym2(e);
         r->renamed_col = col;
       }
       mark(r, col, mark_of(e, r->sym));

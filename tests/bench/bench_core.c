@@ -568,10 +568,7 @@ static size_t view_stream_n;
 
 static void put(sdb_events *s, sdb_event *e, sdb_phase ph, const char *tracer, int line) {
   e->phase = (uint8_t)ph;
-  e->tracer = tracer;
-  e->file = sdb_intern("big.lua");
-  e->line = line;
-  e->func = sdb_intern("f");
+  e->site = sdb_site_get(tracer, 0, "big.lua", line, "f");
   if (sdb_emit_raw(s, e) < 0) die("emit", NULL);
 }
 
@@ -589,15 +586,17 @@ static void build_view_stream(long n) {
     put(s, &e, SDB_PHASE_TRACE, tracer, 1);
     memset(&e, 0, sizeof e);
     e.kind = SDB_EV_CREATE_SYMBOL; e.sym = sdb_sym("s0"); e.value = 1000 + c;
-    e.text = sdb_intern("L['x'].size()[0]"); e.range = sdb_range_make(2, SDB_PINF); e.has_range = true;
+    e.text = sdb_intern("L['x'].size()[0]");
+    sdb_event_more s0_range = {.has_range = true, .range = sdb_range_make(2, SDB_PINF)};
+    e.more = &s0_range;
     put(s, &e, SDB_PHASE_TRACE, tracer, 1);
     for (int i = 0; i < 400; i++) {
       snprintf(name, sizeof name, "u%d", i);
       snprintf(node_name, sizeof node_name, "nonzero_%d", i);
       const sdb_expr *u = sdb_sym(name);
       memset(&e, 0, sizeof e);
-      e.kind = SDB_EV_CREATE_UNBACKED; e.sym = u; e.range = sdb_range_make(0, SDB_PINF);
-      e.has_range = true; e.text = sdb_intern("int");
+      sdb_event_more u_range = {.has_range = true, .range = sdb_range_make(0, SDB_PINF)};
+      e.kind = SDB_EV_CREATE_UNBACKED; e.sym = u; e.more = &u_range; e.text = sdb_intern("int");
       put(s, &e, SDB_PHASE_TRACE, tracer, i + 2);
       memset(&e, 0, sizeof e);
       e.kind = SDB_EV_PENDING_CHANGED; e.syms = &u; e.nsyms = 1;
@@ -609,7 +608,8 @@ static void build_view_stream(long n) {
       const char *path = sdb_intern(".size()[0]");
       memset(&e, 0, sizeof e);
       e.kind = SDB_EV_UNBACKED_BINDINGS; e.text = sdb_intern(node_name);
-      e.syms = &u; e.texts = &path; e.nsyms = 1;
+      sdb_event_more u_path = {.texts = &path};
+      e.syms = &u; e.more = &u_path; e.nsyms = 1;
       put(s, &e, SDB_PHASE_TRACE, tracer, i + 2);
       memset(&e, 0, sizeof e);
       e.kind = SDB_EV_PENDING_CHANGED;

@@ -94,8 +94,8 @@ static void create_symbol(builder *b, const char *sym, int64_t hint, const char 
   e.sym = S(sym);
   e.value = hint;
   e.text = source;
-  e.range = sdb_range_make(2, SDB_PINF);
-  e.has_range = true;
+  sdb_event_more e_more = {.has_range = true, .range = sdb_range_make(2, SDB_PINF)};
+  e.more = &e_more;
   if (duck) { e.flags = 1; e.detail = "duck sized"; }
   put(b, e);
 }
@@ -103,8 +103,8 @@ static void create_symbol(builder *b, const char *sym, int64_t hint, const char 
 static void create_unbacked(builder *b, const char *sym, int64_t lo, int64_t hi) {
   sdb_event e = ev(SDB_EV_CREATE_UNBACKED);
   e.sym = S(sym);
-  e.range = sdb_range_make(lo, hi);
-  e.has_range = true;
+  sdb_event_more e_more = {.has_range = true, .range = sdb_range_make(lo, hi)};
+  e.more = &e_more;
   e.text = "int";
   put(b, e);
 }
@@ -134,7 +134,8 @@ static void bindings(builder *b, const char *node_name, const char *sym, const c
   sdb_event e = ev(SDB_EV_UNBACKED_BINDINGS);
   e.text = node_name;
   e.syms = syms;
-  e.texts = texts;
+  sdb_event_more e_more = {.texts = texts};
+  e.more = &e_more;
   e.nsyms = 1;
   put(b, e);
 }
@@ -160,8 +161,8 @@ static void with_expr(builder *b, sdb_event_kind k, const char *sym, const char 
 static void range_refined(builder *b, const char *sym, int64_t lo, int64_t hi, const char *why) {
   sdb_event e = ev(SDB_EV_RANGE_REFINED);
   e.sym = S(sym);
-  e.range = sdb_range_make(lo, hi);
-  e.has_range = true;
+  sdb_event_more e_more = {.has_range = true, .range = sdb_range_make(lo, hi)};
+  e.more = &e_more;
   e.detail = why;
   put(b, e);
 }
@@ -169,7 +170,8 @@ static void range_refined(builder *b, const char *sym, int64_t lo, int64_t hi, c
 static void renamed(builder *b, const char *from, const char *to, const char *why) {
   sdb_event e = ev(SDB_EV_RENAMED);
   e.sym = S(from);
-  e.sym2 = S(to);
+  sdb_event_more e_more = {.sym2 = S(to)};
+  e.more = &e_more;
   e.detail = why;
   put(b, e);
 }
