@@ -211,7 +211,7 @@ static sdb_node *emit_node(interp *it, const char *target, const char *hint, sdb
   }
   sdb_node *node = sdb_graph_call(it->out, SDB_N_CALL_FUNCTION, target, hint, args, nargs, v);
   if (!node) { oom(err); return NULL; }
-  sdb_events_locate(it->ev, &node->loc);
+  sdb_node_locate(node, it->ev);
   announce(it, node);
   if (v && sdb_pending_count(it->env)) {
     if (sdb_compute_unbacked_bindings(it->env, v, true, &node->bindings, err)) return NULL;
@@ -412,7 +412,8 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
   if (n->op == SDB_N_GET_ATTR) return set_val(it, n, NULL, NULL) ? SDB_OK : oom(err);
   sdb_events_push_op_interned(it->ev, n->name);
   /* its events (and errors) at the user's line that made the node */
-  sdb_events_push_loc(it->ev, &n->loc);
+  sdb_loc at = sdb_node_loc(n);
+  sdb_events_push_loc(it->ev, &at);
   int rc = SDB_OK;
   sdb_value vals[64];
   size_t nv = n->nargs < 64 ? n->nargs : 64;
@@ -562,9 +563,9 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
   }
 out:
   /* any failure while replaying the node is at the user's line that made it */
-  if (rc && err && !err->file && n->loc.file) {
-    err->file = n->loc.file;
-    err->line = n->loc.line;
+  if (rc && err && !err->file && n->at) {
+    err->file = n->at->file;
+    err->line = n->at->line;
   }
   for (size_t i = 0; i < nv; i++) sdb_value_free(&vals[i]);
   sdb_events_pop_loc(it->ev);

@@ -650,11 +650,12 @@ static void print_graph(sdb_buf *b, const sdb_graph *g, const sdb_print_opts *o,
         sdb_buf_printf(b, "%.*s        %s = %s\n", ip, pad, n->name, n->target);
       continue;
     }
-    if (o && o->locations && n->loc.file) {
-      const char *code = sdb_srcfile_line(n->loc.file, n->loc.line);
-      const char *base = strrchr(n->loc.file, '/');
-      sdb_buf_printf(b, "\n%.*s         # File: %s:%d", ip, pad, base ? base + 1 : n->loc.file, n->loc.line);
-      if (n->loc.func) sdb_buf_printf(b, " in %s", n->loc.func);
+    if (o && o->locations && n->at && n->at->file) {
+      const sdb_site *at = n->at;
+      const char *code = sdb_srcfile_line(at->file, at->line);
+      const char *base = strrchr(at->file, '/');
+      sdb_buf_printf(b, "\n%.*s         # File: %s:%d", ip, pad, base ? base + 1 : at->file, at->line);
+      if (at->func) sdb_buf_printf(b, " in %s", at->func);
       if (code) sdb_buf_printf(b, ", code: %s", code);
       sdb_buf_putc(b, '\n');
     }

@@ -62,27 +62,39 @@ sdb_arg sdb_arg_const(sdb_value v);           /* takes v */
 sdb_arg sdb_arg_seq(size_t n, bool tuple);    /* items to fill in */
 void sdb_arg_free(sdb_arg *a);
 
-struct sdb_node {
+struct sdb_node {          /* small fields first: they share two words */
   uint32_t id;
-  sdb_node_op op;
+  uint32_t nargs;          /* of args */
+  int32_t nusers;
+  uint8_t op;              /* sdb_node_op */
+  bool impure;             /* has side effects: never removed by DCE */
+  bool placed_first;
   const char *name;        /* unique in its graph (interned) */
   const char *target;      /* "torch.nonzero", "operator.add", "nonzero" (method), ... */
   sdb_arg *args;           /* owned */
-  size_t nargs;
   sdb_value example;       /* meta['example_value'] (owned) */
   sdb_bindings bindings;   /* meta['unbacked_bindings'] (owned) */
   const sdb_source *source;/* placeholders: the input they stand for */
   sdb_graph *sub;          /* get_attr of a subgraph (not owned: the graph owns it) */
-  sdb_loc loc;             /* the user's line */
-  int nusers;
-  bool impure;             /* has side effects: never removed by DCE */
-  bool placed_first;       /* (beside the int above: no padding between) */
+  const sdb_site *at;      /* the user's line (a site with no tracer), or NULL */
   sdb_graph *graph;
   /* where it went when inserted (sdb_node_anchor): the node before it, or
   ** NULL when appended (placed_first: inserted at the very start) */
   const sdb_node *placed_after;
   sdb_node *lnext;         /* the next node in order while deferred */
 };
+
+/* The user's line that made n, as a location ({NULL, 0, NULL}: none). */
+static inline sdb_loc sdb_node_loc(const sdb_node *n) {
+  sdb_loc l = {NULL, 0, NULL};
+  if (n->at) { l.file = n->at->file; l.line = n->at->line; l.func = n->at->func; }
+  return l;
+}
+/* Records where the user was (the stream's locator) as n's line. */
+static inline void sdb_node_locate(sdb_node *n, sdb_events *ev) {
+  sdb_loc l;
+  n->at = sdb_events_locate(ev, &l) && l.file ? sdb_site_get(NULL, 0, l.file, l.line, l.func) : NULL;
+}
 
 /* Told of each node removed from a graph, before it is freed (the tracer
 ** and aot emit node_erased from it: graph.c has no event stream). */

@@ -609,11 +609,12 @@ int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *o
   int rc = SDB_OK;
   for (size_t i = np; i < aot->n && rc == SDB_OK; i++) {
     sdb_events_push_op_interned(lw.ev, aot->nodes[i]->name);
-    sdb_events_push_loc(lw.ev, &aot->nodes[i]->loc);
+    sdb_loc at = sdb_node_loc(aot->nodes[i]);
+    sdb_events_push_loc(lw.ev, &at);
     rc = lower_node(&lw, aot->nodes[i], err);
-    if (rc && err && !err->file && aot->nodes[i]->loc.file) {   /* at the user's line */
-      err->file = aot->nodes[i]->loc.file;
-      err->line = aot->nodes[i]->loc.line;
+    if (rc && err && !err->file && at.file) {   /* at the user's line */
+      err->file = at.file;
+      err->line = at.line;
     }
     sdb_events_pop_loc(lw.ev);
     sdb_events_pop_op(lw.ev);

@@ -94,7 +94,7 @@ void sdb_tracer_free(sdb_tracer *tr) {
 /* Called right after n went into its graph: where it went is part of the
 ** event (asserts go right after the node binding their symbol). */
 static void node_placed(sdb_tracer *tr, sdb_node *n) {
-  sdb_events_locate(tr->ev, &n->loc);
+  sdb_node_locate(n, tr->ev);
   const char *line = sdb_node_line(&tr->line, n);
   bool first;
   const sdb_node *after = sdb_node_anchor(n, &first);
@@ -111,7 +111,8 @@ static void node_placed(sdb_tracer *tr, sdb_node *n) {
   int depth;
   const char *cur = sdb_events_tracer(tr->ev, &depth);
   set_tracer_ctx(tr);
-  if (tr->ev) sdb_emit_at(tr->ev, &e, &n->loc);   /* located once, above */
+  sdb_loc at = sdb_node_loc(n);
+  if (tr->ev) sdb_emit_at(tr->ev, &e, &at);   /* located once, above */
   if (cur) sdb_events_set_tracer(tr->ev, cur, depth);
 }
 
