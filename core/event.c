@@ -171,10 +171,13 @@ sdb_events *sdb_events_new(void) {
   return s;
 }
 
-/* A placed node's printed line is unique to it: the stream owns a copy
-** rather than interning it (interned, millions of them made the table
-** itself the cost of a long run). Every other string is interned. */
-static bool owns_detail(const sdb_event *e) { return e->kind == SDB_EV_NODE_PLACED; }
+/* A placed node's printed line and a lowered buffer's "pointwise for
+** add_3" are unique to their event: the stream owns a copy rather than
+** interning it (interned, millions of them made the table itself the cost
+** of a long run). Every other string is interned. */
+bool sdb_event_owns_detail(const sdb_event *e) {
+  return e->kind == SDB_EV_NODE_PLACED || e->kind == SDB_EV_BUFFER_LOWERED;
+}
 
 
 void sdb_events_free(sdb_events *s) {
@@ -280,7 +283,7 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
     }
     e->more = m;
   }
-  if (owns_detail(e) && e->detail && !(e->detail = sdb_arena_strdup(a, e->detail))) return false;
+  if (sdb_event_owns_detail(e) && e->detail && !(e->detail = sdb_arena_strdup(a, e->detail))) return false;
   return true;
 }
 
@@ -306,7 +309,7 @@ static long append(sdb_events *s, const sdb_event *in) {
   if (!e->site) e->site = &no_site;
   e->op = sdb_intern(in->op);
   e->text = sdb_intern(in->text);
-  if (!owns_detail(e)) e->detail = sdb_intern(in->detail);
+  if (!sdb_event_owns_detail(e)) e->detail = sdb_intern(in->detail);
   e->text2 = sdb_intern(in->text2);
   s->len++;
   if (e->op_first) s->marks_op_calls = true;

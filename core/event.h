@@ -154,7 +154,7 @@ typedef struct sdb_event {
   const sdb_expr *expr;
   int64_t value;
   const char *text;         /* interned */
-  const char *detail;       /* interned (a placed node's line: owned by the stream) */
+  const char *detail;       /* interned, or the stream's copy (sdb_event_owns_detail) */
   const char *text2;        /* interned; a second text, as sym2 is a second sym */
   const sdb_expr **syms;    /* owned by the stream */
   const sdb_event_more *more;  /* the rarer fields, or NULL: none set (owned) */
@@ -174,6 +174,10 @@ static inline sdb_range sdb_event_range(const sdb_event *e) {
 static inline const char **sdb_event_texts(const sdb_event *e) {
   return e->more ? e->more->texts : NULL;
 }
+
+/* Is e's detail its own copy (a placed node's line, a lowered buffer's
+** kind and origin) rather than an interned string? Compare those by text. */
+bool sdb_event_owns_detail(const sdb_event *e);
 
 /* Replaces what *e borrows and its owner keeps (syms, the rarer fields
 ** with their texts interned, a placed node's line) by copies from a.

@@ -183,20 +183,17 @@ static void buffer_event(lowering *lw, const sdb_ibuf *b) {
   sdb_event e = {0};
   e.kind = SDB_EV_BUFFER_LOWERED;
   e.text = b->name;
-  char detail[256];
-  const char *kind = sdb_ibuf_kind_name(b->kind), *origin = b->origin ? b->origin->name : "?";
-  size_t nk = strlen(kind), no = strlen(origin);
-  if (nk + 5 + no < sizeof detail) {   /* "%s for %s" without printf */
-    memcpy(detail, kind, nk);
-    memcpy(detail + nk, " for ", 5);
-    memcpy(detail + nk + 5, origin, no);
-    e.detail = sdb_intern_n(detail, nk + 5 + no);
-  } else {
-    e.detail = sdb_internf("%s for %s", kind, origin);
-  }
+  /* "pointwise for add_3": unique to the buffer, so the stream keeps a
+  ** copy (sdb_event_owns_detail) and it is not interned */
+  char space[256];
+  sdb_buf d = sdb_buf_on(space, sizeof space);
+  sdb_buf_cat(&d, sdb_ibuf_kind_name(b->kind), " for ", b->origin ? b->origin->name : "?",
+              (const char *)NULL);
+  e.detail = sdb_buf_cstr(&d);
   e.syms = syms;
   e.nsyms = (uint32_t)n;
   sdb_emit(lw->ev, &e);
+  sdb_buf_free(&d);
   free(syms);
 }
 

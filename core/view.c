@@ -254,10 +254,6 @@ static void free_symrec(symrec *r) {
   free(r->sources.v);
 }
 
-/* A placed node's line is unique to it: the store keeps its own copy
-** (interning millions of them made the table the cost of a long replay). */
-static bool owns_detail(const sdb_event *e) { return e->kind == SDB_EV_NODE_PLACED; }
-
 static void store_release(store *st) {
   if (!st || --st->refs > 0) return;
   sdb_arena_free(&st->owned);
@@ -301,7 +297,7 @@ static sdb_event interned(const sdb_event *e) {
   if (!c.site) c.site = sdb_site_get(NULL, 0, NULL, 0, NULL);   /* sites are interned */
   c.op = sdb_intern(e->op);
   c.text = sdb_intern(e->text);
-  c.detail = owns_detail(e) ? e->detail : sdb_intern(e->detail);
+  c.detail = sdb_event_owns_detail(e) ? e->detail : sdb_intern(e->detail);
   c.text2 = sdb_intern(e->text2);
   if (!c.syms || !c.nsyms) { c.syms = NULL; c.nsyms = 0; }
   return c;
