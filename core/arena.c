@@ -24,8 +24,13 @@ void *sdb_arena_alloc(sdb_arena *a, size_t n, size_t align) {
     }
   }
   int own = n > ARENA_CHUNK / 4;
-  sdb_arena_chunk *c = malloc(sizeof *c + (own ? n : ARENA_CHUNK));
-  if (!c) return NULL;
+  sdb_arena_chunk *c;
+  if (!own && a->spare) {
+    c = a->spare;
+    a->spare = c->next;
+  } else if (!(c = malloc(sizeof *c + (own ? n : ARENA_CHUNK)))) {
+    return NULL;
+  }
   c->cap = own ? n : ARENA_CHUNK;
   c->used = n;
   if (own && h) {      /* behind the current chunk, which keeps its room */
@@ -47,9 +52,23 @@ char *sdb_arena_strdup(sdb_arena *a, const char *s) {
 }
 
 void sdb_arena_free(sdb_arena *a) {
+  sdb_arena_reset(a);
+  while (a->spare) {
+    sdb_arena_chunk *next = a->spare->next;
+    free(a->spare);
+    a->spare = next;
+  }
+}
+
+void sdb_arena_reset(sdb_arena *a) {
   while (a->head) {
-    sdb_arena_chunk *next = a->head->next;
-    free(a->head);
-    a->head = next;
+    sdb_arena_chunk *c = a->head;
+    a->head = c->next;
+    if (c->cap == ARENA_CHUNK) {
+      c->next = a->spare;
+      a->spare = c;
+    } else {
+      free(c);
+    }
   }
 }

@@ -250,7 +250,7 @@ void sdb_expr_reset(void) {
   memset(small_ints, 0, sizeof small_ints);
   memset(build_memo, 0, sizeof build_memo);
   sdb_expr_text_reset();
-  sdb_arena_free(&arena);
+  sdb_arena_reset(&arena);   /* its chunks are kept for the next expressions */
   free(table);
   free(table_hash);
   table = NULL;

@@ -4,7 +4,8 @@
 ** Every expression is interned: building an expression equal to one that
 ** exists returns the existing pointer, so structural equality is pointer
 ** equality. Expressions are immutable and owned by the intern table; callers
-** never free them (sdb_expr_reset() frees them all, for tests and exit).
+** never free them (sdb_expr_reset() forgets them all, for tests and
+** benchmarks, keeping their memory for the next ones).
 **
 ** Builders put their result in canonical form (sorted sums of monomials with
 ** integer coefficients, folded constants, the identities listed in expr.c),
@@ -71,7 +72,7 @@ struct sdb_expr {
 /* --- errors and lifetime ---------------------------------------------- */
 const char *sdb_expr_error(void);        /* why the last builder gave NULL */
 void sdb_expr_set_error(const char *fmt, ...);
-void sdb_expr_reset(void);               /* free every expression */
+void sdb_expr_reset(void);               /* forget every expression */
 size_t sdb_expr_count(void);             /* live interned expressions */
 
 /* --- leaves ------------------------------------------------------------- */
