@@ -6,28 +6,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t hash_ptr(const void *p) {
-  uintptr_t x = (uintptr_t)p;
+static uint64_t hash_ptr(const void *p) {
+  uint64_t x = (uintptr_t)p;
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdULL;
   x ^= x >> 33;
-  return (size_t)x;
+  return x;
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t find_slot(const sdb_map *m, const void *key, uint64_t h) {
+  uint32_t tag = (uint32_t)(h >> 32);
+  size_t mask = m->icap - 1, j = (size_t)h & mask;
+  for (; m->index[j].pos1; j = (j + 1) & mask)
+    if (m->index[j].tag == tag && m->keys[m->index[j].pos1 - 1] == key) break;
+  return j;
 }
 
 long sdb_map_pos(const sdb_map *m, const void *key) {
   if (!m->icap) return -1;
-  for (size_t j = hash_ptr(key) & (m->icap - 1); m->index[j]; j = (j + 1) & (m->icap - 1))
-    if (m->keys[m->index[j] - 1] == key) return m->index[j] - 1;
-  return -1;
+  const sdb_map_slot *s = &m->index[find_slot(m, key, hash_ptr(key))];
+  return s->pos1 ? (long)s->pos1 - 1 : -1;
 }
 
 static bool reindex(sdb_map *m, size_t icap) {
-  int32_t *ix = calloc(icap, sizeof *ix);
+  sdb_map_slot *ix = calloc(icap, sizeof *ix);
   if (!ix) return false;
   for (size_t i = 0; i < m->len; i++) {
-    size_t j = hash_ptr(m->keys[i]) & (icap - 1);
-    while (ix[j]) j = (j + 1) & (icap - 1);
-    ix[j] = (int32_t)i + 1;
+    uint64_t h = hash_ptr(m->keys[i]);
+    size_t j = (size_t)h & (icap - 1);
+    while (ix[j].pos1) j = (j + 1) & (icap - 1);
+    ix[j].pos1 = (uint32_t)i + 1;
+    ix[j].tag = (uint32_t)(h >> 32);
   }
   free(m->index);
   m->index = ix;
@@ -36,8 +46,11 @@ static bool reindex(sdb_map *m, size_t icap) {
 }
 
 bool sdb_map_put(sdb_map *m, const void *key, void *val) {
-  long pos = sdb_map_pos(m, key);
-  if (pos >= 0) { m->vals[pos] = val; return true; }
+  if ((m->len + 1) * 4 > m->icap * 3 && !reindex(m, m->icap ? m->icap * 2 : 16)) return false;
+  uint64_t h = hash_ptr(key);
+  size_t j = find_slot(m, key, h);
+  if (m->index[j].pos1) { m->vals[m->index[j].pos1 - 1] = val; return true; }
+  if (m->len == UINT32_MAX - 1) return false;
   if (m->len == m->cap) {
     size_t cap = m->cap ? m->cap * 2 : 8;
     const void **k = realloc(m->keys, cap * sizeof *k);
@@ -48,12 +61,10 @@ bool sdb_map_put(sdb_map *m, const void *key, void *val) {
     m->vals = v;
     m->cap = cap;
   }
-  if ((m->len + 1) * 2 > m->icap && !reindex(m, m->icap ? m->icap * 2 : 16)) return false;
   m->keys[m->len] = key;
   m->vals[m->len] = val;
-  size_t j = hash_ptr(key) & (m->icap - 1);
-  while (m->index[j]) j = (j + 1) & (m->icap - 1);
-  m->index[j] = (int32_t)m->len + 1;
+  m->index[j].pos1 = (uint32_t)m->len + 1;
+  m->index[j].tag = (uint32_t)(h >> 32);
   m->len++;
   return true;
 }
