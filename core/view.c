@@ -2,8 +2,9 @@
 ** view.c — the debugger's state at any step as a fold of the events (see
 ** view.h).
 **
-** The fold writes a history indexed by event position ("pos"): a copy of
-** every event (in fixed-size chunks, so the records never move), one
+** The fold writes a history indexed by event position ("pos"): every
+** event (a pointer into the stream a timeline follows, which outlives its
+** views; else a copy from the store's arena, so records never move), one
 ** context record per event (phase stack top, tracer stack top, pending
 ** list in force, compile), persistent phase and tracer stacks (nodes are
 ** never changed, a pop just points at the parent), per-kind position logs,
@@ -185,9 +186,12 @@ typedef struct store {
   int refs;
   bool failed;                     /* an allocation failed mid-event: no more events */
   size_t n;                        /* events folded */
-  sdb_event **chunks;
+  /* the events, CHUNK pointers a chunk; a pointer with its low bit set is
+  ** a copy in `owned` (sdb_view_apply's), else the stream's own event (a
+  ** timeline's: a copy of each was a third of a debugged run's memory) */
+  uintptr_t **chunks;
   size_t nchunks, capchunks;
-  sdb_arena owned;                 /* the events' syms, texts and node lines */
+  sdb_arena owned;                 /* copied events, their syms, texts and lines */
   ctx *ctx;
   size_t capctx;
   phase_node *phases;
@@ -219,8 +223,12 @@ struct sdb_view {
 
 static const ctx initial_ctx = {-1, -1, NONE, 0};
 
-static sdb_event *ev_at(const store *st, size_t pos) {
-  return &st->chunks[pos >> CHUNK_BITS][pos & (CHUNK - 1)];
+static const sdb_event *ev_at(const store *st, size_t pos) {
+  return (const sdb_event *)(st->chunks[pos >> CHUNK_BITS][pos & (CHUNK - 1)] & ~(uintptr_t)1);
+}
+
+static bool ev_borrowed(const store *st, size_t pos) {
+  return !(st->chunks[pos >> CHUNK_BITS][pos & (CHUNK - 1)] & 1);
 }
 
 static const ctx *ctx_at(const store *st, size_t step) {
@@ -477,23 +485,32 @@ static bool split_lines(const char *text, installed *out) {
   return true;
 }
 
-/* Copy e (interned) into the history at position st->n and fold it. */
+/* Put e (interned) into the history at position st->n and fold it: the
+** event itself when borrow (it outlives the store), else a copy. */
 static size_t diff_event_lines(const sdb_event *e);
 
-static int store_append(store *st, const sdb_event *e) {
+static int store_append(store *st, const sdb_event *e, bool borrow) {
   if (st->failed) return -1;
   if (st->n >= NONE - 1) { st->failed = true; return -1; }
   uint32_t pos = (uint32_t)st->n;
   if ((pos >> CHUNK_BITS) >= st->nchunks) {
     if (!GROW(st->chunks, st->nchunks, st->capchunks)) return -1;
-    sdb_event *chunk = malloc(CHUNK * sizeof *chunk);
+    uintptr_t *chunk = malloc(CHUNK * sizeof *chunk);
     if (!chunk) return -1;
     st->chunks[st->nchunks++] = chunk;
   }
   if (!grow((void **)&st->ctx, &st->capctx, st->n + 1, sizeof *st->ctx)) return -1;
-  sdb_event *h = ev_at(st, pos);
-  *h = *e;
-  if (!sdb_event_own(h, &st->owned)) return -1;
+  const sdb_event *h = e;
+  uintptr_t slot = (uintptr_t)e;
+  if (!borrow) {
+    sdb_event *copy = sdb_arena_alloc(&st->owned, sizeof *copy, _Alignof(sdb_event));
+    if (!copy) return -1;
+    *copy = *e;
+    if (!sdb_event_own(copy, &st->owned)) return -1;
+    h = copy;
+    slot = (uintptr_t)copy | 1;
+  }
+  st->chunks[pos >> CHUNK_BITS][pos & (CHUNK - 1)] = slot;
   /* From here on a failure poisons the history: what the fold wrote for
   ** this position stays in the logs, but no step ever reaches it (every
   ** query looks below the step), so the views keep a consistent state. */
@@ -662,8 +679,8 @@ static int store_append(store *st, const sdb_event *e) {
 static store *store_fork(const store *st, size_t upto) {
   store *ns = store_new();
   if (!ns) return NULL;
-  for (size_t i = 0; i < upto; i++) {
-    if (store_append(ns, ev_at(st, i))) { store_release(ns); return NULL; }
+  for (size_t i = 0; i < upto; i++) {   /* st may go first: its copies are copied */
+    if (store_append(ns, ev_at(st, i), ev_borrowed(st, i))) { store_release(ns); return NULL; }
   }
   return ns;
 }
@@ -687,9 +704,10 @@ void sdb_view_free(sdb_view *v) {
 void sdb_view_reset(sdb_view *v) { if (v) v->step = 0; }
 
 /* c's strings interned (a stream's events are: see sdb_emit) */
-static int view_apply(sdb_view *v, const sdb_event *c) {
+static int view_apply(sdb_view *v, const sdb_event *c, bool borrow) {
   store *st = v->st;
-  bool follows = v->step < st->n && same_event(ev_at(st, v->step), c);
+  const sdb_event *at = v->step < st->n ? ev_at(st, v->step) : NULL;
+  bool follows = at && (at == c || same_event(at, c));
   if (follows) { v->step++; return 0; }
   if (v->step < st->n || st->failed) {   /* another event, or a poisoned history */
     store *ns = store_fork(st, v->step);
@@ -697,7 +715,7 @@ static int view_apply(sdb_view *v, const sdb_event *c) {
     store_release(st);
     v->st = st = ns;
   }
-  if (store_append(st, c)) return -1;
+  if (store_append(st, c, borrow)) return -1;
   v->step++;
   return 0;
 }
@@ -705,7 +723,7 @@ static int view_apply(sdb_view *v, const sdb_event *c) {
 int sdb_view_apply(sdb_view *v, const sdb_event *e) {
   if (!v || !e) return -1;
   sdb_event c = interned(e);
-  return view_apply(v, &c);
+  return view_apply(v, &c, false);
 }
 
 sdb_view *sdb_view_clone(const sdb_view *v) {
@@ -1653,8 +1671,9 @@ static size_t fold_to(sdb_timeline *t, size_t k, bool cancellable) {
   if (k < n) n = k;
   for (size_t i = 0; t->head->step < n; i++) {
     if (cancellable && (i & 4095) == 0 && sdb_cancelled()) break;
-    /* the stream's strings are interned already (sdb_emit) */
-    if (view_apply(t->head, sdb_events_at(t->s, t->head->step)) != 0) break;
+    /* the stream's strings are interned already (sdb_emit), and it
+    ** outlives the timeline's views: they point at its events */
+    if (view_apply(t->head, sdb_events_at(t->s, t->head->step), true) != 0) break;
   }
   return t->head->step;
 }

@@ -245,7 +245,8 @@ char *sdb_view_diff_n(const sdb_view *a, const sdb_view *b, size_t max, size_t *
 
 /* Follows a stream that may still grow (a live run): each call folds the
 ** events appended since the last one, then positions a cursor. The stream
-** must outlive the timeline. */
+** must outlive the timeline and every view taken from it: their history
+** points at the stream's events rather than copying them. */
 typedef struct sdb_timeline sdb_timeline;
 
 sdb_timeline *sdb_timeline_new(const sdb_events *s);   /* NULL on OOM */
