@@ -565,12 +565,20 @@ static int run_hop(rctx *c, frame *f, const sdb_fx_node *n, bool is_cond, sdb_va
           args[k++] = sdb_arg_node(attrs[0]);
           args[k++] = sdb_arg_node(attrs[1]);
           args[k] = sdb_arg_seq(nopn, true);
-          for (size_t i = 0; i < nopn; i++) args[k].items[i] = sdb_arg_node(opn[i]);
+          for (size_t i = 0; i < args[k].n; i++) args[k].items[i] = sdb_arg_node(opn[i]);
           k++;
         } else {
           args[k++] = sdb_arg_node(attrs[0]);
           for (size_t i = 0; i < nopn; i++) args[k++] = sdb_arg_node(opn[i]);
         }
+        if (is_cond && args[k - 1].n != nopn) {   /* the operands' tuple: out of memory */
+          for (size_t i = 0; i < k; i++) sdb_arg_free(&args[i]);
+          free(args);
+          args = NULL;
+          rc = sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
+        }
+      }
+      if (args) {
         sdb_events_push_op(c->ev, kind);
         const char *target = is_cond ? "torch.ops.higher_order.cond" : "torch.ops.higher_order.wrap";
         sdb_node *gn = sdb_graph_call(tr->graph, SDB_N_CALL_FUNCTION, target, kind, args, k, &merged);

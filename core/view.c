@@ -324,7 +324,7 @@ static bool same_event(const sdb_event *h, const sdb_event *e) {
       sdb_event_sym2(h) != sdb_event_sym2(e) || h->expr != e->expr || !same_range(h, e) || h->value != e->value ||
       h->text != e->text || h->text2 != e->text2 || h->nsyms != e->nsyms ||
       (h->detail != e->detail && (!h->detail || !e->detail || strcmp(h->detail, e->detail))) ||
-      (sdb_event_texts(h) == NULL) != (sdb_event_texts(e) == NULL))
+      (h->nsyms && sdb_event_texts(h)) != (e->nsyms && sdb_event_texts(e)))
     return false;
   const char **ht = sdb_event_texts(h), **et = sdb_event_texts(e);
   for (uint32_t i = 0; i < e->nsyms; i++) {

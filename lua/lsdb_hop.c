@@ -162,6 +162,7 @@ static sdb_value *results_tuple(lua_State *L, int tidx, sdb_tracer *tr, const ch
   lua_pop(L, 1);
   box->pos[0] = sdb_value_seq(SDB_V_TUPLE, (size_t)n);
   box->npos = 1;
+  if (n > 0 && box->pos[0].kind == SDB_V_NONE) luaL_error(L, "out of memory");
   for (lua_Integer i = 0; i < n; i++) {
     lua_rawgeti(L, tidx, i + 1);
     lsdb_adopt_proxy(L, lua_gettop(L), tr);
@@ -267,6 +268,7 @@ static int hop_finish(lua_State *L) {
     args[k++] = sdb_arg_node(attrs[0]);
     args[k++] = sdb_arg_node(attrs[1]);
     args[k] = sdb_arg_seq(nops, true);
+    if (args[k].n != nops) { free(ops); free(args); return luaL_error(L, "out of memory"); }
     for (size_t i = 0; i < nops; i++) args[k].items[i] = sdb_arg_node(ops[i]);
     k++;
   } else {

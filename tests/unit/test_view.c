@@ -1231,6 +1231,36 @@ static void test_seek_both_ways(void **state) {
   seek_both_ways(real_nonzero_run(&o));
 }
 
+/* An event applied again at its own step follows the history, also when
+** it was built by hand with no site (the stream and the view spell
+** "nowhere" the same) or with binding paths but no symbols (they count
+** only beside symbols). Found in review: both forked the history. */
+static void test_follow_bare_events(void **state) {
+  (void)state;
+  const char *paths[1] = {"x"};
+  sdb_event_more more = {.texts = paths};
+  sdb_event a = ev(SDB_EV_NOTE), b = ev(SDB_EV_NOTE);
+  a.detail = "first";
+  a.more = &more;
+  b.detail = "second";
+  sdb_view *v = sdb_view_new();
+  assert_int_equal(sdb_view_apply(v, &a), 0);
+  assert_int_equal(sdb_view_apply(v, &b), 0);
+  assert_true(sdb_view_seek(v, 0));
+  assert_int_equal(sdb_view_apply(v, &a), 0);
+  assert_int_equal(sdb_view_apply(v, &b), 0);
+  assert_int_equal(sdb_view_length(v), 2);
+  /* the same through a stream: append gives a site-less event "nowhere" */
+  sdb_events *s = sdb_events_new();
+  assert_true(sdb_emit_raw(s, &b) >= 0);
+  assert_true(sdb_events_at(s, 0)->site == sdb_site_get(NULL, 0, NULL, 0, NULL));
+  assert_true(sdb_view_seek(v, 1));
+  assert_int_equal(sdb_view_apply(v, sdb_events_at(s, 0)), 0);
+  assert_int_equal(sdb_view_length(v), 2);
+  sdb_events_free(s);
+  sdb_view_free(v);
+}
+
 /* Clones share the history; applying a different event forks a private
 ** copy and leaves the others as they were; reset follows the history. */
 static void test_clone_and_fork(void **state) {
@@ -1355,6 +1385,7 @@ int main(void) {
     cmocka_unit_test(test_graph_order),
     cmocka_unit_test(test_node_order_by_hand),
     cmocka_unit_test(test_seek_both_ways),
+    cmocka_unit_test(test_follow_bare_events),
     cmocka_unit_test(test_clone_and_fork),
     cmocka_unit_test(test_big_stream),
   };
