@@ -746,13 +746,23 @@ static const sdb_expr *add2_fast(const sdb_expr *a, const sdb_expr *b) {
     if (add_order(&ta, &tb) > 0) { v[0] = b; v[1] = a; }
     return intern(SDB_ADD, 0, NULL, v, 2);
   }
-  size_t n = a->nargs, at = n;
+  size_t n = a->nargs;
   if (n >= 64) return NULL;
-  for (size_t i = 0; i < n; i++) {
-    term ti = split_term(a->args[i]);
-    if (ti.e == tb.e) return NULL;
-    if (at == n && add_order(&tb, &ti) < 0) at = i;
+  /* a canonical sum is sorted by add_order, a total order on its distinct
+  ** terms: b goes before the first term it sorts before (a binary search),
+  ** and a like term of b (the same monomial; a sum has at most one) sorts
+  ** next to it, since add_order compares the monomial before the
+  ** coefficient. A scan was quadratic in a sum built term by term. */
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    term tm = split_term(a->args[mid]);
+    if (add_order(&tb, &tm) < 0) hi = mid;
+    else lo = mid + 1;
   }
+  size_t at = lo;
+  if ((at > 0 && split_term(a->args[at - 1]).e == tb.e) || (at < n && split_term(a->args[at]).e == tb.e))
+    return NULL;   /* like terms: combined by the general path */
   const sdb_expr *v[64];
   memcpy(v, a->args, at * sizeof *v);
   v[at] = b;

@@ -152,6 +152,58 @@ static double run_build_hit(long n) {
   return (now_s() - t0) * 1e6 / (double)n;
 }
 
+/* The shapes PyTorch's ShapeEnv was slow on with sympy (issue #20): a Max
+** or Min over 100 sizes (a padded batch, the largest of many inputs), a
+** sum of 64 sizes built term by term (cat of 64 tensors), and a FloorDiv
+** nested 20 deep (a stack of stride-2 convolutions: x = (x + 1)//2 + 1).
+** Each build is new (its own k), so both sides build rather than hit. */
+#define NWIDE 100
+static const sdb_expr *W[NWIDE];
+
+static void make_wide(void) {
+  char name[16];
+  for (int i = 0; i < NWIDE; i++) {
+    snprintf(name, sizeof name, "s%d", i);
+    W[i] = sdb_sym(name);
+  }
+}
+
+static const sdb_expr *wide_max(long k, bool max) {
+  const sdb_expr *a[NWIDE];
+  for (int i = 0; i < NWIDE; i++) a[i] = sdb_add(W[i], sdb_int(k + i));
+  return max ? sdb_max_n(a, NWIDE) : sdb_min_n(a, NWIDE);
+}
+
+static const sdb_expr *long_sum(long k) {
+  const sdb_expr *e = sdb_int(k);
+  for (int i = 0; i < 64; i++) e = sdb_add(e, W[i]);
+  return e;
+}
+
+static const sdb_expr *nested_floordiv(long k) {
+  const sdb_expr *e = sdb_add(W[0], sdb_int(k));
+  for (int i = 0; i < 20; i++) e = sdb_add(sdb_floordiv(sdb_add(e, sdb_int(1)), sdb_int(2)), sdb_int(1));
+  return e;
+}
+
+static double run_shape(long n, int which) {
+  sdb_expr_reset();
+  make_wide();
+  double t0 = now_s();
+  for (long i = 0; i < n; i++) {
+    long k = 1000 + i;
+    const sdb_expr *e = which == 0 ? wide_max(k, true) : which == 1 ? wide_max(k, false)
+                      : which == 2 ? long_sum(k) : nested_floordiv(k);
+    if (!e) die("pathological shape", NULL);
+    sink += (uintptr_t)e;
+  }
+  return (now_s() - t0) * 1e6 / (double)n;
+}
+static double run_max100(long n) { return run_shape(n, 0); }
+static double run_min100(long n) { return run_shape(n, 1); }
+static double run_sum64(long n) { return run_shape(n, 2); }
+static double run_floordiv20(long n) { return run_shape(n, 3); }
+
 /* ========================================================================
 ** 2. Canonical simplification and printing
 ** ====================================================================== */
@@ -684,6 +736,11 @@ int main(int argc, char **argv) {
       "%ld exprs", run_build_new, 20000 / q);
   row("expr.build_hit", "1 expressions", "rebuild the same expr (hash-cons hits)",
       "%ld rebuilds", run_build_hit, 20000 / q);
+  row("expr.max100", "1 expressions", "Max(s0 + k, ..., s99 + k+99)", "%ld exprs", run_max100, 200 / q);
+  row("expr.min100", "1 expressions", "Min(s0 + k, ..., s99 + k+99)", "%ld exprs", run_min100, 200 / q);
+  row("expr.sum64", "1 expressions", "k + s0 + ... + s63, term by term", "%ld exprs", run_sum64, 2000 / q);
+  row("expr.floordiv20", "1 expressions", "x = (x + 1)//2 + 1, 20 deep", "%ld exprs",
+      run_floordiv20, 2000 / q);
 
   row("print.build_str", "2 canonical form + str", "build + str() of 6 typical shape exprs",
       "%ld exprs", run_build_str, 12000 / q);

@@ -78,6 +78,42 @@ def run_build_hit(n):
     return t
 
 
+# --- 1b. the shapes PyTorch was slow on (bench_core: wide_max, long_sum,
+# nested_floordiv). sympy's Max/Min of 100 incomparable sizes compares
+# every pair (13-14 s a call here), so those rows are one call, timed once.
+
+W = [sympy.Symbol(f"s{i}", integer=True, positive=True) for i in range(100)]
+
+
+def wide(k, mx):
+    a = [W[i] + (k + i) for i in range(100)]
+    return sympy.Max(*a) if mx else sympy.Min(*a)
+
+
+def long_sum(k):
+    e = sympy.Integer(k)
+    for i in range(64):
+        e = e + W[i]
+    return e
+
+
+def nested_floordiv(k):
+    e = W[0] + k
+    for _ in range(20):
+        e = (e + 1) // 2 + 1
+    return e
+
+
+def shape_runner(fn):
+    def run(n):
+        clear_cache()
+        t0 = time.perf_counter()
+        for i in range(n):
+            fn(1000 + i)
+        return (time.perf_counter() - t0) * 1e6 / n
+    return run
+
+
 # --- 2. canonical form + str (bench_core: shape_expr) ------------------------
 # FloorDiv and Mod are PyTorch's own sympy Functions; sympy's floor of a
 # quotient and Mod are the nearest stock equivalents.
@@ -145,6 +181,11 @@ def run_evaluate(n):
 def main():
     row("expr.build_new", scale(1000), run_build_new, scale(1000))
     row("expr.build_hit", scale(5000), run_build_hit, scale(5000))
+    if not QUICK:  # a minute of sympy: only in the full bench
+        emit("expr.max100", 1, shape_runner(lambda k: wide(k, True))(1))
+        emit("expr.min100", 1, shape_runner(lambda k: wide(k, False))(1))
+    row("expr.sum64", scale(50), shape_runner(long_sum), scale(50))
+    row("expr.floordiv20", scale(20), shape_runner(nested_floordiv), scale(20))
     row("print.build_str", scale(300), run_build_str, scale(300))
     row("print.str", scale(1200), run_str, scale(1200))
     # bench_core's evaluate rows at 100 and 1000 guards; here the cost per

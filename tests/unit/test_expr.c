@@ -551,6 +551,40 @@ static void test_property_add_shortcuts(void **state) {
   }
 }
 
+/* A sum grown term by term (the shortcut inserts each term by a binary
+** search and looks for a like term beside it) is the sum built at once:
+** up to 70 terms (past 64 the general path takes over) drawn from symbols,
+** products and powers with small coefficients, so like terms, cancelling
+** terms and terms that sort between others all occur. */
+static void test_property_long_sums(void **state) {
+  (void)state;
+  rng_state = seed_or(0x5a3);
+  char name[16];
+  const sdb_expr *pool[48];
+  for (int i = 0; i < 24; i++) {
+    snprintf(name, sizeof name, i % 2 ? "u%d" : "s%d", i);
+    pool[i] = sdb_sym(name);
+  }
+  for (int i = 24; i < 48; i++) {
+    const sdb_expr *a = pool[rnd_in(0, 23)], *b = pool[rnd_in(0, 23)];
+    pool[i] = i % 3 ? sdb_mul(a, b) : sdb_mul(a, a);
+  }
+  int n = iterations() / 10;
+  for (int it = 0; it < n; it++) {
+    const sdb_expr *terms[70];
+    int len = (int)rnd_in(2, 70);
+    const sdb_expr *grown = sdb_int(rnd_in(-3, 3));
+    terms[0] = grown;
+    for (int k = 1; k < len; k++) {
+      int64_t c = rnd_in(-3, 3);
+      terms[k] = c ? sdb_mul(sdb_int(c), pool[rnd_in(0, 47)]) : pool[rnd_in(0, 47)];
+      grown = sdb_add(grown, terms[k]);
+      assert_non_null(grown);
+    }
+    assert_ptr_equal(grown, sdb_add_n(terms, (size_t)len));
+  }
+}
+
 static void test_property_bound_contains(void **state) {
   (void)state;
   rng_state = seed_or(0xb0a7dULL);
@@ -599,6 +633,7 @@ int main(void) {
     cmocka_unit_test(test_property_roundtrip),
     cmocka_unit_test(test_property_bound_contains),
     cmocka_unit_test(test_property_add_shortcuts),
+    cmocka_unit_test(test_property_long_sums),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   int rc = cmocka_run_group_tests_name("expr", tests, NULL, NULL);
