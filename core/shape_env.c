@@ -54,6 +54,8 @@ typedef struct ax_entry { ax_put *p; size_t n, cap; } ax_entry;
 typedef struct idx_vec { size_t *v; size_t n, cap; } idx_vec;
 
 struct sdb_shape_env {
+  /* shifted_bool's stand-ins, evaluate_static_shape_0.., made once */
+  const sdb_expr *shift_syms[8];
   sdb_events *ev;
   sdb_shape_env_opts opts;
   bool size_oblivious;           /* static evaluation takes size-like unbacked >= 2 */
@@ -896,14 +898,28 @@ static bool shift_range_fn(void *ud, const sdb_expr *sym, sdb_range *out) {
   return range_fn(c->env, sym, out);
 }
 
+static const sdb_expr *shift_sym(sdb_shape_env *env, long i) {
+  static const char prefix[] = "evaluate_static_shape_";
+  if (i < 8 && env->shift_syms[i]) return env->shift_syms[i];
+  const sdb_expr *s = sdb_sym(sdb_intern_num(prefix, sizeof prefix - 1, (unsigned long)i));
+  if (i < 8) env->shift_syms[i] = s;
+  return s;
+}
+
 static int shifted_bool(sdb_shape_env *env, const sdb_expr *e) {
   const sdb_expr **syms = NULL;
   long n = sdb_free_symbols(e, &syms);
   if (n < 0) return -1;
+  /* a relation has a few symbols: their arrays on the stack (this runs for
+  ** every relation the ranges alone do not decide) */
+  const sdb_expr *from_s[8], *to_s[8], *fresh_s[8];
+  sdb_range ranges_s[8];
+  bool heap = n > 8;
   size_t cap = n > 0 ? (size_t)n : 1;
-  const sdb_expr **from = malloc(cap * sizeof *from), **to = malloc(cap * sizeof *to);
-  const sdb_expr **fresh = malloc(cap * sizeof *fresh);
-  sdb_range *ranges = malloc(cap * sizeof *ranges);
+  const sdb_expr **from = heap ? malloc(cap * sizeof *from) : from_s;
+  const sdb_expr **to = heap ? malloc(cap * sizeof *to) : to_s;
+  const sdb_expr **fresh = heap ? malloc(cap * sizeof *fresh) : fresh_s;
+  sdb_range *ranges = heap ? malloc(cap * sizeof *ranges) : ranges_s;
   int v = -1;
   if (!from || !to || !fresh || !ranges) goto out;
   size_t k = 0;
@@ -913,7 +929,7 @@ static int shifted_bool(sdb_shape_env *env, const sdb_expr *e) {
       continue;
     int64_t off = r.lo - 1, hi;
     if (r.hi == SDB_PINF || __builtin_sub_overflow(r.hi, off, &hi)) hi = SDB_PINF;
-    fresh[k] = sdb_sym(sdb_internf("evaluate_static_shape_%ld", i));
+    fresh[k] = shift_sym(env, i);
     ranges[k] = sdb_range_make(1, hi);
     from[k] = syms[i];
     to[k] = sdb_add(fresh[k], sdb_int(off));
@@ -928,10 +944,12 @@ static int shifted_bool(sdb_shape_env *env, const sdb_expr *e) {
   v = r.lo == 1 ? 1 : r.hi == 0 ? 0 : -1;
 out:
   free(syms);
-  free(from);
-  free(to);
-  free(fresh);
-  free(ranges);
+  if (heap) {
+    free(from);
+    free(to);
+    free(fresh);
+    free(ranges);
+  }
   return v;
 }
 
