@@ -99,13 +99,16 @@ static volatile uintptr_t sink;
 #define NSYM 16
 static const sdb_expr *S[NSYM];
 
-static void make_syms(void) {
+/* s0, s1, ... into v[0..n) */
+static void name_syms(const sdb_expr **v, int n) {
   char name[16];
-  for (int i = 0; i < NSYM; i++) {
+  for (int i = 0; i < n; i++) {
     snprintf(name, sizeof name, "s%d", i);
-    S[i] = sdb_sym(name);
+    v[i] = sdb_sym(name);
   }
 }
+
+static void make_syms(void) { name_syms(S, NSYM); }
 
 /* ========================================================================
 ** 1. Expression building with hash-consing
@@ -160,13 +163,7 @@ static double run_build_hit(long n) {
 #define NWIDE 100
 static const sdb_expr *W[NWIDE];
 
-static void make_wide(void) {
-  char name[16];
-  for (int i = 0; i < NWIDE; i++) {
-    snprintf(name, sizeof name, "s%d", i);
-    W[i] = sdb_sym(name);
-  }
-}
+static void make_wide(void) { name_syms(W, NWIDE); }
 
 static const sdb_expr *wide_max(long k, bool max) {
   const sdb_expr *a[NWIDE];
