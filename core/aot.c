@@ -173,7 +173,8 @@ static void announce(interp *it, sdb_node *node) {
   e.text = node->name;
   e.detail = line;
   e.value = node->id;
-  e.text2 = after ? after->name : NULL;
+  sdb_event_more more = {.text2 = after ? after->name : NULL};
+  e.more = &more;   /* dropped when NULL: most nodes are appended */
   e.flags = first ? SDB_EVF_AT_START : 0;
   sdb_emit(it->ev, &e);
 }

@@ -269,13 +269,15 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
     e->syms = NULL;
     e->nsyms = 0;
   }
-  if (e->more && !e->more->sym2 && !e->more->has_range && !(e->more->texts && e->nsyms))
+  if (e->more && !e->more->sym2 && !e->more->text2 && !e->more->has_range &&
+      !(e->more->texts && e->nsyms))
     e->more = NULL;   /* nothing set: the common event */
   if (e->more) {
     const sdb_event_more *in = e->more;
     sdb_event_more *m = sdb_arena_alloc(a, sizeof *m, _Alignof(sdb_event_more));
     if (!m) return false;
     *m = *in;
+    m->text2 = sdb_intern(in->text2);
     m->texts = NULL;
     if (in->texts && e->nsyms) {
       m->texts = sdb_arena_alloc(a, e->nsyms * sizeof *m->texts, sizeof *m->texts);
@@ -311,7 +313,6 @@ static long append(sdb_events *s, const sdb_event *in) {
   e->op = sdb_intern(in->op);
   e->text = sdb_intern(in->text);
   if (!sdb_event_owns_detail(e)) e->detail = sdb_intern(in->detail);
-  e->text2 = sdb_intern(in->text2);
   s->len++;
   if (e->op_first) s->marks_op_calls = true;
   for (int i = 0; i < MAX_SINKS; i++)
@@ -526,7 +527,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
         put_expr(b, ev->expr);
         sdb_buf_putc(b, ')');
       }
-      sdb_buf_printf(b, " -> %s", ev->text2 ? ev->text2 : "?");
+      sdb_buf_printf(b, " -> %s", sdb_event_text2(ev) ? sdb_event_text2(ev) : "?");
       if (ev->detail) sdb_buf_printf(b, ": %s", ev->detail);
       break;
     case SDB_EV_GRAPH_BREAK:

@@ -130,11 +130,12 @@ const sdb_site *sdb_site_get(const char *tracer, int depth, const char *file, in
 void sdb_sites_reset(void);
 
 /* Fields that few kinds use (a fifth of the events of a long run): kept
-** apart, so the common event (a placed node, a lowered buffer) is 96
-** bytes, not 136. An emitter points `more` at its own; the stream keeps a
-** copy. */
+** apart, so the common event (a placed node appended at the end, a
+** lowered buffer) is 88 bytes, not 144. An emitter points `more` at its
+** own; the stream keeps a copy (none when every field is unset). */
 typedef struct sdb_event_more {
   const sdb_expr *sym2;     /* a second sym (renamed: the new symbol) */
+  const char *text2;        /* a second text, as sym2 is a second sym (interned) */
   bool has_range;           /* range is set */
   sdb_range range;
   const char **texts;       /* parallel to syms, may be NULL */
@@ -155,7 +156,6 @@ typedef struct sdb_event {
   int64_t value;
   const char *text;         /* interned */
   const char *detail;       /* interned, or the stream's copy (sdb_event_owns_detail) */
-  const char *text2;        /* interned; a second text, as sym2 is a second sym */
   const sdb_expr **syms;    /* owned by the stream */
   const sdb_event_more *more;  /* the rarer fields, or NULL: none set (owned) */
 } sdb_event;
@@ -170,6 +170,9 @@ static inline bool sdb_event_has_range(const sdb_event *e) {
 }
 static inline sdb_range sdb_event_range(const sdb_event *e) {
   return e->more ? e->more->range : sdb_range_make(0, 0);
+}
+static inline const char *sdb_event_text2(const sdb_event *e) {
+  return e->more ? e->more->text2 : NULL;
 }
 static inline const char **sdb_event_texts(const sdb_event *e) {
   return e->more ? e->more->texts : NULL;

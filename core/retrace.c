@@ -211,7 +211,8 @@ static void diverge(rctx *c, const frame *f, const sdb_fx_node *n, const char *w
   sdb_event e = {0};
   e.kind = SDB_EV_DIVERGENCE;
   e.text = n->name;
-  e.text2 = what;
+  sdb_event_more more = {.text2 = what};
+  e.more = &more;
   e.detail = sdb_internf("%s differ: PyTorch %s, shapedb %s", what, d->pytorch, d->shapedb);
   sdb_emit(c->ev, &e);
 }

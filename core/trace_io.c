@@ -325,7 +325,7 @@ static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
   if (e->value) set(o, "value", json_integer(e->value));
   if (e->text) set(o, "text", jstr(e->text));
   if (e->detail) set(o, "detail", jstr(e->detail));
-  if (e->text2) set(o, "text2", jstr(e->text2));
+  if (sdb_event_text2(e)) set(o, "text2", jstr(sdb_event_text2(e)));
   if (e->nsyms) {
     json_t *a = json_array(), *t = sdb_event_texts(e) ? json_array() : NULL;
     for (uint32_t i = 0; i < e->nsyms; i++) {
@@ -688,7 +688,7 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
   e->value = cint0(f[F_VALUE]);
   e->text = cstr(f[F_TEXT]);
   e->detail = cstr(f[F_DETAIL]);
-  e->text2 = cstr(f[F_TEXT2]);
+  m->text2 = cstr(f[F_TEXT2]);
   const cJSON *syms = f[F_SYMS], *texts = f[F_TEXTS];
   size_t ns = clen(syms);
   if (texts && clen(texts) != ns) {
@@ -717,7 +717,7 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
     m->texts = p->texts;
     e->nsyms = (uint32_t)ns;
   }
-  if (m->sym2 || m->has_range || m->texts) e->more = m;
+  if (m->sym2 || m->text2 || m->has_range || m->texts) e->more = m;
   const char *missing = required((sdb_event_kind)kind, e);
   if (missing) {
     snprintf(buf, cap, "%s: missing field \"%s\"", name, missing);

@@ -103,7 +103,8 @@ static void node_placed(sdb_tracer *tr, sdb_node *n) {
   e.text = n->name;
   e.detail = line;
   e.value = n->id;
-  e.text2 = after ? after->name : NULL;
+  sdb_event_more more = {.text2 = after ? after->name : NULL};
+  e.more = &more;   /* dropped when NULL: most nodes are appended */
   e.flags = first ? SDB_EVF_AT_START : 0;
   /* Stamped with the tracer whose graph it went into: lifting a free
   ** variable into a nested body places placeholders in every enclosing

@@ -306,7 +306,6 @@ static sdb_event interned(const sdb_event *e) {
   c.op = sdb_intern(e->op);
   c.text = sdb_intern(e->text);
   c.detail = sdb_event_owns_detail(e) ? e->detail : sdb_intern(e->detail);
-  c.text2 = sdb_intern(e->text2);
   if (!c.syms || !c.nsyms) { c.syms = NULL; c.nsyms = 0; }
   return c;
 }
@@ -322,7 +321,7 @@ static bool same_event(const sdb_event *h, const sdb_event *e) {
   if (h->seq != e->seq || h->kind != e->kind || h->phase != e->phase || h->flags != e->flags ||
       h->site != e->site || h->op != e->op || h->sym != e->sym ||
       sdb_event_sym2(h) != sdb_event_sym2(e) || h->expr != e->expr || !same_range(h, e) || h->value != e->value ||
-      h->text != e->text || h->text2 != e->text2 || h->nsyms != e->nsyms ||
+      h->text != e->text || sdb_event_text2(h) != sdb_intern(sdb_event_text2(e)) || h->nsyms != e->nsyms ||
       (h->detail != e->detail && (!h->detail || !e->detail || strcmp(h->detail, e->detail))) ||
       (h->nsyms && sdb_event_texts(h)) != (e->nsyms && sdb_event_texts(e)))
     return false;
@@ -630,7 +629,7 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
         oom = true;
         break;
       }
-      node_link(g, j, h->text2, h->flags & SDB_EVF_AT_START);
+      node_link(g, j, sdb_event_text2(h), h->flags & SDB_EVF_AT_START);
       g->n++;
       break;
     }

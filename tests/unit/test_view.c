@@ -1050,10 +1050,10 @@ static void test_graph_order(void **state) {
   free(want);
   /* the events say where: after the binding node, after each other */
   size_t ssi = find_event(ev, SDB_EV_NODE_PLACED, SDB_PHASE_TRACE, "sym_size_int", 0);
-  assert_string_equal(sdb_events_at(ev, ssi)->text2, "nonzero");
-  assert_string_equal(sdb_events_at(ev, find_event(ev, SDB_EV_NODE_PLACED, SDB_PHASE_TRACE, "ge", ssi))->text2,
+  assert_string_equal(sdb_event_text2(sdb_events_at(ev, ssi)), "nonzero");
+  assert_string_equal(sdb_event_text2(sdb_events_at(ev, find_event(ev, SDB_EV_NODE_PLACED, SDB_PHASE_TRACE, "ge", ssi))),
                       "sym_size_int");
-  assert_null(sdb_events_at(ev, find_event(ev, SDB_EV_NODE_PLACED, SDB_PHASE_TRACE, "output", 0))->text2);
+  assert_null(sdb_event_text2(sdb_events_at(ev, find_event(ev, SDB_EV_NODE_PLACED, SDB_PHASE_TRACE, "output", 0))));
   /* before the pass: the placement so far, the dead sum_1 still there */
   sdb_view_seek(v, ssi);
   check_text(view_nodes(v, "trace"), "s0 l_x_ nonzero size _check_is_size sum_1 sum_2 output");
@@ -1095,6 +1095,8 @@ static void test_node_order_by_hand(void **state) {
   phase_start(&b, SDB_PHASE_TRACE, "f");                       /* 0 */
   node(&b, "l_x_", "l_x_", 10);                                 /* 1 */
   sdb_event e = ev(SDB_EV_NODE_PLACED);
+  sdb_event_more anchor = {0};
+  e.more = &anchor;
   e.text = "s0";
   e.value = 11;
   e.flags = SDB_EVF_AT_START;
@@ -1102,16 +1104,16 @@ static void test_node_order_by_hand(void **state) {
   e.text = "s1";
   e.value = 12;
   e.flags = 0;
-  e.text2 = "s0";
+  anchor.text2 = "s0";
   put(&b, e);                                                   /* 3 */
   node(&b, "mul", "mul", 13);                                   /* 4 */
   e.text = "add";
   e.value = 14;
-  e.text2 = "nowhere";
+  anchor.text2 = "nowhere";
   put(&b, e);                                                   /* 5 */
   e.text = "sub";
   e.value = 15;
-  e.text2 = "l_x_";
+  anchor.text2 = "l_x_";
   put(&b, e);                                                   /* 6 */
   sdb_event x = ev(SDB_EV_NODE_ERASED);
   x.text = "mul";
