@@ -6,9 +6,10 @@
 ** program (symbols and expressions by value, texts interned).
 **
 ** One generic record serves all kinds; each kind documents which fields it
-** uses (below). Kind names are stable: they are the names written to saved
-** traces and shown in the REPL, PyTorch's structured-log names where one
-** exists (create_symbol, create_unbacked_symbol, guard_added,
+** uses (below; sym2, text2, range and texts are kept in `more`, tracer and
+** location in `site`). Kind names are stable: they are the names written
+** to saved traces and shown in the REPL, PyTorch's structured-log names
+** where one exists (create_symbol, create_unbacked_symbol, guard_added,
 ** symbolic_shape_specialization).
 */
 #ifndef SDB_EVENT_H
@@ -110,7 +111,6 @@ typedef enum sdb_event_kind {
 const char *sdb_event_name(sdb_event_kind k);     /* stable snake_case name */
 int sdb_event_from_name(const char *name);        /* -1 if unknown */
 
-/* Fields ordered so the small ones share words (a stream holds millions). */
 /* Where an event was emitted: the tracer and the user's line. A program
 ** emits from few of them (a 10k-op model: 42 sites for 40k events), so an
 ** event points at one, interned, rather than holding the five fields. */
@@ -141,6 +141,7 @@ typedef struct sdb_event_more {
   const char **texts;       /* parallel to syms, may be NULL */
 } sdb_event_more;
 
+/* Fields ordered so the small ones share words (a stream holds millions). */
 typedef struct sdb_event {
   uint32_t seq;             /* position in the stream, from 0 */
   uint16_t kind;            /* sdb_event_kind */
