@@ -68,6 +68,17 @@ sdb_tracer *sdb_tracer_new(sdb_tracer *parent, const char *name, sdb_graph *grap
   return tr;
 }
 
+void sdb_tracer_done(sdb_tracer *tr) {
+  if (!tr) return;
+  sdb_map_free(&tr->tensor_proxy);
+  sdb_map_free(&tr->sym_proxy);
+  sdb_map_free(&tr->bound_symbols);
+  sdb_map_free(&tr->lifted_freevars);
+  for (size_t i = 0; i < tr->unbacked_site.len; i++) free(tr->unbacked_site.vals[i]);
+  sdb_map_free(&tr->unbacked_site);
+  sdb_buf_free(&tr->line);
+}
+
 void sdb_tracer_free(sdb_tracer *tr) {
   if (!tr) return;
   sdb_event e = {0};
@@ -77,13 +88,7 @@ void sdb_tracer_free(sdb_tracer *tr) {
   emit(tr, &e);
   if (tr->parent) set_tracer_ctx(tr->parent);
   else sdb_events_set_tracer(tr->ev, "trace", 0);
-  sdb_map_free(&tr->tensor_proxy);
-  sdb_map_free(&tr->sym_proxy);
-  sdb_map_free(&tr->bound_symbols);
-  sdb_map_free(&tr->lifted_freevars);
-  for (size_t i = 0; i < tr->unbacked_site.len; i++) free(tr->unbacked_site.vals[i]);
-  sdb_map_free(&tr->unbacked_site);
-  sdb_buf_free(&tr->line);
+  sdb_tracer_done(tr);
   free(tr);
 }
 

@@ -48,6 +48,11 @@ struct sdb_tracer {
 sdb_tracer *sdb_tracer_new(sdb_tracer *parent, const char *name, sdb_graph *graph,
                            sdb_fake_mode *mode);
 void sdb_tracer_free(sdb_tracer *tr);
+/* The trace is over (finalized): frees what only tracing reads (the
+** proxies, bindings and lazy accessor sites: two map entries an op, kept
+** through aot and lowering until then). The tracer stays for its
+** tracer_pop; nothing may be traced with it after. */
+void sdb_tracer_done(sdb_tracer *tr);
 /* A graph erase hook (sdb_graph_on_erase) emitting node_erased on the
 ** stream ud; tracers install it on their graphs, the aot phase on its. */
 void sdb_node_erased_event(void *ud, const sdb_node *n, const char *why);

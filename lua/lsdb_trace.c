@@ -338,6 +338,7 @@ static int trace_finish(lua_State *L) {
   int frc = sdb_tracer_finalize(t->tracer, &err);
   lsdb_stack_still(L, false);
   if (frc) return lsdb_raise(L, &err);
+  sdb_tracer_done(t->tracer);
   warn_unused_symbools(L, t);
   deactivate(L, t);
   lsdb_phase_event(rt, SDB_EV_PHASE_END, SDB_PHASE_TRACE, t->name);
