@@ -742,6 +742,9 @@ done:
   free(it.in_names);
   sdb_buf_free(&mutations);
   sdb_events_set_tracer(ev, "trace", 0);
-  if (rc == SDB_OK) phase(ev, SDB_EV_PHASE_END, "aot_autograd");
+  if (rc == SDB_OK) {
+    sdb_graph_seal(out->graph);   /* complete: lowering only reads it */
+    phase(ev, SDB_EV_PHASE_END, "aot_autograd");
+  }
   return rc;
 }

@@ -123,7 +123,18 @@ static const char *numbered(const char *base, size_t blen, unsigned long num) {
   return sdb_intern_num(prefix, blen + 1, num);
 }
 
+void sdb_graph_seal(sdb_graph *g) {
+  if (!g) return;
+  for (size_t i = 0; i < g->nsubs; i++) sdb_graph_seal(g->subs[i]);
+  sdb_map_free(&g->used);
+  g->sealed = true;
+}
+
 const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate) {
+  if (g->sealed) {
+    g->sealed = false;
+    for (size_t i = 0; i < g->n; i++) sdb_map_put(&g->used, g->nodes[i]->name, (void *)g->nodes[i]->name);
+  }
   char base[128];
   size_t n = 0;
   bool same = candidate != NULL;   /* base is the candidate unchanged */

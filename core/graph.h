@@ -109,6 +109,7 @@ struct sdb_graph {
   ** linked in their real order from dhead; dcursor is where the next node
   ** goes (after it; NULL: the end, dfront: the start). */
   bool deferred, dfront;
+  bool sealed;             /* `used` dropped (sdb_graph_seal): rebuilt if named again */
   sdb_node *dhead, *dtail, *dcursor;
   sdb_map base_count;      /* interned base name -> last number used (as uintptr) */
   sdb_map used;            /* interned name -> node */
@@ -130,6 +131,11 @@ sdb_graph *sdb_graph_new_sub(sdb_graph *parent, const char *base);
 ** Python builtins and keywords get a number (sum -> sum_1), repeats count
 ** up (add, add_1, add_2). Interned. */
 const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate);
+/* The graph is complete (a finished trace, an aot graph): drop the set of
+** names taken, a map entry per node, which only naming new nodes reads.
+** Naming one later rebuilds it from the live nodes (the numbers per base
+** are kept, so generated names still never come back). */
+void sdb_graph_seal(sdb_graph *g);
 
 /* Placeholders: `name` is what the body calls it (`l_x_`), `target` the
 ** signature name (`L_x_`); pass the same for symbol inputs (`s0`). */

@@ -70,6 +70,7 @@ sdb_tracer *sdb_tracer_new(sdb_tracer *parent, const char *name, sdb_graph *grap
 
 void sdb_tracer_done(sdb_tracer *tr) {
   if (!tr) return;
+  if (!tr->parent) sdb_graph_seal(tr->graph);
   sdb_map_free(&tr->tensor_proxy);
   sdb_map_free(&tr->sym_proxy);
   sdb_map_free(&tr->bound_symbols);

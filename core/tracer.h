@@ -50,8 +50,9 @@ sdb_tracer *sdb_tracer_new(sdb_tracer *parent, const char *name, sdb_graph *grap
 void sdb_tracer_free(sdb_tracer *tr);
 /* The trace is over (finalized): frees what only tracing reads (the
 ** proxies, bindings and lazy accessor sites: two map entries an op, kept
-** through aot and lowering until then). The tracer stays for its
-** tracer_pop; nothing may be traced with it after. */
+** through aot and lowering until then) and seals a root tracer's graph
+** (sdb_graph_seal). The tracer stays for its tracer_pop; nothing may be
+** traced with it after. */
 void sdb_tracer_done(sdb_tracer *tr);
 /* A graph erase hook (sdb_graph_on_erase) emitting node_erased on the
 ** stream ud; tracers install it on their graphs, the aot phase on its. */

@@ -1233,6 +1233,25 @@ static void test_seek_both_ways(void **state) {
   seek_both_ways(real_nonzero_run(&o));
 }
 
+/* A sealed graph (a finished trace, an aot graph) drops its set of taken
+** names; naming a node after that rebuilds it from the live nodes and the
+** numbers per base go on, as FX's namespace does. */
+static void test_graph_seal_names(void **state) {
+  (void)state;
+  sdb_graph *g = sdb_graph_new("GraphModule");
+  assert_string_equal(sdb_graph_placeholder(g, "x", "x", NULL, NULL)->name, "x");
+  assert_string_equal(sdb_graph_call(g, SDB_N_CALL_FUNCTION, "torch.add", "add", NULL, 0, NULL)->name, "add");
+  assert_string_equal(sdb_graph_call(g, SDB_N_CALL_FUNCTION, "torch.add", "add", NULL, 0, NULL)->name, "add_1");
+  sdb_graph_seal(g);
+  assert_true(g->sealed);
+  assert_int_equal(g->used.len, 0);
+  assert_string_equal(sdb_graph_call(g, SDB_N_CALL_FUNCTION, "torch.add", "add", NULL, 0, NULL)->name, "add_2");
+  assert_false(g->sealed);
+  assert_string_equal(sdb_graph_placeholder(g, "x", "x", NULL, NULL)->name, "x_1");
+  assert_string_equal(sdb_graph_call(g, SDB_N_CALL_FUNCTION, "torch.mul", "add_1", NULL, 0, NULL)->name, "add_3");
+  sdb_graph_free(g);
+}
+
 /* An event applied again at its own step follows the history, also when
 ** it was built by hand with no site (the stream and the view spell
 ** "nowhere" the same) or with binding paths but no symbols (they count
@@ -1387,6 +1406,7 @@ int main(void) {
     cmocka_unit_test(test_graph_order),
     cmocka_unit_test(test_node_order_by_hand),
     cmocka_unit_test(test_seek_both_ways),
+    cmocka_unit_test(test_graph_seal_names),
     cmocka_unit_test(test_follow_bare_events),
     cmocka_unit_test(test_clone_and_fork),
     cmocka_unit_test(test_big_stream),
