@@ -55,20 +55,31 @@ static int infer_size(sdb_fake_mode *m, const sdb_expr **shape, int n, const sdb
     newsize = sdb_mul(newsize, d);
     if (!newsize) rc = sdb_err_expr(err);
   }
-  if (!rc && !(given = msgf(env, "{s}", shape, n))) rc = oom(err);
+  /* the messages (and the shape as given, printed) only for a check the
+  ** ShapeEnv cannot decide true statically: a view's usual case decides
+  ** them all, and formatting them was a fifth of a view */
+  const sdb_expr *whole = !rc && inferred < 0 ? sdb_eq(numel, newsize) : NULL;
+  const sdb_expr *nonzero = !rc && inferred >= 0 ? sdb_ne(newsize, sdb_int(0)) : NULL;
+  const sdb_expr *divides = nonzero ? sdb_eq(sdb_mod(numel, newsize), sdb_int(0)) : NULL;
+  bool talk = !rc && (inferred < 0 ? !static_true(m, whole)
+                                   : !static_true(m, nonzero) || !static_true(m, divides));
+  if (talk && !(given = msgf(env, "{s}", shape, n))) rc = oom(err);
   if (!rc && inferred < 0) {
-    rc = tcheck(m, sdb_eq(numel, newsize),
-                over ? strdup(over) : msgf(env, "shape '{t}' is invalid for input of size {e}", given, numel),
-                err);
+    if (talk)
+      rc = tcheck(m, whole,
+                  over ? strdup(over) : msgf(env, "shape '{t}' is invalid for input of size {e}", given, numel),
+                  err);
   } else if (!rc) {
-    char *bad = over ? strdup(over) : msgf(env, "shape '{t}' is invalid for input of size {e}", given, numel);
-    char *zero = over ? strdup(over)
+    char *bad = !talk ? NULL
+              : over ? strdup(over) : msgf(env, "shape '{t}' is invalid for input of size {e}", given, numel);
+    char *zero = !talk ? NULL
+               : over ? strdup(over)
                : known_true(env, sdb_eq(numel, sdb_int(0)))
                  ? msgf(env, "cannot reshape tensor of 0 elements into shape {t} because the "
                              "unspecified dimension size -1 can be any value and is ambiguous", given)
                  : strdup(bad);
-    rc = tcheck(m, sdb_ne(newsize, sdb_int(0)), zero, err);
-    if (!rc) rc = tcheck(m, sdb_eq(sdb_mod(numel, newsize), sdb_int(0)), bad, err);
+    rc = tcheck(m, nonzero, zero, err);
+    if (!rc) rc = tcheck(m, divides, bad, err);
     else free(bad);
     if (!rc) {
       shape[inferred] = sdb_floordiv(numel, newsize);
