@@ -91,6 +91,7 @@ void sdb_graph_free(sdb_graph *g) {
   free(g->subs);
   sdb_map_free(&g->base_count);
   sdb_map_free(&g->used);
+  sdb_map_free(&g->erased);
   sdb_map_free(&g->sub_used);
   sdb_map_free(&g->sub_next);
   free(g);
@@ -131,9 +132,10 @@ void sdb_graph_seal(sdb_graph *g) {
 }
 
 const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate) {
-  if (g->sealed) {
+  if (g->sealed) {   /* the names taken: the live nodes' and the removed ones' */
     g->sealed = false;
     for (size_t i = 0; i < g->n; i++) sdb_map_put(&g->used, g->nodes[i]->name, (void *)g->nodes[i]->name);
+    for (size_t i = 0; i < g->erased.len; i++) sdb_map_put(&g->used, g->erased.keys[i], g->erased.vals[i]);
   }
   char base[128];
   size_t n = 0;
@@ -402,6 +404,7 @@ size_t sdb_graph_dce(sdb_graph *g) {
       sdb_node *n = g->nodes[i];
       if (n->nusers || n->impure || n->op == SDB_N_PLACEHOLDER || n->op == SDB_N_OUTPUT) continue;
       if (g->on_erase) g->on_erase(g->erase_ud, n, "dead code");
+      sdb_map_put(&g->erased, n->name, (void *)n->name);
       for (size_t k = 0; k < n->nargs; k++) count_users(&n->args[k], -1);
       if (g->insert_at > i) below++;
       free_node(n);

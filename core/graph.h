@@ -113,6 +113,7 @@ struct sdb_graph {
   sdb_node *dhead, *dtail, *dcursor;
   sdb_map base_count;      /* interned base name -> last number used (as uintptr) */
   sdb_map used;            /* interned name -> node */
+  sdb_map erased;          /* names of nodes removed: never given again, sealed or not */
   sdb_map sub_used;        /* interned submodule name -> its graph */
   sdb_map sub_next;        /* interned submodule base -> first index maybe free */
   sdb_graph **subs;        /* owned subgraphs, in creation order */
@@ -133,8 +134,8 @@ sdb_graph *sdb_graph_new_sub(sdb_graph *parent, const char *base);
 const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate);
 /* The graph is complete (a finished trace, an aot graph): drop the set of
 ** names taken, a map entry per node, which only naming new nodes reads.
-** Naming one later rebuilds it from the live nodes (the numbers per base
-** are kept, so generated names still never come back). */
+** Naming one later rebuilds it from the live nodes and the names of those
+** removed (kept apart, a few), so no name ever comes back. */
 void sdb_graph_seal(sdb_graph *g);
 
 /* Placeholders: `name` is what the body calls it (`l_x_`), `target` the

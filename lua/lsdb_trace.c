@@ -165,6 +165,7 @@ static int trace_derived_eq(lua_State *L) {
 ** dynamic dims; for integers true makes a SymInt input. */
 static int trace_input(lua_State *L) {
   ltrace *t = check_trace(L, 1);
+  if (t->finished) return luaL_error(L, "input: the trace phase has finished");
   const char *argname = luaL_checkstring(L, 2);
   const sdb_source *src = sdb_source_local(argname);
   sdb_err err = SDB_ERR_INIT;
@@ -317,6 +318,7 @@ static void warn_unused_symbools(lua_State *L, ltrace *t) {
 
 static int trace_finish(lua_State *L) {
   ltrace *t = check_trace(L, 1);
+  if (t->finished) return luaL_error(L, "finish: the trace phase has already finished");
   luaL_checktype(L, 2, LUA_TTABLE);
   lruntime *rt = t->rt;
   size_t n = lua_rawlen(L, 2);
@@ -338,9 +340,9 @@ static int trace_finish(lua_State *L) {
   int frc = sdb_tracer_finalize(t->tracer, &err);
   lsdb_stack_still(L, false);
   if (frc) return lsdb_raise(L, &err);
-  sdb_tracer_done(t->tracer);
-  warn_unused_symbools(L, t);
   deactivate(L, t);
+  sdb_tracer_done(t->tracer);   /* inactive first: the warning below runs Lua */
+  warn_unused_symbools(L, t);
   lsdb_phase_event(rt, SDB_EV_PHASE_END, SDB_PHASE_TRACE, t->name);
   sdb_events_set_phase(rt->ev, SDB_PHASE_NONE);
   t->finished = true;

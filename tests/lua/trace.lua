@@ -515,4 +515,18 @@ do
   t.is(h(T{10}):meta(), "i64[u0 - Min(1, u0), 1]", "x[1:] of an unbacked length: start Min(1, u0), no new symbol")
 end
 
+-- a finished trace takes no more inputs and finishes once (its tracer has
+-- let go of what tracing needed; found in review)
+do
+  local compiled = torch.compile(function(x) return x + 1 end, { backend = "eager", name = "twice" })
+  compiled(T{3})
+  local tr = compiled.traces[1].trace
+  local ok, err = pcall(tr.finish, tr, {})
+  t.ok(not ok and tostring(err):find("finish: the trace phase has already finished", 1, true),
+       "finish after finish: " .. tostring(err))
+  ok, err = pcall(tr.input, tr, "y", T{2})
+  t.ok(not ok and tostring(err):find("input: the trace phase has finished", 1, true),
+       "input after finish: " .. tostring(err))
+end
+
 t.done()

@@ -1250,6 +1250,16 @@ static void test_graph_seal_names(void **state) {
   assert_string_equal(sdb_graph_placeholder(g, "x", "x", NULL, NULL)->name, "x_1");
   assert_string_equal(sdb_graph_call(g, SDB_N_CALL_FUNCTION, "torch.mul", "add_1", NULL, 0, NULL)->name, "add_3");
   sdb_graph_free(g);
+  /* a name removed by dead-code elimination stays taken (found in review:
+  ** the rebuild from live nodes gave `add` out again) */
+  g = sdb_graph_new("GraphModule");
+  sdb_graph_placeholder(g, "x", "x", NULL, NULL);
+  sdb_graph_call(g, SDB_N_CALL_FUNCTION, "torch.add", "add", NULL, 0, NULL);
+  sdb_graph_dce(g);
+  assert_int_equal(g->n, 1);
+  sdb_graph_seal(g);
+  assert_string_equal(sdb_graph_call(g, SDB_N_CALL_FUNCTION, "torch.add", "add", NULL, 0, NULL)->name, "add_1");
+  sdb_graph_free(g);
 }
 
 /* An event applied again at its own step follows the history, also when
