@@ -180,14 +180,14 @@ static void announce(interp *it, sdb_node *node) {
 }
 
 static void bindings_event(interp *it, sdb_node *node) {
-  size_t n = node->bindings.n;
+  size_t n = sdb_node_bindings(node)->n;
   const sdb_expr **syms = calloc(n + 1, sizeof *syms);
   const char **texts = calloc(n + 1, sizeof *texts);
   if (!syms || !texts) { free(syms); free(texts); return; }
   for (size_t i = 0; i < n; i++) {
     char ps[256];
-    syms[i] = node->bindings.v[i].sym;
-    texts[i] = sdb_intern(sdb_keypath_str(&node->bindings.v[i].path, ps, sizeof ps));
+    syms[i] = sdb_node_bindings(node)->v[i].sym;
+    texts[i] = sdb_intern(sdb_keypath_str(&sdb_node_bindings(node)->v[i].path, ps, sizeof ps));
   }
   sdb_event e = {0};
   e.kind = SDB_EV_UNBACKED_BINDINGS;
@@ -215,8 +215,10 @@ static sdb_node *emit_node(interp *it, const char *target, const char *hint, sdb
   sdb_node_locate(node, it->ev);
   announce(it, node);
   if (v && sdb_pending_count(it->env)) {
-    if (sdb_compute_unbacked_bindings(it->env, v, true, &node->bindings, err)) return NULL;
-    if (node->bindings.n) bindings_event(it, node);
+    sdb_bindings found;
+    if (sdb_compute_unbacked_bindings(it->env, v, true, &found, err)) return NULL;
+    if (!sdb_node_set_bindings(node, &found)) { oom(err); return NULL; }
+    if (node->bindings) bindings_event(it, node);
     sdb_bindings tmp;
     int rc = sdb_compute_unbacked_bindings(it->env, v, false, &tmp, err);
     sdb_bindings_free(&tmp);
@@ -341,8 +343,8 @@ static const sdb_expr *accessor_value(const sdb_node *n, const sdb_value *vals) 
 }
 
 static int rebind(interp *it, const sdb_node *n, const sdb_value *v, sdb_err *err) {
-  if (!it->out || !n->bindings.n) return SDB_OK;
-  return sdb_rebind_unbacked(it->env, &n->bindings, v, "aot retrace", err);
+  if (!it->out || !sdb_node_bindings(n)->n) return SDB_OK;
+  return sdb_rebind_unbacked(it->env, sdb_node_bindings(n), v, "aot retrace", err);
 }
 
 static int run_cond(interp *it, const sdb_node *n, const sdb_value *vals, sdb_err *err) {

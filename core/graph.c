@@ -75,11 +75,29 @@ sdb_graph *sdb_graph_new(const char *name) {
   return g;
 }
 
+const sdb_bindings sdb_node_no_bindings = {NULL, 0};
+
+bool sdb_node_set_bindings(sdb_node *n, sdb_bindings *b) {
+  if (n->bindings) {
+    sdb_bindings_free(n->bindings);
+    free(n->bindings);
+    n->bindings = NULL;
+  }
+  if (!b->n) { sdb_bindings_free(b); return true; }
+  n->bindings = malloc(sizeof *n->bindings);
+  if (!n->bindings) { sdb_bindings_free(b); return false; }
+  *n->bindings = *b;
+  b->v = NULL;
+  b->n = 0;
+  return true;
+}
+
 static void free_node(sdb_node *n) {
   for (size_t i = 0; i < n->nargs; i++) sdb_arg_free(&n->args[i]);
   free(n->args);
   sdb_value_free(&n->example);
-  sdb_bindings_free(&n->bindings);
+  if (n->bindings) sdb_bindings_free(n->bindings);
+  free(n->bindings);
   free(n);
 }
 
@@ -224,15 +242,17 @@ static sdb_node *insert_pos(sdb_graph *g, sdb_node *n, size_t at) {
     if (prev) prev->lnext = n;
     else g->dhead = n;
     if (!n->lnext) g->dtail = n;
-    n->placed_after = n->lnext ? prev : NULL;
-    n->placed_first = n->lnext && !prev;
+    g->last_placed = n;
+    g->last_after = n->lnext ? prev : NULL;
+    g->last_first = n->lnext && !prev;
     if (g->dcursor || g->dfront) g->dcursor = n;
     g->dfront = false;
     return n;
   }
   if (at > g->n) at = g->n;
-  n->placed_after = at < g->n && at > 0 ? g->nodes[at - 1] : NULL;
-  n->placed_first = at < g->n && at == 0;
+  g->last_placed = n;
+  g->last_after = at < g->n && at > 0 ? g->nodes[at - 1] : NULL;
+  g->last_first = at < g->n && at == 0;
   memmove(&g->nodes[at + 1], &g->nodes[at], (g->n - at) * sizeof *g->nodes);
   g->nodes[at] = n;
   g->n++;
@@ -428,10 +448,13 @@ void sdb_graph_on_erase(sdb_graph *g, sdb_erase_fn fn, void *ud) {
 }
 
 const sdb_node *sdb_node_anchor(const sdb_node *n, bool *at_start) {
-  /* recorded by insert_pos: a scan for n made mid-graph insertions
-  ** quadratic */
-  *at_start = n->graph && n->placed_first;
-  return n->graph ? n->placed_after : NULL;
+  /* recorded by insert_pos for the last node only (a scan for n made
+  ** mid-graph insertions quadratic, and a field per node cost 8 bytes of
+  ** every node for a question asked once) */
+  const sdb_graph *g = n->graph;
+  bool last = g && g->last_placed == n;
+  *at_start = last && g->last_first;
+  return last ? g->last_after : NULL;
 }
 
 /* --- printing ---------------------------------------------------------------- */
@@ -686,16 +709,16 @@ static void print_graph(sdb_buf *b, const sdb_graph *g, const sdb_print_opts *o,
       }
     }
     sdb_buf_putc(b, '\n');
-    if (o && o->bindings && n->bindings.n) {
+    if (o && o->bindings && sdb_node_bindings(n)->n) {
       /* under the names the types above use: a symbol the aot retrace
       ** renamed (u2 -> u0) is printed as it is now called */
       sdb_buf_printf(b, "%.*s        # ", ip, pad);
-      for (size_t k = 0; k < n->bindings.n; k++) {
-        const sdb_expr *sym = n->bindings.v[k].sym;
+      for (size_t k = 0; k < sdb_node_bindings(n)->n; k++) {
+        const sdb_expr *sym = sdb_node_bindings(n)->v[k].sym;
         const sdb_expr *now = env ? sdb_resolve_renamed(env, sym) : sym;
         char ps[256];
         sdb_buf_cat(b, k ? ", " : "", now && now->kind == SDB_SYM ? now->name : sym->name, ": ",
-                    n->bindings.v[k].path.n ? sdb_keypath_str(&n->bindings.v[k].path, ps, sizeof ps)
+                    sdb_node_bindings(n)->v[k].path.n ? sdb_keypath_str(&sdb_node_bindings(n)->v[k].path, ps, sizeof ps)
                                             : "<value>", (const char *)NULL);
       }
       sdb_buf_putc(b, '\n');

@@ -68,21 +68,27 @@ struct sdb_node {          /* small fields first: they share two words */
   int32_t nusers;
   uint8_t op;              /* sdb_node_op */
   bool impure;             /* has side effects: never removed by DCE */
-  bool placed_first;
   const char *name;        /* unique in its graph (interned) */
   const char *target;      /* "torch.nonzero", "operator.add", "nonzero" (method), ... */
   sdb_arg *args;           /* owned */
   sdb_value example;       /* meta['example_value'] (owned) */
-  sdb_bindings bindings;   /* meta['unbacked_bindings'] (owned) */
+  sdb_bindings *bindings;  /* meta['unbacked_bindings'], NULL when none (owned; read
+                              through sdb_node_bindings: most nodes bind nothing) */
   const sdb_source *source;/* placeholders: the input they stand for */
   sdb_graph *sub;          /* get_attr of a subgraph (not owned: the graph owns it) */
   const sdb_site *at;      /* the user's line (a site with no tracer), or NULL */
   sdb_graph *graph;
-  /* where it went when inserted (sdb_node_anchor): the node before it, or
-  ** NULL when appended (placed_first: inserted at the very start) */
-  const sdb_node *placed_after;
   sdb_node *lnext;         /* the next node in order while deferred */
 };
+
+/* A node's bindings (an empty set when it has none). */
+extern const sdb_bindings sdb_node_no_bindings;
+static inline const sdb_bindings *sdb_node_bindings(const sdb_node *n) {
+  return n->bindings ? n->bindings : &sdb_node_no_bindings;
+}
+/* Gives n the bindings in *b (taken, *b emptied; none is no allocation).
+** false on OOM (*b freed). */
+bool sdb_node_set_bindings(sdb_node *n, sdb_bindings *b);
 
 /* The user's line that made n, as a location ({NULL, 0, NULL}: none). */
 static inline sdb_loc sdb_node_loc(const sdb_node *n) {
@@ -110,6 +116,10 @@ struct sdb_graph {
   ** goes (after it; NULL: the end, dfront: the start). */
   bool deferred, dfront;
   bool sealed;             /* `used` dropped (sdb_graph_seal): rebuilt if named again */
+  /* where the last node inserted went (sdb_node_anchor): the node before
+  ** it, or NULL when appended (last_first: inserted at the very start) */
+  const sdb_node *last_placed, *last_after;
+  bool last_first;
   sdb_node *dhead, *dtail, *dcursor;
   sdb_map base_count;      /* interned base name -> last number used (as uintptr) */
   sdb_map used;            /* interned name -> node */
@@ -181,9 +191,9 @@ size_t sdb_graph_num_placeholders(const sdb_graph *g);
 size_t sdb_graph_dce(sdb_graph *g);
 /* The hook told of removals (NULL: none); subgraphs have their own. */
 void sdb_graph_on_erase(sdb_graph *g, sdb_erase_fn fn, void *ud);
-/* Where n (just inserted) stands, as node_placed says it: the node right
-** before it, or NULL when n is last (appended) or first (*at_start set
-** when other nodes follow it). */
+/* Where n (just inserted: only the last insertion's place is kept) stands,
+** as node_placed says it: the node right before it, or NULL when n is last
+** (appended) or first (*at_start set when other nodes follow it). */
 const sdb_node *sdb_node_anchor(const sdb_node *n, bool *at_start);
 
 typedef struct sdb_print_opts {

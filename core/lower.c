@@ -273,7 +273,7 @@ static int dynamic_select_offset(lowering *lw, const sdb_node *n, sdb_err *err) 
   if (!x || x->kind != SDB_V_TENSOR || !idx || dim < 0 || dim >= x->tensor->ndim) return SDB_OK;
   const sdb_fake *t = x->tensor;
   sdb_ibuf *b = new_buf(lw, SDB_IB_DYNAMIC_SELECT, n);
-  if (!b || !sdb_bindings_copy(&b->defines, &n->bindings)) return oom(err);
+  if (!b || !sdb_bindings_copy(&b->defines, sdb_node_bindings(n))) return oom(err);
   for (size_t i = 0; i < b->defines.n; i++) {
     const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines.v[i].sym);
     sdb_buf_printf(&lw->code, "    %s = ", s->name);
@@ -305,11 +305,11 @@ static void binding_check_event(lowering *lw, bool ok, const sdb_node *n, const 
 
 /* seed 003's invariant: every binding of the node is defined by its buffers */
 static int check_invariant(lowering *lw, const sdb_node *n, size_t first_buf, sdb_err *err) {
-  if (!n->bindings.n) return SDB_OK;
+  if (!sdb_node_bindings(n)->n) return SDB_OK;
   sdb_buf have = SDB_BUF_INIT, want = SDB_BUF_INIT, bufs = SDB_BUF_INIT;
   const sdb_expr *missing = NULL;
-  for (size_t i = 0; i < n->bindings.n; i++) {
-    const sdb_expr *s = sdb_resolve_renamed(lw->env, n->bindings.v[i].sym);
+  for (size_t i = 0; i < sdb_node_bindings(n)->n; i++) {
+    const sdb_expr *s = sdb_resolve_renamed(lw->env, sdb_node_bindings(n)->v[i].sym);
     sdb_buf_printf(&want, "%s%s", i ? ", " : "", s->name);
     bool found = false;
     for (size_t k = first_buf; k < lw->out->n && !found; k++)
@@ -389,7 +389,7 @@ static int repropagate(lowering *lw, const sdb_node *n, const sdb_op *op, sdb_ib
   sdb_args args = {vals, npos, kws, nkw};
   sdb_value nv = SDB_VALUE_NONE;
   if ((rc = sdb_op_call(lw->mode, op, &args, &nv, err))) goto out;
-  rc = sdb_rebind_unbacked(lw->env, &n->bindings, &nv, "process_kernel re-propagation", err);
+  rc = sdb_rebind_unbacked(lw->env, sdb_node_bindings(n), &nv, "process_kernel re-propagation", err);
   if (rc == SDB_OK) rc = sdb_compute_unbacked_bindings(lw->env, &nv, false, &mo->defines, err);
   /* symbols that nothing renamed: a memo hit in the trace made them one */
   for (size_t i = 0; rc == SDB_OK && i < mo->defines.n; i++) {
@@ -482,10 +482,10 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
       put_meta_comment(c, &n->example.items[i]);
       sdb_buf_putc(c, '\n');
       if (!planted) {
-        for (size_t k = 0; k < n->bindings.n; k++) {
-          const sdb_keypath *p = &n->bindings.v[k].path;
+        for (size_t k = 0; k < sdb_node_bindings(n)->n; k++) {
+          const sdb_keypath *p = &sdb_node_bindings(n)->v[k].path;
           if (!p->n || p->k[0].kind != SDB_KEY_INDEX || p->k[0].index != (int64_t)i) continue;
-          sdb_binding bd = n->bindings.v[k];
+          sdb_binding bd = sdb_node_bindings(n)->v[k];
           memmove(&bd.path.k[0], &bd.path.k[1], (size_t)(bd.path.n - 1) * sizeof bd.path.k[0]);
           bd.path.n--;
           sdb_binding *v = realloc(mo->defines.v, (mo->defines.n + 1) * sizeof *v);
@@ -505,7 +505,7 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
   if (!strcmp(op->name, "item")) {
     sdb_ibuf *b = new_buf(lw, SDB_IB_DYNAMIC_SCALAR, n);
     if (!b) return oom(err);
-    if (!planted && !sdb_bindings_copy(&b->defines, &n->bindings)) return oom(err);
+    if (!planted && !sdb_bindings_copy(&b->defines, sdb_node_bindings(n))) return oom(err);
     buffer_event(lw, b);
     sdb_map_put(&lw->ref, n, (void *)b->name);
     /* DynamicScalar reads its input; the buffer itself is never used */
@@ -541,7 +541,7 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     return check_invariant(lw, n, first, err);
   }
   sdb_ibuf_kind kind = buffer_kind(op);
-  if (kind == SDB_IB_VIEW && !strcmp(op->name, "select") && n->bindings.n && !planted) {
+  if (kind == SDB_IB_VIEW && !strcmp(op->name, "select") && sdb_node_bindings(n)->n && !planted) {
     int rc = dynamic_select_offset(lw, n, err);
     if (rc) return rc;
   }

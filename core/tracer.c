@@ -584,17 +584,19 @@ static int convert_args(sdb_tracer *tr, const sdb_args *a, sdb_arg **out, size_t
 ** node's example value and recorded on it; the pending list is cleared. */
 static int record_bindings(sdb_tracer *tr, sdb_node *node, const sdb_value *out, sdb_err *err) {
   if (sdb_pending_count(tr->env) == 0) return SDB_OK;
-  int rc = sdb_compute_unbacked_bindings(tr->env, out, true, &node->bindings, err);
+  sdb_bindings found;
+  int rc = sdb_compute_unbacked_bindings(tr->env, out, true, &found, err);
   if (rc) return rc;
-  if (node->bindings.n) {
-    size_t n = node->bindings.n;
+  if (!sdb_node_set_bindings(node, &found)) return oom(err);
+  if (sdb_node_bindings(node)->n) {
+    size_t n = sdb_node_bindings(node)->n;
     const sdb_expr **syms = calloc(n, sizeof *syms);
     const char **texts = calloc(n, sizeof *texts);
     if (!syms || !texts) { free(syms); free(texts); return oom(err); }
     for (size_t i = 0; i < n; i++) {
       char ps[256];
-      syms[i] = node->bindings.v[i].sym;
-      texts[i] = sdb_intern(sdb_keypath_str(&node->bindings.v[i].path, ps, sizeof ps));
+      syms[i] = sdb_node_bindings(node)->v[i].sym;
+      texts[i] = sdb_intern(sdb_keypath_str(&sdb_node_bindings(node)->v[i].path, ps, sizeof ps));
     }
     sdb_event e = {0};
     e.kind = SDB_EV_UNBACKED_BINDINGS;
@@ -618,13 +620,13 @@ static int record_bindings(sdb_tracer *tr, sdb_node *node, const sdb_value *out,
 ** ignore_fresh_unbacked_symbols, where nothing is bound) any other, so a
 ** nested subgraph can still lift it (track_unbacked_symbols). */
 static void note_sites(sdb_tracer *tr, sdb_node *node, const sdb_value *v) {
-  for (size_t i = 0; i < node->bindings.n; i++) {
-    const sdb_expr *u = node->bindings.v[i].sym;
+  for (size_t i = 0; i < sdb_node_bindings(node)->n; i++) {
+    const sdb_expr *u = sdb_node_bindings(node)->v[i].sym;
     if (sdb_map_get(&tr->unbacked_site, u)) continue;
     site *st = malloc(sizeof *st);
     if (!st) return;
     st->node = node;
-    st->path = node->bindings.v[i].path;
+    st->path = sdb_node_bindings(node)->v[i].path;
     if (!sdb_map_put(&tr->unbacked_site, u, st)) free(st);
   }
   if (v->kind != SDB_V_TENSOR) return;
@@ -836,7 +838,7 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
   sdb_graph_defer(tr->graph);   /* O(1) insertions after each binding node */
   for (size_t i = 0; i < n && rc == SDB_OK; i++) {
     sdb_node *node = snap[i];
-    if (!node->bindings.n) continue;
+    if (!sdb_node_bindings(node)->n) continue;
     sdb_node *after = node;
     /* a placeholder's bindings (mark_unbacked): the asserts go after the
     ** last placeholder, which must stay first in the graph */
@@ -844,17 +846,17 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
       size_t np = sdb_graph_num_placeholders(tr->graph);
       if (np) after = tr->graph->nodes[np - 1];
     }
-    for (size_t b = 0; b < node->bindings.n && rc == SDB_OK; b++) {
-      const sdb_expr *u = node->bindings.v[b].sym;
+    for (size_t b = 0; b < sdb_node_bindings(node)->n && rc == SDB_OK; b++) {
+      const sdb_expr *u = sdb_node_bindings(node)->v[b].sym;
       /* the pass binds each symbol afresh from the node's unbacked_bindings
       ** (sym_size_int), whatever Dynamo-level proxies the trace made */
-      site st = {node, node->bindings.v[b].path};
+      site st = {node, sdb_node_bindings(node)->v[b].path};
       sdb_node *acc = accessor(tr, &st, u, &after, err);
       if (!acc) { rc = err ? err->code : SDB_E_INVALID; break; }
       sdb_map_put(&tr->sym_proxy, u, acc);
     }
-    for (size_t b = 0; b < node->bindings.n && rc == SDB_OK; b++) {
-      const sdb_expr *u = node->bindings.v[b].sym;
+    for (size_t b = 0; b < sdb_node_bindings(node)->n && rc == SDB_OK; b++) {
+      const sdb_expr *u = sdb_node_bindings(node)->v[b].sym;
       sdb_range r = sdb_symbol_range(tr->env, u);
       const sdb_expr *checks[2] = {NULL, NULL};
       if (r.lo != SDB_NINF) checks[0] = sdb_ge(u, sdb_int(r.lo));

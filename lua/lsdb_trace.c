@@ -647,8 +647,8 @@ static int trace_bindings(lua_State *L) {
   int k = 0;
   for (size_t i = 0; i < t->graph->n; i++) {
     const sdb_node *n = t->graph->nodes[i];
-    if (!n->bindings.n) continue;
-    char *s = sdb_bindings_str(&n->bindings);
+    if (!sdb_node_bindings(n)->n) continue;
+    char *s = sdb_bindings_str(sdb_node_bindings(n));
     lua_pushfstring(L, "%s: %s", n->name, s ? s : "");
     free(s);
     lua_rawseti(L, -2, ++k);
