@@ -632,27 +632,21 @@ static const sdb_expr *parse_not(parser *p) {
   return parse_rel(p);
 }
 
-static const sdb_expr *parse_and(parser *p) {
-  const sdb_expr *e = parse_not(p);
+/* operand (op operand)*, left to right: & over ~-terms, | over &-terms */
+static const sdb_expr *parse_chain(parser *p, const char *op, const sdb_expr *(*operand)(parser *),
+                                   const sdb_expr *(*build)(const sdb_expr *, const sdb_expr *)) {
+  const sdb_expr *e = operand(p);
   while (e) {
     skip_ws(p);
     size_t col = p->pos;
-    if (!accept(p, "&")) break;
-    e = pcheck(p, col, sdb_and(e, parse_not(p)));
+    if (!accept(p, op)) break;
+    e = pcheck(p, col, build(e, operand(p)));
   }
   return e;
 }
 
-static const sdb_expr *parse_or(parser *p) {
-  const sdb_expr *e = parse_and(p);
-  while (e) {
-    skip_ws(p);
-    size_t col = p->pos;
-    if (!accept(p, "|")) break;
-    e = pcheck(p, col, sdb_or(e, parse_and(p)));
-  }
-  return e;
-}
+static const sdb_expr *parse_and(parser *p) { return parse_chain(p, "&", parse_not, sdb_and); }
+static const sdb_expr *parse_or(parser *p) { return parse_chain(p, "|", parse_and, sdb_or); }
 
 const sdb_expr *sdb_parse(const char *text, char *err, size_t errlen) {
   parser p = {text, 0, 0, err, errlen, false, ""};
