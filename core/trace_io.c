@@ -5,6 +5,7 @@
 #include "trace_io.h"
 #include "cancel.h"
 #include "intern.h"
+#include "jsonline.h"
 #include "srcfile.h"
 
 #include <cjson/cJSON.h>
@@ -57,171 +58,22 @@ static int kind_from_name(const char *name) {
   return -1;
 }
 
-/* Event lines are read with cJSON, several times faster than jansson on
-** them (a million-event replay spent 80% of its load in json_loadb); the
-** header, the writer and error messages stay with jansson. cJSON's numbers
-** are doubles, exact below 2**53: a line where one is 2**53 or more is
-** read again by jansson and handed on as cJSON with its integers as raw
-** text, and a line cJSON refuses is read again by jansson, for its reason
-** in jansson's words (or, if jansson takes it, for its tree). */
-
-/* cJSON allocates each node and string of a line on its own, and frees
-** them one by one; a line's tree lives only until the next line, so while
-** the reader runs cJSON allocates from an arena emptied per line (its
-** hooks are global: nothing else here uses cJSON). */
-typedef struct line_chunk {
-  struct line_chunk *next;
-  size_t cap, used;
-  _Alignas(16) unsigned char data[];
-} line_chunk;
-#define LINE_CHUNK ((size_t)64 * 1024)
-static line_chunk *line_arena;
-
-static void *line_alloc(size_t n) {
-  n = (n + 15) & ~(size_t)15;
-  line_chunk *c = line_arena;
-  if (!c || c->cap - c->used < n) {
-    size_t cap = n > LINE_CHUNK ? n : LINE_CHUNK;
-    if (!(c = malloc(sizeof *c + cap))) return NULL;
-    c->cap = cap;
-    c->used = 0;
-    c->next = line_arena;
-    line_arena = c;
-  }
-  void *p = c->data + c->used;
-  c->used += n;
-  return p;
-}
-
-static void line_free(void *p) { (void)p; }
-
-/* Empty the arena: keep one chunk of the usual size, free the rest. */
-static void line_reset(bool all) {
-  line_chunk *keep = NULL;
-  while (line_arena) {
-    line_chunk *next = line_arena->next;
-    if (!all && !keep && line_arena->cap == LINE_CHUNK) {
-      keep = line_arena;
-      keep->used = 0;
-      keep->next = NULL;
-    } else {
-      free(line_arena);
-    }
-    line_arena = next;
-  }
-  line_arena = keep;
-}
-
-/* No NUL and no byte past 0x7f: a line cJSON reads as jansson would. */
-static bool plain_ascii(const char *s, size_t n) {
-  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-  uint64_t any = 0, zero = 0;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {   /* eight bytes at a time */
-    uint64_t w;
-    memcpy(&w, s + i, 8);
-    any |= w;
-    zero |= (w - ones) & ~w & highs;   /* nonzero iff a byte of w is 0 */
-  }
-  for (; i < n; i++) {
-    if (!s[i]) return false;
-    any |= (unsigned char)s[i];
-  }
-  return !zero && !(any & highs);
-}
-
-/* Set when cint met a number a double may not hold exactly (2**53 or
-** more): the reader then reads the line again through jansson. */
-static bool cint_inexact;
-
-/* An integer field: a cJSON number that is an integer below 2**53, or an
-** integer kept as raw text; false otherwise (jansson's json_is_integer). */
-static bool cint(const cJSON *j, int64_t *v) {
-  if (cJSON_IsRaw(j)) {
-    char *end;
-    errno = 0;
-    long long x = strtoll(j->valuestring, &end, 10);
-    if (errno || end == j->valuestring || *end) return false;
-    *v = x;
-    return true;
-  }
-  if (!cJSON_IsNumber(j)) return false;
-  double d = j->valuedouble;
-  if (!(d > -9007199254740992.0 && d < 9007199254740992.0)) {
-    cint_inexact = true;   /* the line is read again by jansson */
-    return false;
-  }
-  if (d != (double)(int64_t)d) return false;
-  *v = (int64_t)d;
-  return true;
-}
-
-/* json_integer_value's contract: 0 for anything that is not one */
-static int64_t cint0(const cJSON *j) {
-  int64_t v = 0;
-  return cint(j, &v) ? v : 0;
-}
-
-static const char *cstr(const cJSON *j) { return cJSON_IsString(j) ? j->valuestring : NULL; }
-
-static size_t clen(const cJSON *a) {
-  size_t n = 0;
-  if (cJSON_IsArray(a))
-    for (const cJSON *c = a->child; c; c = c->next) n++;
-  return n;
-}
-
-/* jansson's tree as cJSON, integers as raw text (exact). NULL on OOM. */
-static cJSON *from_jansson(json_t *j, int depth) {
-  cJSON *c = NULL;
-  switch (json_typeof(j)) {
-    case JSON_OBJECT: {
-      const char *k;
-      json_t *v;
-      if (!(c = cJSON_CreateObject())) return NULL;
-      json_object_foreach(j, k, v) {
-        cJSON *item = from_jansson(v, depth + 1);
-        if (!item) { cJSON_Delete(c); return NULL; }
-        cJSON_AddItemToObject(c, k, item);
-      }
-      return c;
-    }
-    case JSON_ARRAY: {
-      size_t i;
-      json_t *v;
-      if (!(c = cJSON_CreateArray())) return NULL;
-      json_array_foreach(j, i, v) {
-        cJSON *item = from_jansson(v, depth + 1);
-        if (!item) { cJSON_Delete(c); return NULL; }
-        cJSON_AddItemToArray(c, item);
-      }
-      return c;
-    }
-    case JSON_STRING: return cJSON_CreateString(json_string_value(j));
-    case JSON_INTEGER: {
-      char b[32];
-      snprintf(b, sizeof b, "%" JSON_INTEGER_FORMAT, json_integer_value(j));
-      return cJSON_CreateRaw(b);
-    }
-    case JSON_REAL: return cJSON_CreateNumber(json_real_value(j));
-    case JSON_TRUE: return cJSON_CreateTrue();
-    case JSON_FALSE: return cJSON_CreateFalse();
-    default: return cJSON_CreateNull();
-  }
-}
-
+/* Event lines are read through jsonline.h: cJSON for the plain ASCII
+** lines the writer writes (a million-event replay spent 80% of its load in
+** json_loadb), jansson for the rest and for its reasons; the header, the
+** writer and error messages stay with jansson. */
 /* An expression from its tree; NULL with *why set. */
 static const sdb_expr *json_expr(const cJSON *j, int depth, const char **why) {
   if (depth > SDB_MAX_DEPTH) { *why = "expression nested too deeply"; return NULL; }
   int64_t v;
-  if (cint(j, &v)) return sdb_int(v);
+  if (sdb_jl_int(j, &v)) return sdb_int(v);
   if (cJSON_IsTrue(j)) return sdb_true();
   if (cJSON_IsFalse(j)) return sdb_false();
   if (cJSON_IsString(j)) return sdb_sym(j->valuestring);
   const cJSON *head = cJSON_IsArray(j) ? j->child : NULL;
   const cJSON *ival = head ? head->next : NULL;
   int64_t iv = 0;
-  if (!head || !ival || !cJSON_IsString(head) || !cint(ival, &iv)) {
+  if (!head || !ival || !cJSON_IsString(head) || !sdb_jl_int(ival, &iv)) {
     *why = "an expression is an integer, a symbol name, true, false or [kind, ival, args...]";
     return NULL;
   }
@@ -230,7 +82,7 @@ static const sdb_expr *json_expr(const cJSON *j, int depth, const char **why) {
     *why = "unknown expression kind";
     return NULL;
   }
-  size_t nargs = clen(j) - 2;
+  size_t nargs = sdb_jl_len(j) - 2;
   const sdb_expr *small[8], **args = nargs <= 8 ? small : malloc(nargs * sizeof *args);
   if (!args) { *why = "out of memory"; return NULL; }
   const sdb_expr *r = NULL;
@@ -259,8 +111,8 @@ static json_t *bound_json(int64_t v, bool is_bool) {
 
 static bool json_bound(const cJSON *j, int64_t *v, bool *is_bool) {
   if (cJSON_IsBool(j)) { *v = cJSON_IsTrue(j); *is_bool = true; return true; }
-  if (cint(j, v)) return true;
-  const char *s = cstr(j);
+  if (sdb_jl_int(j, v)) return true;
+  const char *s = sdb_jl_str(j);
   if (s && !strcmp(s, "-int_oo")) { *v = SDB_NINF; return true; }
   if (s && !strcmp(s, "int_oo")) { *v = SDB_PINF; return true; }
   return false;
@@ -642,21 +494,21 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
   if (!cJSON_IsObject(o)) { *why = "an event line must be a JSON object"; return -1; }
   const cJSON *f[NFIELDS];
   event_fields(o, f);
-  const char *name = cstr(f[F_EVENT]);
+  const char *name = sdb_jl_str(f[F_EVENT]);
   if (!name) { *why = "missing field \"event\""; return -1; }
   int kind = sdb_event_from_name(name);
   if (kind < 0) { *why = name; return 1; }
   e->kind = (uint16_t)kind;
-  const char *ph = cstr(f[F_PHASE]);
+  const char *ph = sdb_jl_str(f[F_PHASE]);
   if (!ph) { snprintf(buf, cap, "%s: missing field \"phase\"", name); *why = buf; return -1; }
   int phase = sdb_phase_from_name(ph);
   if (phase < 0) { snprintf(buf, cap, "%s: unknown phase \"%.40s\"", name, ph); *why = buf; return -1; }
   e->phase = (uint8_t)phase;
-  e->flags = (uint8_t)cint0(f[F_FLAGS]);
-  e->site = sdb_site_get(intern_last(cstr(f[F_TRACER]), &last[L_TRACER]), (int32_t)cint0(f[F_DEPTH]),
-                         intern_last(cstr(f[F_FILE]), &last[L_FILE]), (int32_t)cint0(f[F_LINE]),
-                         intern_last(cstr(f[F_FUNC]), &last[L_FUNC]));
-  e->op = intern_last(cstr(f[F_OP]), &last[L_OP]);
+  e->flags = (uint8_t)sdb_jl_int0(f[F_FLAGS]);
+  e->site = sdb_site_get(intern_last(sdb_jl_str(f[F_TRACER]), &last[L_TRACER]), (int32_t)sdb_jl_int0(f[F_DEPTH]),
+                         intern_last(sdb_jl_str(f[F_FILE]), &last[L_FILE]), (int32_t)sdb_jl_int0(f[F_LINE]),
+                         intern_last(sdb_jl_str(f[F_FUNC]), &last[L_FUNC]));
+  e->op = intern_last(sdb_jl_str(f[F_OP]), &last[L_OP]);
   e->op_first = cJSON_IsTrue(f[F_OP_FIRST]);
   static const char *const efields[] = { "sym", "sym2", "expr" };
   sdb_event_more *m = &p->more;
@@ -675,7 +527,7 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
   const cJSON *r = f[F_RANGE];
   if (r) {
     bool b1 = false, b2 = false;
-    if (clen(r) != 2 || !json_bound(r->child, &m->range.lo, &b1) ||
+    if (sdb_jl_len(r) != 2 || !json_bound(r->child, &m->range.lo, &b1) ||
         !json_bound(r->child->next, &m->range.hi, &b2) || b1 != b2) {
       snprintf(buf, cap, "%s: bad \"range\": expected [lo, hi] (integers, \"-int_oo\", "
                "\"int_oo\", or two booleans)", name);
@@ -685,13 +537,13 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
     m->range.is_bool = b1;
     m->has_range = true;
   }
-  e->value = cint0(f[F_VALUE]);
-  e->text = cstr(f[F_TEXT]);
-  e->detail = cstr(f[F_DETAIL]);
-  m->text2 = cstr(f[F_TEXT2]);
+  e->value = sdb_jl_int0(f[F_VALUE]);
+  e->text = sdb_jl_str(f[F_TEXT]);
+  e->detail = sdb_jl_str(f[F_DETAIL]);
+  m->text2 = sdb_jl_str(f[F_TEXT2]);
   const cJSON *syms = f[F_SYMS], *texts = f[F_TEXTS];
-  size_t ns = clen(syms);
-  if (texts && clen(texts) != ns) {
+  size_t ns = sdb_jl_len(syms);
+  if (texts && sdb_jl_len(texts) != ns) {
     snprintf(buf, cap, "%s: \"texts\" must have as many entries as \"syms\"", name);
     *why = buf;
     return -1;
@@ -711,7 +563,7 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
         *why = buf;
         return -1;
       }
-      if (p->texts) p->texts[i] = cstr(t);
+      if (p->texts) p->texts[i] = sdb_jl_str(t);
     }
     e->syms = p->syms;
     m->texts = p->texts;
@@ -781,8 +633,7 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
   int rc = 0;
   char buf[256], jbuf[200];
   const char *seen[NLAST] = { NULL };   /* intern_last */
-  cJSON_Hooks hooks = { line_alloc, line_free };
-  cJSON_InitHooks(&hooks);
+  sdb_jsonline jl = SDB_JSONLINE_INIT;
   while ((len = getline(&line, &cap, f)) >= 0) {
     lineno++;
     if (sdb_cancelled()) {   /* Ctrl-C: what was read so far stays */
@@ -800,19 +651,18 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
     json_error_t je;
     json_t *o = NULL;
     cJSON *cj = NULL;
-    bool exact = false;   /* read through jansson (see cint_inexact) */
     sdb_event e;
     parsed p = { 0 };
     int k;
-  reread:
-    /* cJSON takes plain ASCII lines, as the writer writes them: it finds
-    ** the end by the NUL after the text, and it does not check UTF-8, so
-    ** a line with a NUL or any byte past 0x7f goes to jansson, which
-    ** refuses what is not UTF-8 and names it (found by make fuzz) */
-    if (lineno > 1 && !exact && plain_ascii(line, (size_t)len))
-      cj = cJSON_ParseWithLengthOpts(line, (size_t)len + 1, NULL, true);
-    if (!cj) o = json_loadb(line, (size_t)len, 0, &je);
+    /* the header through jansson (read_header takes its tree) */
+    if (lineno > 1) cj = sdb_jl_parse(&jl, line, (size_t)len, &je);
+    else o = json_loadb(line, (size_t)len, 0, &je);
     const char *why = NULL;
+    if (!cj && !o && !strcmp(je.text, "out of memory")) {
+      sdb_err_set(err, SDB_E_OOM, "MemoryError", "%s:%ld: out of memory", path, lineno);
+      rc = -1;
+      break;
+    }
     if (!cj && !o) {
       const char *reason = json_reason(&je, (size_t)len, jbuf, sizeof jbuf);
       if (last && !complete && lineno > 1) {
@@ -836,27 +686,7 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
       if (rc) break;
       continue;
     }
-    if (!cj) {
-      exact = true;
-      cj = from_jansson(o, 0);
-      json_decref(o);
-      if (!cj) {
-        sdb_err_set(err, SDB_E_OOM, "MemoryError", "%s:%ld: out of memory", path, lineno);
-        rc = -1;
-        break;
-      }
-    }
-    cint_inexact = false;
     k = parse_event(cj, &e, &p, seen, &why, buf, sizeof buf);
-    if (cint_inexact && !exact) {   /* cJSON met a number past 2**53 */
-      free(p.syms);
-      free(p.texts);
-      p = (parsed){ 0 };
-      line_reset(false);
-      cj = NULL;
-      exact = true;
-      goto reread;
-    }
     if (k == 1) {
       note_unknown(rep, why);
     } else if (k < 0) {
@@ -869,17 +699,15 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
         rc = -1;
       } else {
         rep->loaded++;
-        const char *st = cstr(p.stack);
+        const char *st = sdb_jl_str(p.stack);
         if (st && on_stack) on_stack(ud, (size_t)seq, sdb_intern(st));
       }
     }
     free(p.syms);
     free(p.texts);
-    line_reset(false);   /* the line's tree (cJSON_Delete would free nothing) */
     if (rc) break;
   }
-  line_reset(true);
-  cJSON_InitHooks(NULL);
+  sdb_jl_free(&jl);
   if (rc) rep->bad_line = lineno;
   if (rc == 0 && lineno == 0) {
     sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s:1: not a shapedb trace (the file is empty)",

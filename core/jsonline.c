@@ -1,0 +1,155 @@
+/*
+** jsonline.c — one line of JSON through cJSON or jansson (see jsonline.h).
+*/
+#include "jsonline.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXACT_LIMIT 9007199254740992.0   /* 2**53 */
+
+/* cJSON's hooks are global and take no context: while sdb_jl_parse runs
+** they allocate from this reader's arena, and they are put back to malloc
+** before it returns, so cJSON used anywhere else allocates as usual. */
+static sdb_jsonline *current;
+
+static void *line_alloc(size_t n) { return sdb_arena_alloc(&current->arena, n, 16); }
+static void line_free(void *p) { (void)p; }   /* the arena's reset frees */
+
+/* No NUL and no byte past 0x7f: a line cJSON reads as jansson would. */
+static bool plain_ascii(const char *s, size_t n) {
+  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  uint64_t any = 0, zero = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {   /* eight bytes at a time */
+    uint64_t w;
+    memcpy(&w, s + i, 8);
+    any |= w;
+    zero |= (w - ones) & ~w & highs;   /* nonzero iff a byte of w is 0 */
+  }
+  for (; i < n; i++) {
+    if (!s[i]) return false;
+    any |= (unsigned char)s[i];
+  }
+  return !zero && !(any & highs);
+}
+
+/* Does the tree hold a number a double may not hold exactly? */
+static bool inexact(const cJSON *j) {
+  for (; j; j = j->next) {
+    if (cJSON_IsNumber(j) && !(j->valuedouble > -EXACT_LIMIT && j->valuedouble < EXACT_LIMIT))
+      return true;
+    if (j->child && inexact(j->child)) return true;
+  }
+  return false;
+}
+
+/* jansson's tree as cJSON, integers as raw text (exact). NULL on OOM. */
+static cJSON *from_jansson(json_t *j) {
+  cJSON *c = NULL;
+  switch (json_typeof(j)) {
+    case JSON_OBJECT: {
+      const char *k;
+      json_t *v;
+      if (!(c = cJSON_CreateObject())) return NULL;
+      json_object_foreach(j, k, v) {
+        cJSON *item = from_jansson(v);
+        if (!item) return NULL;   /* the arena frees the rest */
+        cJSON_AddItemToObject(c, k, item);
+      }
+      return c;
+    }
+    case JSON_ARRAY: {
+      size_t i;
+      json_t *v;
+      if (!(c = cJSON_CreateArray())) return NULL;
+      json_array_foreach(j, i, v) {
+        cJSON *item = from_jansson(v);
+        if (!item) return NULL;
+        cJSON_AddItemToArray(c, item);
+      }
+      return c;
+    }
+    case JSON_STRING: return cJSON_CreateString(json_string_value(j));
+    case JSON_INTEGER: {
+      char b[32];
+      snprintf(b, sizeof b, "%" JSON_INTEGER_FORMAT, json_integer_value(j));
+      return cJSON_CreateRaw(b);
+    }
+    case JSON_REAL: return cJSON_CreateNumber(json_real_value(j));
+    case JSON_TRUE: return cJSON_CreateTrue();
+    case JSON_FALSE: return cJSON_CreateFalse();
+    default: return cJSON_CreateNull();
+  }
+}
+
+cJSON *sdb_jl_parse(sdb_jsonline *jl, const char *s, size_t n, json_error_t *je) {
+  static const cJSON_Hooks hooks = { line_alloc, line_free };
+  sdb_arena_reset(&jl->arena);
+  current = jl;
+  cJSON_InitHooks((cJSON_Hooks *)&hooks);
+  cJSON *cj = NULL;
+  /* cJSON finds the end by the NUL after the text */
+  if (!s[n] && plain_ascii(s, n)) {
+    cj = cJSON_ParseWithLengthOpts(s, n + 1, NULL, true);
+    if (cj && inexact(cj)) {
+      sdb_arena_reset(&jl->arena);
+      cj = NULL;
+    }
+  }
+  if (!cj) {
+    json_t *o = json_loadb(s, n, 0, je);
+    if (o) {
+      if (!(cj = from_jansson(o))) {
+        memset(je, 0, sizeof *je);
+        snprintf(je->text, sizeof je->text, "out of memory");
+      }
+      json_decref(o);
+    }
+  }
+  cJSON_InitHooks(NULL);
+  current = NULL;
+  return cj;
+}
+
+void sdb_jl_free(sdb_jsonline *jl) { sdb_arena_free(&jl->arena); }
+
+bool sdb_jl_int(const cJSON *j, int64_t *v) {
+  if (cJSON_IsRaw(j)) {
+    char *end;
+    errno = 0;
+    long long x = strtoll(j->valuestring, &end, 10);
+    if (errno || end == j->valuestring || *end) return false;
+    *v = x;
+    return true;
+  }
+  if (!cJSON_IsNumber(j)) return false;
+  double d = j->valuedouble;
+  if (!(d > -EXACT_LIMIT && d < EXACT_LIMIT) || d != (double)(int64_t)d) return false;
+  *v = (int64_t)d;
+  return true;
+}
+
+int64_t sdb_jl_int0(const cJSON *j) {
+  int64_t v = 0;
+  return sdb_jl_int(j, &v) ? v : 0;
+}
+
+const char *sdb_jl_str(const cJSON *j) { return cJSON_IsString(j) ? j->valuestring : NULL; }
+
+size_t sdb_jl_len(const cJSON *a) {
+  size_t n = 0;
+  if (cJSON_IsArray(a))
+    for (const cJSON *c = a->child; c; c = c->next) n++;
+  return n;
+}
+
+const cJSON *sdb_jl_get(const cJSON *o, const char *key) {
+  if (!cJSON_IsObject(o)) return NULL;
+  for (const cJSON *c = o->child; c; c = c->next)
+    if (c->string && !strcmp(c->string, key)) return c;
+  return NULL;
+}
