@@ -19,22 +19,46 @@ static sdb_jsonline *current;
 static void *line_alloc(size_t n) { return sdb_arena_alloc(&current->arena, n, 16); }
 static void line_free(void *p) { (void)p; }   /* the arena's reset frees */
 
-/* No NUL and no byte past 0x7f: a line cJSON reads as jansson would. */
+/* Only bytes 0x20-0x7f: a line cJSON reads as jansson would. cJSON
+** stops at a NUL, checks no UTF-8 and takes a raw control character in a
+** string, which JSON (and jansson) refuse; json.dumps writes none of
+** them, so such a line is rare and goes to jansson (found by make fuzz). */
 static bool plain_ascii(const char *s, size_t n) {
-  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-  uint64_t any = 0, zero = 0;
+  const uint64_t spaces = 0x2020202020202020u, highs = 0x8080808080808080u;
+  uint64_t any = 0, low = 0;
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {   /* eight bytes at a time */
     uint64_t w;
     memcpy(&w, s + i, 8);
     any |= w;
-    zero |= (w - ones) & ~w & highs;   /* nonzero iff a byte of w is 0 */
+    low |= (w - spaces) & ~w & highs;   /* nonzero iff a byte of w is < 0x20 */
   }
   for (; i < n; i++) {
-    if (!s[i]) return false;
+    if ((unsigned char)s[i] < 0x20) return false;
     any |= (unsigned char)s[i];
   }
-  return !zero && !(any & highs);
+  return !low && !(any & highs);
+}
+
+/* What cJSON takes and JSON refuses besides the bytes above: a number
+** with a leading zero ("07") or a dot and no digit after it ("1."), read
+** by strtod, and "\u0000", a string cut at its NUL. Looked for in the raw
+** text, strings and all: a line that merely looks so goes to jansson,
+** which decides (found by comparing both readers over the fuzz corpus). */
+static bool maybe_lenient(const char *s, size_t n) {
+  const char *end = s + n;
+  for (const char *p = s; (p = memchr(p, '0', (size_t)(end - p))); p++)
+    if (p + 1 < end && p[1] >= '0' && p[1] <= '9' &&
+        (p == s || strchr(" ,:[-", p[-1])))
+      return true;
+  for (const char *p = s; (p = memchr(p, '.', (size_t)(end - p))); p++)
+    if (p > s && p[-1] >= '0' && p[-1] <= '9' && (p + 1 == end || p[1] < '0' || p[1] > '9'))
+      return true;
+  for (const char *p = s; (p = memchr(p, '\\', (size_t)(end - p))); p++) {
+    if (p + 6 <= end && !memcmp(p, "\\u0000", 6)) return true;
+    if (p + 1 < end) p++;   /* an escaped backslash is not the start of another */
+  }
+  return false;
 }
 
 /* Does the tree hold a number a double may not hold exactly? */
@@ -93,7 +117,7 @@ cJSON *sdb_jl_parse(sdb_jsonline *jl, const char *s, size_t n, json_error_t *je)
   cJSON_InitHooks((cJSON_Hooks *)&hooks);
   cJSON *cj = NULL;
   /* cJSON finds the end by the NUL after the text */
-  if (!s[n] && plain_ascii(s, n)) {
+  if (!s[n] && plain_ascii(s, n) && !maybe_lenient(s, n)) {
     cj = cJSON_ParseWithLengthOpts(s, n + 1, NULL, true);
     if (cj && inexact(cj)) {
       sdb_arena_reset(&jl->arena);
@@ -149,7 +173,15 @@ size_t sdb_jl_len(const cJSON *a) {
 
 const cJSON *sdb_jl_get(const cJSON *o, const char *key) {
   if (!cJSON_IsObject(o)) return NULL;
+  const cJSON *hit = NULL;
   for (const cJSON *c = o->child; c; c = c->next)
-    if (c->string && !strcmp(c->string, key)) return c;
-  return NULL;
+    if (c->string && !strcmp(c->string, key)) hit = c;
+  return hit;
+}
+
+bool sdb_jl_shadowed(const cJSON *item) {
+  if (!item->string) return false;
+  for (const cJSON *c = item->next; c; c = c->next)
+    if (c->string && !strcmp(c->string, item->string)) return true;
+  return false;
 }

@@ -11,7 +11,10 @@
 ** its reason, in jansson's words; and a line holding an integer a double
 ** may not hold exactly (2**53 or more) is read again by jansson, its
 ** integers handed on as cJSON raw text. Either way the caller gets one
-** cJSON tree, whose integers sdb_jl_int reads exactly.
+** cJSON tree, whose integers sdb_jl_int reads exactly. Where the two still
+** differ: a number with an integral value written as a real ("1e1",
+** "10.0") reads as an integer here, a real in jansson (json.dumps writes
+** integers as integers).
 **
 ** Ownership: a reader owns an arena; the tree of a line lives until the
 ** reader's next line (or its free). Never cJSON_Delete it; cJSON_Duplicate
@@ -46,7 +49,12 @@ bool sdb_jl_int(const cJSON *j, int64_t *v);
 int64_t sdb_jl_int0(const cJSON *j);              /* 0 when not an integer */
 const char *sdb_jl_str(const cJSON *j);            /* NULL when not a string */
 size_t sdb_jl_len(const cJSON *a);                 /* an array's size; 0 else */
-/* O[key] for an object, the first of duplicate keys; NULL otherwise */
+/* O[key] for an object, NULL otherwise. Of duplicate keys the last
+** counts, as in jansson and Python's json (PyTorch writes none; a damaged
+** log may). */
 const cJSON *sdb_jl_get(const cJSON *o, const char *key);
+/* Does a later member of ITEM's object have its key? Walking an object's
+** members, skip those: jansson and Python keep the last. */
+bool sdb_jl_shadowed(const cJSON *item);
 
 #endif

@@ -12,6 +12,7 @@
 #include "buf.h"
 #include "cancel.h"
 #include "intern.h"
+#include "jsonline.h"
 #include "map.h"
 
 #include <ctype.h>
@@ -43,7 +44,7 @@ struct sdb_tt_reader {
   bool pending_cut;            /* the header line had no '\n': last line */
   /* the record being handed out */
   sdb_tt_record rec;
-  json_t *root;
+  sdb_jsonline jl;             /* the record's JSON */
   sdb_buf payload;
   long long last_stamp;
   bool have_stamp;
@@ -205,11 +206,11 @@ static bool looks_like_header(const char *s, size_t n) {
 
 /* ---- compile ids ----------------------------------------------------- */
 
-static long jint(const json_t *o, const char *key, long dflt, bool *present) {
-  json_t *v = json_object_get(o, key);
-  if (!v || !json_is_integer(v)) return dflt;
+static long jint(const cJSON *o, const char *key, long dflt, bool *present) {
+  int64_t v;
+  if (!sdb_jl_int(sdb_jl_get(o, key), &v)) return dflt;
   if (present) *present = true;
-  return (long)json_integer_value(v);
+  return (long)v;
 }
 
 char *sdb_tt_cid_str(const sdb_tt_cid *c, char *buf, size_t n) {
@@ -288,13 +289,14 @@ static void md5_hex(const char *s, size_t n, char out[33]) {
 
 static void remember_str(sdb_tt_reader *r, const sdb_tt_record *rec) {
   /* {"str": ["/path/file.py", 7]} */
-  json_t *name = json_array_get(rec->meta, 0), *idx = json_array_get(rec->meta, 1);
-  if (!json_is_string(name) || !json_is_integer(idx) || json_integer_value(idx) < 0 ||
-      json_integer_value(idx) > 10000000) {
+  const cJSON *name = cJSON_IsArray(rec->meta) ? rec->meta->child : NULL;
+  int64_t idx;
+  if (!sdb_jl_str(name) || !name->next || !sdb_jl_int(name->next, &idx) || idx < 0 ||
+      idx > 10000000) {
     problem(r, rec->line, "str record is not [name, index]");
     return;
   }
-  size_t i = (size_t)json_integer_value(idx);
+  size_t i = (size_t)idx;
   if (i >= r->nstrs) {
     size_t n = i + 1 > r->nstrs * 2 ? i + 1 : r->nstrs * 2;
     const char **s = realloc(r->strs, n * sizeof *s);
@@ -303,7 +305,7 @@ static void remember_str(sdb_tt_reader *r, const sdb_tt_record *rec) {
     r->strs = s;
     r->nstrs = n;
   }
-  r->strs[i] = sdb_intern(json_string_value(name));
+  r->strs[i] = sdb_intern(name->valuestring);
 }
 
 static void count_kind(sdb_tt_reader *r, const char *kind) {
@@ -319,8 +321,6 @@ static bool assemble(sdb_tt_reader *r) {
   const char *h = sdb_buf_cstr(&r->pending);
   size_t hn = r->pending.len, at = 0;
   long long stamp = 0;
-  json_decref(r->root);
-  r->root = NULL;
   memset(rec, 0, sizeof *rec);
   rec->line = r->pending_line;
   rec->rank = -1;
@@ -335,25 +335,25 @@ static bool assemble(sdb_tt_reader *r) {
   r->have_stamp = true;
 
   json_error_t jerr;
-  r->root = json_loadb(h + at, hn - at, 0, &jerr);
+  const cJSON *root = sdb_jl_parse(&r->jl, h + at, hn - at, &jerr);
   bool ok = true;
-  if (!r->root) {
+  if (!root) {
     problem(r, rec->line, "bad JSON: %s (column %d)%s", jerr.text, jerr.column + (int)at,
             r->pending_cut ? "; the file ends inside this line (truncated)" : "");
     ok = false;
-  } else if (!json_is_object(r->root) || !json_object_size(r->root)) {
+  } else if (!cJSON_IsObject(root) || !root->child) {
     problem(r, rec->line, "bad record: the JSON is not an object with a kind");
     ok = false;
+    root = NULL;
   } else {
-    void *it = json_object_iter(r->root);
-    rec->kind = sdb_intern(json_object_iter_key(it));
-    rec->meta = json_object_iter_value(it);
-    rec->root = r->root;
+    rec->kind = sdb_intern(root->child->string);
+    rec->meta = sdb_jl_get(root, root->child->string);   /* the last of duplicates */
+    rec->root = root;
     bool present = false;
-    rec->cid.frame = jint(r->root, "frame_id", -1, &present);
-    rec->cid.fcid = jint(r->root, "frame_compile_id", -1, &present);
-    rec->cid.ca = jint(r->root, "compiled_autograd_id", -1, &present);
-    rec->cid.attempt = jint(r->root, "attempt", 0, NULL);
+    rec->cid.frame = jint(root, "frame_id", -1, &present);
+    rec->cid.fcid = jint(root, "frame_compile_id", -1, &present);
+    rec->cid.ca = jint(root, "compiled_autograd_id", -1, &present);
+    rec->cid.attempt = jint(root, "attempt", 0, NULL);
     /* PyTorch writes frame_id and frame_compile_id together. A damaged
     ** record with only one reads as if the other were 0, which is how its
     ** id prints, so `info graph ID` finds it again (found by fuzzing). */
@@ -363,12 +363,12 @@ static bool assemble(sdb_tt_reader *r) {
     }
     if (rec->cid.attempt < 0) rec->cid.attempt = 0;
     rec->has_cid = present;
-    rec->rank = jint(r->root, "rank", -1, NULL);
+    rec->rank = jint(root, "rank", -1, NULL);
   }
   const char *want = NULL;
-  json_t *hp = r->root ? json_object_get(r->root, "has_payload") : NULL;
+  const cJSON *hp = sdb_jl_get(root, "has_payload");
   if (hp) {
-    if (json_is_string(hp) && strlen(json_string_value(hp)) == 32) want = json_string_value(hp);
+    if (sdb_jl_str(hp) && strlen(hp->valuestring) == 32) want = hp->valuestring;
     else problem(r, rec->line, "has_payload is not an MD5 hex digest");
   }
 
@@ -525,7 +525,7 @@ void sdb_tt_close(sdb_tt_reader *r) {
   free(r->in);
   sdb_buf_free(&r->pending);
   sdb_buf_free(&r->payload);
-  json_decref(r->root);
+  sdb_jl_free(&r->jl);
   free(r->strs);
   for (size_t i = 0; i < r->nprobs; i++) free(r->probs[i].what);
   free(r->probs);
@@ -573,18 +573,24 @@ long sdb_tt_nrecords(const sdb_tt_reader *r) { return r->nrecords; }
 long sdb_tt_nlines(const sdb_tt_reader *r) { return r->lineno; }
 unsigned long long sdb_tt_nbytes(const sdb_tt_reader *r) { return r->bytes; }
 
-bool sdb_tt_frame_get(const sdb_tt_reader *r, const json_t *frame, sdb_tt_frame *out) {
-  if (!json_is_object(frame)) return false;
-  json_t *f = json_object_get(frame, "filename");
-  json_t *ln = json_object_get(frame, "line");
-  json_t *nm = json_object_get(frame, "name");
-  json_t *loc = json_object_get(frame, "loc");
+bool sdb_tt_frame_get(const sdb_tt_reader *r, const cJSON *frame, sdb_tt_frame *out) {
+  if (!cJSON_IsObject(frame)) return false;
+  const cJSON *f = NULL, *ln = NULL, *nm = NULL, *loc = NULL;
+  for (const cJSON *c = frame->child; c; c = c->next) {   /* the last of duplicates */
+    const char *k = c->string;
+    if (!k) continue;
+    if (!strcmp(k, "filename")) f = c;
+    else if (!strcmp(k, "line")) ln = c;
+    else if (!strcmp(k, "name")) nm = c;
+    else if (!strcmp(k, "loc")) loc = c;
+  }
+  int64_t v;
   out->file = NULL;
-  if (json_is_integer(f)) out->file = sdb_tt_string(r, (long)json_integer_value(f));
-  else if (json_is_string(f)) out->file = sdb_intern(json_string_value(f));
+  if (sdb_jl_int(f, &v)) out->file = sdb_tt_string(r, (long)v);
+  else if (sdb_jl_str(f)) out->file = sdb_intern(f->valuestring);
   if (!out->file) out->file = sdb_intern("<unknown>");
-  out->line = json_is_integer(ln) ? (long)json_integer_value(ln) : 0;
-  out->name = sdb_intern(json_is_string(nm) ? json_string_value(nm) : "?");
-  out->loc = sdb_intern(json_is_string(loc) ? json_string_value(loc) : "");
+  out->line = sdb_jl_int(ln, &v) ? (long)v : 0;
+  out->name = sdb_intern(sdb_jl_str(nm) ? nm->valuestring : "?");
+  out->loc = sdb_intern(sdb_jl_str(loc) ? loc->valuestring : "");
   return true;
 }

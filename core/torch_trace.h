@@ -15,13 +15,16 @@
 ** the rest is imported. Plain and gzip files are read alike (zlib).
 **
 ** Ownership: the reader owns every record it hands out; a record (its JSON
-** and payload) is valid until the next sdb_tt_next or sdb_tt_close. Names
+** and payload) is valid until the next sdb_tt_next or sdb_tt_close. The
+** JSON is read by jsonline.h (cJSON, or jansson where cJSON would read it
+** differently): read it with its sdb_jl_* functions, copy what must outlive
+** the record with cJSON_Duplicate. Names
 ** (kinds, interned file names, problems' file) are sdb_intern pointers.
 */
 #ifndef SDB_TORCH_TRACE_H
 #define SDB_TORCH_TRACE_H
 
-#include <jansson.h>
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -43,8 +46,8 @@ typedef struct sdb_tt_record {
   long pid;
   const char *writer;   /* interned "torch/...py:4244" */
   const char *kind;     /* interned: the first key */
-  json_t *root;         /* the whole header object (borrowed) */
-  json_t *meta;         /* root[kind] (borrowed) */
+  const cJSON *root;    /* the whole header object (borrowed; jsonline.h) */
+  const cJSON *meta;    /* root[kind] (borrowed) */
   bool has_cid;         /* frame_id or compiled_autograd_id present */
   sdb_tt_cid cid;
   long rank;            /* -1 when absent */
@@ -120,6 +123,6 @@ typedef struct sdb_tt_frame {
   const char *name;     /* interned */
   const char *loc;      /* interned source text, may be "" */
 } sdb_tt_frame;
-bool sdb_tt_frame_get(const sdb_tt_reader *r, const json_t *frame, sdb_tt_frame *out);
+bool sdb_tt_frame_get(const sdb_tt_reader *r, const cJSON *frame, sdb_tt_frame *out);
 
 #endif

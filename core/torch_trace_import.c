@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "expr.h"
 #include "intern.h"
+#include "jsonline.h"
 #include "map.h"
 #include "ranges.h"
 
@@ -54,13 +55,13 @@ struct sdb_tti {
   sdb_map byid;            /* interned "[0/1]" -> index + 1 */
   long cur;                /* current compile, -1 before any */
   /* Python object ids, resolved as read */
-  sdb_map nodes;           /* id -> json_t* meta of expression_created (owned ref) */
+  sdb_map nodes;           /* id -> cJSON* meta of expression_created (in held) */
   sdb_map idsym;           /* id -> interned symbol name (create_unbacked_symbol) */
   sdb_map byexpr;          /* result expression -> its latest result_id (as a key) */
   sdb_map symsrc;          /* symbol expr -> interned source (any compile) */
   tguard *guards;
   size_t nguards, capguards;
-  json_t **held;           /* metas kept alive for the node table */
+  cJSON **held;            /* metas copied out of their records for the node table */
   size_t nheld, capheld;
   long unparsed;           /* expressions the model could not read */
   sdb_map srcs;            /* interned file -> srclines* */
@@ -74,9 +75,17 @@ struct sdb_tti {
 
 /* ---- small helpers ----------------------------------------------------- */
 
-static const char *jstr(const json_t *o, const char *key) {
-  json_t *v = json_object_get(o, key);
-  return json_is_string(v) ? json_string_value(v) : NULL;
+static const char *jstr(const cJSON *o, const char *key) {
+  return sdb_jl_str(sdb_jl_get(o, key));
+}
+
+/* An array's last item, to walk it innermost first (item->prev; the
+** first item's prev is the last). */
+static const cJSON *last_item(const cJSON *a) {
+  return cJSON_IsArray(a) && a->child ? a->child->prev : NULL;
+}
+static const cJSON *prev_item(const cJSON *a, const cJSON *item) {
+  return item == a->child ? NULL : item->prev;
 }
 
 static bool grow(void **v, size_t *cap, size_t n, size_t size) {
@@ -137,12 +146,11 @@ static bool internal_file(const char *f) {
 }
 
 /* The innermost frame of STACK outside PyTorch, else its innermost. */
-static bool user_frame(const sdb_tti *t, const json_t *stack, sdb_tt_frame *out) {
-  size_t n = json_array_size(stack);
-  for (size_t i = n; i-- > 0;)
-    if (sdb_tt_frame_get(t->r, json_array_get(stack, i), out) && !internal_file(out->file))
-      return true;
-  return n && sdb_tt_frame_get(t->r, json_array_get(stack, n - 1), out);
+static bool user_frame(const sdb_tti *t, const cJSON *stack, sdb_tt_frame *out) {
+  for (const cJSON *fr = last_item(stack); fr; fr = prev_item(stack, fr))
+    if (sdb_tt_frame_get(t->r, fr, out) && !internal_file(out->file)) return true;
+  const cJSON *last = last_item(stack);
+  return last && sdb_tt_frame_get(t->r, last, out);
 }
 
 static void quote_line(sdb_tti *t, const char *file, long line, const char *text) {
@@ -163,10 +171,9 @@ static void quote_line(sdb_tti *t, const char *file, long line, const char *text
   s->line[line] = text;
 }
 
-static void quote_frames(sdb_tti *t, const json_t *stack) {
-  size_t i;
-  json_t *fr;
-  json_array_foreach(stack, i, fr) {
+static void quote_frames(sdb_tti *t, const cJSON *stack) {
+  if (!cJSON_IsArray(stack)) return;
+  for (const cJSON *fr = stack->child; fr; fr = fr->next) {
     sdb_tt_frame f;
     if (sdb_tt_frame_get(t->r, fr, &f)) quote_line(t, f.file, f.line, f.loc);
   }
@@ -193,12 +200,11 @@ static void quote_graph(sdb_tti *t, const char *text) {
 ** stack (older logs leave user_stack empty). */
 static where locate(const sdb_tti *t, const sdb_tt_record *rec) {
   where w = {NULL, NULL, 0};
-  const json_t *stacks[3] = {json_object_get(rec->meta, "user_stack"),
-                             json_object_get(rec->meta, "stack"),
-                             json_object_get(rec->root, "stack")};
+  const cJSON *stacks[3] = {sdb_jl_get(rec->meta, "user_stack"), sdb_jl_get(rec->meta, "stack"),
+                            sdb_jl_get(rec->root, "stack")};
   sdb_tt_frame f;
-  size_t n = json_array_size(stacks[0]);
-  bool ok = n && sdb_tt_frame_get(t->r, json_array_get(stacks[0], n - 1), &f);
+  const cJSON *last = last_item(stacks[0]);
+  bool ok = last && sdb_tt_frame_get(t->r, last, &f);
   for (int i = 1; i < 3 && !ok; i++) ok = user_frame(t, stacks[i], &f);
   if (ok) {
     w.file = f.file;
@@ -211,6 +217,54 @@ static where locate(const sdb_tti *t, const sdb_tt_record *rec) {
 
 /* ---- compiles ------------------------------------------------------------ */
 
+/* A compile's place when compiles are sorted by their ids without the
+** attempt, then by creation. */
+typedef struct attempt_ix {
+  const sdb_tt_cid *cid;
+  size_t i;
+} attempt_ix;
+
+static int cmp_attempts(const void *x, const void *y) {
+  const attempt_ix *p = x, *q = y;
+  const sdb_tt_cid *a = p->cid, *b = q->cid;
+  if (a->ca != b->ca) return a->ca < b->ca ? -1 : 1;
+  if (a->frame != b->frame) return a->frame < b->frame ? -1 : 1;
+  if (a->fcid != b->fcid) return a->fcid < b->fcid ? -1 : 1;
+  return p->i < q->i ? -1 : p->i > q->i;
+}
+
+/* An attempt followed by a later one of the same id was restarted: it
+** takes the code object the later attempt compiled (not its caller's).
+** Only compiles of one id meet, so they are compared within their group
+** (all pairs was quadratic in the compiles: 70% of a 100 MiB import). */
+static void mark_restarted(sdb_tti *t) {
+  attempt_ix *ix = malloc(t->ncomps * sizeof *ix);
+  if (!ix) return;
+  for (size_t i = 0; i < t->ncomps; i++) ix[i] = (attempt_ix){&t->comps[i]->pub.cid, i};
+  qsort(ix, t->ncomps, sizeof *ix, cmp_attempts);
+  for (size_t g = 0, end; g < t->ncomps; g = end) {
+    const sdb_tt_cid *k = ix[g].cid;
+    for (end = g + 1; end < t->ncomps; end++) {
+      const sdb_tt_cid *c = ix[end].cid;
+      if (c->ca != k->ca || c->frame != k->frame || c->fcid != k->fcid) break;
+    }
+    if (k->frame < 0) continue;
+    for (size_t i = g; i < end; i++)   /* creation order, as before */
+      for (size_t j = g; j < end; j++) {
+        sdb_tti_compile *a = &t->comps[ix[i].i]->pub, *b = &t->comps[ix[j].i]->pub;
+        if (a->cid.attempt < b->cid.attempt && !strcmp(a->status, "running")) {
+          a->status = sdb_intern("restarted");
+          if (b->func) {
+            a->func = b->func;
+            a->file = b->file;
+            a->lineno = b->lineno;
+          }
+        }
+      }
+  }
+  free(ix);
+}
+
 static cstate *compile_now(const sdb_tti *t) {
   return t->cur >= 0 ? t->comps[t->cur] : NULL;
 }
@@ -221,15 +275,15 @@ static const char *stack_text(sdb_tti *t) {
   t->rec_stack_done = true;
   const sdb_tt_record *rec = t->rec;
   if (!rec) return NULL;
-  const json_t *us = json_object_get(rec->meta, "user_stack");
-  bool user = json_array_size(us) > 0;
-  if (!user) us = json_object_get(rec->meta, "stack");
-  if (!json_array_size(us)) us = json_object_get(rec->root, "stack");
+  const cJSON *us = sdb_jl_get(rec->meta, "user_stack");
+  bool user = last_item(us) != NULL;
+  if (!user) us = sdb_jl_get(rec->meta, "stack");
+  if (!last_item(us)) us = sdb_jl_get(rec->root, "stack");
   sdb_buf b = SDB_BUF_INIT;
   int k = 0;
-  for (size_t i = json_array_size(us); i-- > 0 && k < 64;) {
+  for (const cJSON *fr = last_item(us); fr && k < 64; fr = prev_item(us, fr)) {
     sdb_tt_frame f;
-    if (!sdb_tt_frame_get(t->r, json_array_get(us, i), &f)) continue;
+    if (!sdb_tt_frame_get(t->r, fr, &f)) continue;
     if (!user && internal_file(f.file)) continue;
     sdb_buf_printf(&b, "%s#%d  %s at %s:%ld", k ? "\n" : "", k, f.name, basename_of(f.file),
                    f.line);
@@ -390,18 +444,19 @@ static void on_create_symbol(sdb_tti *t, cstate *c, const sdb_tt_record *rec, bo
   sdb_event_more more = {0};
   more.has_range = parse_range(jstr(rec->meta, "vr"), &more.range);
   if (more.has_range) e.more = &more;
-  json_t *nid = json_object_get(rec->meta, "node_id");
-  if (json_is_integer(nid))
-    sdb_map_put(&t->idsym, (void *)(intptr_t)json_integer_value(nid), (void *)sym->name);
+  int64_t nid;
+  if (sdb_jl_int(sdb_jl_get(rec->meta, "node_id"), &nid))
+    sdb_map_put(&t->idsym, (void *)(intptr_t)nid, (void *)sym->name);
   if (unbacked) {
     e.kind = SDB_EV_CREATE_UNBACKED;
     e.text = sdb_intern(!strncmp(name, "zuf", 3) ? "float" : "int");
   } else {
     e.kind = SDB_EV_CREATE_SYMBOL;
     const char *val = jstr(rec->meta, "val");
-    json_t *jv = json_object_get(rec->meta, "val");
-    e.value = val ? strtoll(val, NULL, 10) : json_is_integer(jv) ? json_integer_value(jv) : 0;
-    if (val || json_is_integer(jv))
+    int64_t iv = 0;
+    bool is_int = sdb_jl_int(sdb_jl_get(rec->meta, "val"), &iv);
+    e.value = val ? strtoll(val, NULL, 10) : iv;
+    if (val || is_int)
       sdb_map_put(&c->hints, sym->name, (void *)(intptr_t)e.value);
     e.text = sdb_intern(jstr(rec->meta, "source"));
     if (e.text) sdb_map_put(&t->symsrc, sym, (void *)e.text);
@@ -418,39 +473,63 @@ static void on_create_symbol(sdb_tti *t, cstate *c, const sdb_tt_record *rec, bo
 
 /* ---- expression trees --------------------------------------------------- */
 
-static void tree_node(sdb_tti *t, sdb_buf *b, json_t *id, int depth, const char *arg) {
+/* What the expression tree reads of an expression_created record, copied
+** out of it (the record's tree goes with the next record): its method,
+** result and arguments, not its stacks. NULL on OOM. */
+static cJSON *keep_node(const cJSON *meta) {
+  static const char *const keys[] = {"method", "result", "arguments", "argument_ids",
+                                     "arguments_id"};
+  cJSON *n = cJSON_CreateObject();
+  for (size_t i = 0; n && i < sizeof keys / sizeof keys[0]; i++) {
+    const cJSON *v = sdb_jl_get(meta, keys[i]);
+    if (!v) continue;
+    cJSON *copy = cJSON_Duplicate(v, true);
+    if (!copy || !cJSON_AddItemToObject(n, keys[i], copy)) {
+      cJSON_Delete(copy);
+      cJSON_Delete(n);
+      n = NULL;
+    }
+  }
+  return n;
+}
+
+/* The id of an argument_ids entry: 0 when it is not an integer. */
+static int64_t node_id(const cJSON *id) { return sdb_jl_int0(id); }
+
+static void tree_node(sdb_tti *t, sdb_buf *b, int64_t key, int depth, const char *arg) {
   for (int i = 0; i < depth; i++) sdb_buf_puts(b, i + 1 == depth ? "└─ " : "   ");
   if (depth > 40) { sdb_buf_puts(b, "...\n"); return; }
-  json_int_t key = json_is_integer(id) ? json_integer_value(id) : 0;
-  json_t *n = key ? sdb_map_get(&t->nodes, (void *)(intptr_t)key) : NULL;
+  const cJSON *n = key ? sdb_map_get(&t->nodes, (void *)(intptr_t)key) : NULL;
   const char *sym = key ? sdb_map_get(&t->idsym, (void *)(intptr_t)key) : NULL;
   if (n) {
     const char *method = jstr(n, "method"), *result = jstr(n, "result");
-    json_t *args = json_object_get(n, "arguments"), *ids = json_object_get(n, "argument_ids");
-    if (!ids) ids = json_object_get(n, "arguments_id");   /* older logs */
+    const cJSON *args = sdb_jl_get(n, "arguments"), *ids = sdb_jl_get(n, "argument_ids");
+    if (!ids) ids = sdb_jl_get(n, "arguments_id");   /* older logs */
+    if (!cJSON_IsArray(args)) args = NULL;
+    if (!cJSON_IsArray(ids)) ids = NULL;
     sdb_buf_printf(b, "%s(", method ? method : "?");
-    for (size_t i = 0; i < json_array_size(args); i++) {
-      json_t *a = json_array_get(args, i);
-      if (i) sdb_buf_puts(b, ", ");
-      if (json_is_string(a)) sdb_buf_puts(b, json_string_value(a));
-      else {
-        char *s = json_dumps(a, JSON_ENCODE_ANY);
+    for (const cJSON *a = args ? args->child : NULL; a; a = a->next) {
+      if (a != args->child) sdb_buf_puts(b, ", ");
+      if (cJSON_IsString(a)) sdb_buf_puts(b, a->valuestring);
+      else if (cJSON_IsRaw(a)) sdb_buf_puts(b, a->valuestring);
+      else {   /* PyTorch writes str(a) for each; an odd log may not */
+        char *s = cJSON_PrintUnformatted(a);
         sdb_buf_puts(b, s ? s : "?");
-        free(s);
+        cJSON_free(s);
       }
     }
     sdb_buf_printf(b, ") -> %s   (expression_created, id %lld)\n", result ? result : "?",
                    (long long)key);
     /* argument_ids name only the symbolic arguments, in order */
-    size_t k = 0;
-    for (size_t i = 0; i < json_array_size(args) && k < json_array_size(ids); i++) {
-      json_t *a = json_array_get(args, i);
-      const char *as = json_is_string(a) ? json_string_value(a) : NULL;
+    const cJSON *id = ids ? ids->child : NULL;
+    for (const cJSON *a = args ? args->child : NULL; a && id; a = a->next) {
+      const char *as = sdb_jl_str(a);
       char *end;
       if (!as || (strtoll(as, &end, 10), *end == 0 && end != as)) continue;
-      tree_node(t, b, json_array_get(ids, k++), depth + 1, as);
+      tree_node(t, b, node_id(id), depth + 1, as);
+      id = id->next;
     }
-    for (; k < json_array_size(ids); k++) tree_node(t, b, json_array_get(ids, k), depth + 1, NULL);
+    for (; id; id = id->next) tree_node(t, b, node_id(id), depth + 1, NULL);
     return;
   }
   const char *name = sym ? sym : arg;
@@ -480,8 +559,8 @@ static void keep_guard(sdb_tti *t, const sdb_tt_record *rec, const char *expr, c
   if (w->file) sdb_buf_printf(&b, " at %s:%ld", basename_of(w->file), w->line);
   if (w->func) sdb_buf_printf(&b, " in %s", w->func);
   sdb_buf_printf(&b, " (%s, line %ld)\n", rec->kind, rec->line);
-  json_t *id = json_object_get(rec->meta, "expr_node_id");
-  if (json_is_integer(id)) {
+  int64_t id;
+  if (sdb_jl_int(sdb_jl_get(rec->meta, "expr_node_id"), &id)) {
     tree_node(t, &b, id, 1, NULL);
   } else {
     /* older logs give no expr_node_id: the latest expression_created whose
@@ -491,10 +570,8 @@ static void keep_guard(sdb_tti *t, const sdb_tt_record *rec, const char *expr, c
     intptr_t k = e ? (intptr_t)sdb_map_get(&t->byexpr, e) : 0;
     if (!k && e && sdb_is_bool(e)) k = (intptr_t)sdb_map_get(&t->byexpr, sdb_not(e));
     if (k) {
-      json_t *kid = json_integer((json_int_t)k);
       sdb_buf_puts(&b, "  (no expr_node_id in the log: matched by the expression)\n");
-      tree_node(t, &b, kid, 1, NULL);
-      json_decref(kid);
+      tree_node(t, &b, (int64_t)k, 1, NULL);
     }
   }
   g->tree = sdb_buf_take(&b);
@@ -509,13 +586,12 @@ static void on_guard(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   bool is_assert = prefix && !strcmp(prefix, "runtime_assert");
   where w = locate(t, rec);
   if (!text) { note(t, &w, "%s without expr", rec->kind); return; }
-  json_t *s2s = json_object_get(rec->meta, "symbol_to_sources");
-  const char *k;
-  json_t *v;
-  json_object_foreach(s2s, k, v) {
-    const sdb_expr *s = sdb_parse(k, (char[64]){0}, 64);
-    const char *src = json_is_string(v) ? json_string_value(v)
-                      : json_is_string(json_array_get(v, 0)) ? json_string_value(json_array_get(v, 0))
+  const cJSON *s2s = sdb_jl_get(rec->meta, "symbol_to_sources");
+  for (const cJSON *v = cJSON_IsObject(s2s) ? s2s->child : NULL; v; v = v->next) {
+    if (sdb_jl_shadowed(v)) continue;
+    const sdb_expr *s = sdb_parse(v->string, (char[64]){0}, 64);
+    const char *src = sdb_jl_str(v) ? v->valuestring
+                      : cJSON_IsArray(v) && sdb_jl_str(v->child) ? v->child->valuestring
                       : NULL;
     if (s && src && !sdb_map_has(&t->symsrc, s)) sdb_map_put(&t->symsrc, s, (void *)sdb_intern(src));
     learn_source(t, c, s, &w, rec->kind);
@@ -577,13 +653,13 @@ static void on_propagate(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
 static void on_specialization(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   where w = locate(t, rec);
   const char *name = jstr(rec->meta, "symbol"), *val = jstr(rec->meta, "value");
-  json_t *srcs = json_object_get(rec->meta, "sources");
+  const cJSON *srcs = sdb_jl_get(rec->meta, "sources");
   sdb_event ev = {0};
   ev.kind = SDB_EV_SPECIALIZATION;
   ev.phase = SDB_PHASE_TRACE;
   ev.sym = name ? sdb_parse(name, (char[64]){0}, 64) : NULL;
   if (ev.sym && !sdb_is_sym(ev.sym)) ev.sym = NULL;
-  const char *src0 = json_string_value(json_array_get(srcs, 0));
+  const char *src0 = cJSON_IsArray(srcs) ? sdb_jl_str(srcs->child) : NULL;
   if (ev.sym && src0 && !sdb_map_has(&t->symsrc, ev.sym))
     sdb_map_put(&t->symsrc, ev.sym, (void *)sdb_intern(src0));
   if (ev.sym) mention(t, c, ev.sym, &w, rec->kind);
@@ -659,18 +735,15 @@ static bool set_installed(cstate *c, const sdb_tt_record *rec) {
       p += len + (e ? 1 : 0);
     }
   } else {
-    json_t *list = json_loads(rec->payload, 0, NULL);
-    size_t i;
-    json_t *g;
-    json_array_foreach(list, i, g) {
-      json_t *codes = json_object_get(g, "code_list");
+    /* a payload is many lines: parsed on its own, freed here */
+    cJSON *list = cJSON_ParseWithLength(rec->payload, rec->payload_len);
+    for (const cJSON *g = cJSON_IsArray(list) ? list->child : NULL; g; g = g->next) {
+      const cJSON *codes = sdb_jl_get(g, "code_list");
       const char *code = jstr(g, "code");
-      if (json_is_array(codes) && json_array_size(codes)) {
-        size_t j;
-        json_t *cj;
-        json_array_foreach(codes, j, cj)
-          if (json_is_string(cj) && grow((void **)&v, &cap, n, sizeof *v))
-            v[n++] = strdup(json_string_value(cj));
+      if (sdb_jl_len(codes)) {
+        for (const cJSON *cj = codes->child; cj; cj = cj->next)
+          if (cJSON_IsString(cj) && grow((void **)&v, &cap, n, sizeof *v))
+            v[n++] = strdup(cj->valuestring);
       } else if (grow((void **)&v, &cap, n, sizeof *v)) {
         char buf[512];
         if (code) snprintf(buf, sizeof buf, "%s", code);
@@ -679,7 +752,7 @@ static bool set_installed(cstate *c, const sdb_tt_record *rec) {
         v[n++] = strdup(buf);
       }
     }
-    json_decref(list);
+    cJSON_Delete(list);
   }
   size_t k = 0;
   for (size_t i = 0; i < n; i++) if (v[i]) v[k++] = v[i];
@@ -734,16 +807,15 @@ static void keep_graph_as(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const
 /* dynamo_output_graph's "sizes": {"l_x_": [4, "s0"]}: symbols only seen
 ** here (older logs have no create_symbol) are created on first mention. */
 static void graph_sizes(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
-  json_t *sizes = json_object_get(rec->meta, "sizes");
-  const char *name;
-  json_t *dims;
+  const cJSON *sizes = sdb_jl_get(rec->meta, "sizes");
   where w = locate(t, rec);
-  json_object_foreach(sizes, name, dims) {
-    size_t i;
-    json_t *d;
-    json_array_foreach(dims, i, d) {
-      if (!json_is_string(d)) continue;
-      const sdb_expr *e = sdb_parse(json_string_value(d), (char[64]){0}, 64);
+  for (const cJSON *dims = cJSON_IsObject(sizes) ? sizes->child : NULL; dims; dims = dims->next) {
+    if (sdb_jl_shadowed(dims)) continue;
+    const char *name = dims->string;
+    size_t i = 0;
+    for (const cJSON *d = cJSON_IsArray(dims) ? dims->child : NULL; d; d = d->next, i++) {
+      if (!cJSON_IsString(d)) continue;
+      const sdb_expr *e = sdb_parse(d->valuestring, (char[64]){0}, 64);
       if (!e) continue;
       if (sdb_is_sym(e) && !sdb_map_has(&t->symsrc, e))
         sdb_map_put(&t->symsrc, e, (void *)sdb_internf("%s.size()[%zu] (graph input)", name, i));
@@ -801,10 +873,10 @@ static const char *intern_trimmed(const char *s) {
 
 static void on_metrics(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   const char *co = jstr(rec->meta, "co_name"), *file = jstr(rec->meta, "co_filename");
-  json_t *ln = json_object_get(rec->meta, "co_firstlineno");
+  int64_t ln;
   if (co) c->pub.func = sdb_intern(co);
   if (file) c->pub.file = sdb_intern(file);
-  if (json_is_integer(ln)) c->pub.lineno = (long)json_integer_value(ln);
+  if (sdb_jl_int(sdb_jl_get(rec->meta, "co_firstlineno"), &ln)) c->pub.lineno = (long)ln;
   const char *ft = jstr(rec->meta, "fail_type"), *fr = jstr(rec->meta, "fail_reason");
   const char *rr = jstr(rec->meta, "recompile_reason");
   if (rr && !c->pub.recompile_reason) c->pub.recompile_reason = intern_trimmed(rr);
@@ -814,10 +886,10 @@ static void on_metrics(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
     c->pub.fail_reason = sdb_intern(fr);
     where w = locate(t, rec);
     const char *uf = jstr(rec->meta, "fail_user_frame_filename");
-    json_t *ul = json_object_get(rec->meta, "fail_user_frame_lineno");
-    if (uf && json_is_integer(ul)) {
+    int64_t ul;
+    if (uf && sdb_jl_int(sdb_jl_get(rec->meta, "fail_user_frame_lineno"), &ul)) {
       w.file = sdb_intern(uf);
-      w.line = (long)json_integer_value(ul);
+      w.line = (long)ul;
     }
     sdb_event e = {0};
     e.kind = SDB_EV_ERROR;
@@ -928,16 +1000,14 @@ static void on_artifact(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   if (!name) return;
   if (!strcmp(name, "recompile_reasons")) {
     /* a JSON list of strings */
-    json_t *l = json_loads(rec->payload, 0, NULL);
+    cJSON *l = cJSON_ParseWithLength(rec->payload, rec->payload_len);
     sdb_buf b = SDB_BUF_INIT;
-    size_t i;
-    json_t *s;
-    json_array_foreach(l, i, s)
-      if (json_is_string(s)) {
+    for (const cJSON *s = cJSON_IsArray(l) ? l->child : NULL; s; s = s->next)
+      if (cJSON_IsString(s)) {
         if (b.len) sdb_buf_puts(&b, "; ");
-        put_trimmed(&b, json_string_value(s));
+        put_trimmed(&b, s->valuestring);
       }
-    json_decref(l);
+    cJSON_Delete(l);
     if (!b.len) sdb_buf_putn(&b, rec->payload, rec->payload_len);
     c->pub.recompile_reason = sdb_intern(sdb_buf_cstr(&b));
     sdb_buf_free(&b);
@@ -958,7 +1028,7 @@ static void on_artifact(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
 
 static void on_dynamo_start(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   sdb_tt_frame f;
-  if (user_frame(t, json_object_get(rec->meta, "stack"), &f) && !c->pub.func) {
+  if (user_frame(t, sdb_jl_get(rec->meta, "stack"), &f) && !c->pub.func) {
     c->pub.func = f.name;
     c->pub.file = f.file;
     c->pub.lineno = f.line;
@@ -984,17 +1054,20 @@ static void on_record(sdb_tti *t, const sdb_tt_record *rec) {
   if (!sdb_tti_kind_known(k)) t->totals.unknown_records++;
   if (!c) return;
   if (!strcmp(k, "expression_created")) {
-    json_t *id = json_object_get(rec->meta, "result_id");
-    if (json_is_integer(id) && grow((void **)&t->held, &t->capheld, t->nheld, sizeof *t->held)) {
-      t->held[t->nheld++] = json_incref(rec->meta);
-      sdb_map_put(&t->nodes, (void *)(intptr_t)json_integer_value(id), rec->meta);
+    int64_t id;
+    bool has_id = sdb_jl_int(sdb_jl_get(rec->meta, "result_id"), &id);
+    cJSON *node = has_id ? keep_node(rec->meta) : NULL;
+    if (node && grow((void **)&t->held, &t->capheld, t->nheld, sizeof *t->held)) {
+      t->held[t->nheld++] = node;
+      sdb_map_put(&t->nodes, (void *)(intptr_t)id, node);
+    } else {
+      cJSON_Delete(node);
     }
     t->totals.expressions++;
     const sdb_expr *e = parse_expr(t, jstr(rec->meta, "result"));
     where w = locate(t, rec);
     if (e) mention(t, c, e, &w, k);
-    if (e && json_is_integer(id))
-      sdb_map_put(&t->byexpr, e, (void *)(intptr_t)json_integer_value(id));
+    if (e && has_id) sdb_map_put(&t->byexpr, e, (void *)(intptr_t)id);
   } else if (!strcmp(k, "create_symbol")) on_create_symbol(t, c, rec, false);
   else if (!strcmp(k, "create_unbacked_symbol")) on_create_symbol(t, c, rec, true);
   else if (!strncmp(k, "guard_added", 11)) on_guard(t, c, rec);
@@ -1045,24 +1118,11 @@ int sdb_tti_import_ex(const char *path, const char *name, sdb_events *ev,
   while ((rc = sdb_tt_next(t->r, &rec, err)) == 1) {
     t->rec = rec;
     t->rec_stack_done = false;
-    quote_frames(t, json_object_get(rec->meta, "user_stack"));
+    quote_frames(t, sdb_jl_get(rec->meta, "user_stack"));
     on_record(t, rec);
   }
   t->rec = NULL;
-  /* an attempt followed by a later one of the same id was restarted */
-  for (size_t i = 0; i < t->ncomps; i++)
-    for (size_t j = 0; j < t->ncomps; j++) {
-      sdb_tt_cid a = t->comps[i]->pub.cid, b = t->comps[j]->pub.cid;
-      if (a.frame >= 0 && a.ca == b.ca && a.frame == b.frame && a.fcid == b.fcid &&
-          a.attempt < b.attempt && !strcmp(t->comps[i]->pub.status, "running")) {
-        t->comps[i]->pub.status = sdb_intern("restarted");
-        if (t->comps[j]->pub.func) {   /* the code object compiled, not its caller */
-          t->comps[i]->pub.func = t->comps[j]->pub.func;
-          t->comps[i]->pub.file = t->comps[j]->pub.file;
-          t->comps[i]->pub.lineno = t->comps[j]->pub.lineno;
-        }
-      }
-    }
+  mark_restarted(t);
   cstate *c = compile_now(t);
   if (c) {
     sdb_event e = {0};
@@ -1104,7 +1164,7 @@ void sdb_tti_free(sdb_tti *t) {
   sdb_map_free(&t->symsrc);
   for (size_t i = 0; i < t->nguards; i++) free(t->guards[i].tree);
   free(t->guards);
-  for (size_t i = 0; i < t->nheld; i++) json_decref(t->held[i]);
+  for (size_t i = 0; i < t->nheld; i++) cJSON_Delete(t->held[i]);
   free(t->held);
   sdb_tt_close(t->r);
   free(t);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "jsonline.h"
 #include "torch_trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -53,12 +54,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       CHECK(sdb_tt_cid_eq(&cid, &rec->cid));
     }
     /* stack frames, the way the importer reads them */
-    json_t *stack = json_object_get(rec->meta, "stack");
-    if (!stack) stack = json_object_get(rec->root, "stack");
-    size_t i;
-    json_t *fr;
+    const cJSON *stack = sdb_jl_get(rec->meta, "stack");
+    if (!stack) stack = sdb_jl_get(rec->root, "stack");
     sdb_tt_frame frame;
-    json_array_foreach(stack, i, fr) sdb_tt_frame_get(r, fr, &frame);
+    if (cJSON_IsArray(stack))
+      for (const cJSON *fr = stack->child; fr; fr = fr->next) sdb_tt_frame_get(r, fr, &frame);
   }
   sdb_err_clear(&err);
   CHECK(sdb_tt_nrecords(r) == n);
