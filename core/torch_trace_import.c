@@ -788,7 +788,8 @@ static void keep_graph_as(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const
   if (!note) return;
   where w = locate(t, rec);
   size_t lines = 1;
-  for (const char *p = text; *p; p++) lines += *p == '\n';
+  const char *end = text + strlen(text);   /* strndup stopped at a NUL */
+  for (const char *p = text; (p = memchr(p, '\n', (size_t)(end - p))); p++) lines++;
   sdb_event e = {0};
   e.kind = SDB_EV_NOTE;
   e.phase = !strncmp(kind, "aot_", 4) ? SDB_PHASE_AOT
