@@ -44,9 +44,10 @@ RL_LIBS     = $(shell pkg-config --libs readline 2>/dev/null || echo -lreadline)
 JSON_CFLAGS = $(shell pkg-config --cflags jansson libcjson)
 JSON_LIBS   = $(shell pkg-config --libs jansson libcjson)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka)
-# core/torch_trace.c reads gzip logs (zlib), checks payload MD5s (libmd)
-# and parses headers with jansson; core/trace_io.c reads saved traces'
-# event lines with cJSON (several times faster; jansson for the rest).
+# core/torch_trace.c reads gzip logs (zlib) and checks payload MD5s (libmd);
+# core/jsonline.c reads its record headers and saved traces' event lines
+# with cJSON (several times faster) and jansson (what cJSON would misread,
+# and the reasons); saved traces are written with jansson.
 CORE_LIBS   = $(JSON_LIBS) -lz -lmd
 
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) -Icore -Ilua -Irepl -I$(BUILD)/gen $(CFLAGS)

@@ -462,8 +462,8 @@ static const char *intern_last(const char *s, const char **last) {
 }
 
 /* An event line's fields, found in one pass over its keys (a lookup per
-** field compared every key again: a quarter of a replay's load). The first
-** of duplicate keys counts. */
+** field compared every key again: a quarter of a replay's load). The last
+** of duplicate keys counts, whichever reader read the line (jsonline.h). */
 enum {
   F_EVENT, F_PHASE, F_FLAGS, F_DEPTH, F_TRACER, F_FILE, F_LINE, F_FUNC, F_OP, F_OP_FIRST, F_SYM,
   F_SYM2, F_EXPR, F_RANGE, F_VALUE, F_TEXT, F_DETAIL, F_TEXT2, F_SYMS, F_TEXTS, F_STACK, NFIELDS
@@ -480,7 +480,7 @@ static void event_fields(const cJSON *o, const cJSON *f[NFIELDS]) {
     if (!k) continue;
     for (int i = 0; i < NFIELDS; i++)
       if (field_names[i][0] == k[0] && !strcmp(field_names[i], k)) {
-        if (!f[i]) f[i] = c;
+        f[i] = c;   /* the last of duplicate keys, as jansson reads it */
         break;
       }
   }

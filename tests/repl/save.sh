@@ -178,6 +178,36 @@ OUT
 run --batch -x 'replay badutf8.jsonl' -x 'replay nul.jsonl' -x 'replay bigint.jsonl' -x 'goto end' -x 'info guards'
 check 'bytes past 0x7f and NULs are jansson'"'"'s errors; an integer past 2**53 stays exact'
 
+# What cJSON would take and JSON refuses (a raw control character in a
+# string, a leading zero) is refused in jansson's words; of duplicate keys
+# the last counts, whichever reader reads the line (the second line has a
+# "1." in a string, which sends it to jansson). Found by comparing replays
+# of the fuzz corpus before and after jsonline.
+{ head -2 "$g"; printf '{"seq":1,"event":"guard_added","phase":"trace","text":"a\001b","expr":["Lt",0,"s0","s1"]}\n'; } > "$work/ctl.jsonl"
+{ head -2 "$g"; printf '{"seq":1,"event":"guard_added","phase":"trace","line":05,"expr":["Lt",0,"s0","s1"]}\n'; } > "$work/zero.jsonl"
+{ head -2 "$g"; printf '{"seq":1,"event":"guard_added","phase":"trace","expr":["Lt",0,"s0","s1"],"expr":["Lt",0,"s0","s2"]}\n'
+  printf '{"seq":2,"event":"guard_added","phase":"trace","text":"step 1. then","expr":["Lt",0,"s0","s1"],"expr":["Lt",0,"s0","s3"]}\n'; } > "$work/dup.jsonl"
+want <<'OUT'
+Replaying ctl.jsonl: 1 event of nz.lua.
+replay: ctl.jsonl:3: invalid JSON: control character 0x1
+(the 1 event before line 3 is loaded)
+Replaying zero.jsonl: 1 event of nz.lua.
+replay: zero.jsonl:3: invalid JSON: invalid token
+(the 1 event before line 3 is loaded)
+Replaying dup.jsonl: 3 events of nz.lua.
+event 4, phase trace
+  guard_added s0 < s3
+  guard: s0 < s2
+  guard: s0 < s3
+[program finished: 3 events in this run]
+guards (2):
+  s0 < s2  (trace phase, event 3)
+  s0 < s3  (trace phase, event 4)
+[exit 1]
+OUT
+run --batch -x 'replay ctl.jsonl' -x 'replay zero.jsonl' -x 'replay dup.jsonl' -x 'goto end' -x 'info guards'
+check 'control characters and leading zeros are refused; the last of duplicate keys counts'
+
 # --- save: paused, atomic --------------------------------------------------------
 want <<'OUT'
 Starting program: nz.lua
