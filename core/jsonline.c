@@ -3,6 +3,7 @@
 */
 #include "jsonline.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,20 +43,29 @@ static bool plain_ascii(const char *s, size_t n) {
 
 /* What cJSON takes and JSON refuses besides the bytes above: a number
 ** with a leading zero ("07") or a dot and no digit after it ("1."), read
-** by strtod, and "\u0000", a string cut at its NUL. Looked for in the raw
-** text, strings and all: a line that merely looks so goes to jansson,
-** which decides (found by comparing both readers over the fuzz corpus). */
+** by strtod, and "\u0000" or "\u00zz", a string cut at a NUL. Looked for in the raw
+** text, strings and all, where a number could start (after a space, ',',
+** ':', '[' or '-': "add_1.relu()" in a node's line is no number): a line
+** that merely looks so goes to jansson, which decides (found by comparing
+** both readers over the fuzz corpus). */
 static bool maybe_lenient(const char *s, size_t n) {
   const char *end = s + n;
   for (const char *p = s; (p = memchr(p, '0', (size_t)(end - p))); p++)
     if (p + 1 < end && p[1] >= '0' && p[1] <= '9' &&
         (p == s || strchr(" ,:[-", p[-1])))
       return true;
-  for (const char *p = s; (p = memchr(p, '.', (size_t)(end - p))); p++)
-    if (p > s && p[-1] >= '0' && p[-1] <= '9' && (p + 1 == end || p[1] < '0' || p[1] > '9'))
-      return true;
+  for (const char *p = s; (p = memchr(p, '.', (size_t)(end - p))); p++) {
+    if (p + 1 < end && p[1] >= '0' && p[1] <= '9') continue;
+    const char *q = p;   /* back over the digits: a number starts after [ ,:[-] */
+    while (q > s && q[-1] >= '0' && q[-1] <= '9') q--;
+    if (q < p && (q == s || strchr(" ,:[-", q[-1]))) return true;
+  }
   for (const char *p = s; (p = memchr(p, '\\', (size_t)(end - p))); p++) {
-    if (p + 6 <= end && !memcmp(p, "\\u0000", 6)) return true;
+    if (p + 1 < end && p[1] == 'u') {   /* cJSON reads a bad hex digit as 0 */
+      if (p + 6 > end || !memcmp(p + 2, "0000", 4)) return true;
+      for (int k = 2; k < 6; k++)
+        if (!isxdigit((unsigned char)p[k])) return true;
+    }
     if (p + 1 < end) p++;   /* an escaped backslash is not the start of another */
   }
   return false;

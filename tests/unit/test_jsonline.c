@@ -63,6 +63,7 @@ static void test_refusals(void **state) {
   refused("{\"a\": 07}", "invalid token");            /* leading zero */
   refused("{\"a\": [1.]}", "invalid token");          /* dot, no digit */
   refused("{\"a\": \"x\\u0000y\"}", "\\u0000 is not allowed");
+  refused("{\"a\": \"x\\u00zzy\"}", "invalid escape");
   refused("{\"a\": \"tab\there\"}", "control character");
   refused("{\"a\": \"\xff\"}", "unable to decode byte 0xff");
   refused("{\"a\": 1} trailing", "end of file expected");
