@@ -119,6 +119,12 @@ char *sdb_buf_take(sdb_buf *b) {
   } else {
     if (!s && !b->failed) s = calloc(1, 1);
     if (b->failed) { free(s); s = NULL; }
+    /* a kept text gives back what doubling left unused (a big graph's or
+    ** the wrapper's text could hold twice its size for the whole session) */
+    if (s && b->cap > 4096 && b->cap - b->len > b->cap / 4) {
+      char *t = realloc(s, b->len + 1);
+      if (t) s = t;
+    }
   }
   b->data = NULL;
   b->len = b->cap = 0;
