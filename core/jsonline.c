@@ -42,8 +42,8 @@ static bool plain_ascii(const char *s, size_t n) {
 }
 
 /* What cJSON takes and JSON refuses besides the bytes above: a number
-** with a leading zero ("07") or a dot and no digit after it ("1."), read
-** by strtod, and "\u0000" or "\u00zz", a string cut at a NUL. Looked for in the raw
+** with a leading zero ("07"), a dot and no digit after it ("1.") or
+** before it ("-.5"), read by strtod, and "\u0000" or "\u00zz", a string cut at a NUL. Looked for in the raw
 ** text, strings and all, where a number could start (after a space, ',',
 ** ':', '[' or '-': "add_1.relu()" in a node's line is no number): a line
 ** that merely looks so goes to jansson, which decides (found by comparing
@@ -55,6 +55,7 @@ static bool maybe_lenient(const char *s, size_t n) {
         (p == s || strchr(" ,:[-", p[-1])))
       return true;
   for (const char *p = s; (p = memchr(p, '.', (size_t)(end - p))); p++) {
+    if (p > s && p[-1] == '-') return true;   /* "-.5": strtod reads it */
     if (p + 1 < end && p[1] >= '0' && p[1] <= '9') continue;
     const char *q = p;   /* back over the digits: a number starts after [ ,:[-] */
     while (q > s && q[-1] >= '0' && q[-1] <= '9') q--;
@@ -129,7 +130,8 @@ cJSON *sdb_jl_parse(sdb_jsonline *jl, const char *s, size_t n, json_error_t *je)
   /* cJSON finds the end by the NUL after the text */
   if (!s[n] && plain_ascii(s, n) && !maybe_lenient(s, n)) {
     cj = cJSON_ParseWithLengthOpts(s, n + 1, NULL, true);
-    if (cj && inexact(cj)) {
+    /* jansson (flags 0) takes only an object or an array at the top */
+    if (cj && (inexact(cj) || !(cJSON_IsObject(cj) || cJSON_IsArray(cj)))) {
       sdb_arena_reset(&jl->arena);
       cj = NULL;
     }
@@ -189,9 +191,9 @@ const cJSON *sdb_jl_get(const cJSON *o, const char *key) {
   return hit;
 }
 
-bool sdb_jl_shadowed(const cJSON *item) {
+bool sdb_jl_repeated(const cJSON *o, const cJSON *item) {
   if (!item->string) return false;
-  for (const cJSON *c = item->next; c; c = c->next)
+  for (const cJSON *c = o->child; c && c != item; c = c->next)
     if (c->string && !strcmp(c->string, item->string)) return true;
   return false;
 }

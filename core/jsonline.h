@@ -11,10 +11,12 @@
 ** its reason, in jansson's words; and a line holding an integer a double
 ** may not hold exactly (2**53 or more) is read again by jansson, its
 ** integers handed on as cJSON raw text. Either way the caller gets one
-** cJSON tree, whose integers sdb_jl_int reads exactly. Where the two still
-** differ: a number with an integral value written as a real ("1e1",
-** "10.0") reads as an integer here, a real in jansson (json.dumps writes
-** integers as integers).
+** cJSON tree, whose integers sdb_jl_int reads exactly. What still differs
+** from jansson's reading: sdb_jl_int takes a number with an integral value
+** written as a real ("1e1", "10.0") as an integer, which jansson calls a
+** real (json.dumps writes integers as integers), and a cJSON tree keeps
+** every member of duplicate keys (read them through sdb_jl_get and
+** sdb_jl_repeated, as jansson would).
 **
 ** Ownership: a reader owns an arena; the tree of a line lives until the
 ** reader's next line (or its free). Never cJSON_Delete it; cJSON_Duplicate
@@ -53,8 +55,9 @@ size_t sdb_jl_len(const cJSON *a);                 /* an array's size; 0 else */
 ** counts, as in jansson and Python's json (PyTorch writes none; a damaged
 ** log may). */
 const cJSON *sdb_jl_get(const cJSON *o, const char *key);
-/* Does a later member of ITEM's object have its key? Walking an object's
-** members, skip those: jansson and Python keep the last. */
-bool sdb_jl_shadowed(const cJSON *item);
+/* Does a member of O before ITEM have ITEM's key? Walking an object's
+** members as jansson does (each key once, where it first appears, with
+** the value sdb_jl_get gives), skip those. */
+bool sdb_jl_repeated(const cJSON *o, const cJSON *item);
 
 #endif

@@ -18,6 +18,7 @@
 #include "ranges.h"
 
 #include <ctype.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,10 +80,13 @@ static const char *jstr(const cJSON *o, const char *key) {
   return sdb_jl_str(sdb_jl_get(o, key));
 }
 
-/* An array's last item, to walk it innermost first (item->prev; the
-** first item's prev is the last). */
+/* An array's last item, to walk it innermost first through item->prev
+** (found by walking: that the first item's prev is the last is newer
+** than some cJSON releases). */
 static const cJSON *last_item(const cJSON *a) {
-  return cJSON_IsArray(a) && a->child ? a->child->prev : NULL;
+  const cJSON *c = cJSON_IsArray(a) ? a->child : NULL;
+  while (c && c->next) c = c->next;
+  return c;
 }
 static const cJSON *prev_item(const cJSON *a, const cJSON *item) {
   return item == a->child ? NULL : item->prev;
@@ -587,8 +591,9 @@ static void on_guard(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   where w = locate(t, rec);
   if (!text) { note(t, &w, "%s without expr", rec->kind); return; }
   const cJSON *s2s = sdb_jl_get(rec->meta, "symbol_to_sources");
-  for (const cJSON *v = cJSON_IsObject(s2s) ? s2s->child : NULL; v; v = v->next) {
-    if (sdb_jl_shadowed(v)) continue;
+  for (const cJSON *m = cJSON_IsObject(s2s) ? s2s->child : NULL; m; m = m->next) {
+    if (sdb_jl_repeated(s2s, m)) continue;
+    const cJSON *v = sdb_jl_get(s2s, m->string);   /* the last of duplicates */
     const sdb_expr *s = sdb_parse(v->string, (char[64]){0}, 64);
     const char *src = sdb_jl_str(v) ? v->valuestring
                       : cJSON_IsArray(v) && sdb_jl_str(v->child) ? v->child->valuestring
@@ -735,24 +740,32 @@ static bool set_installed(cstate *c, const sdb_tt_record *rec) {
       p += len + (e ? 1 : 0);
     }
   } else {
-    /* a payload is many lines: parsed on its own, freed here */
-    cJSON *list = cJSON_ParseWithLength(rec->payload, rec->payload_len);
-    for (const cJSON *g = cJSON_IsArray(list) ? list->child : NULL; g; g = g->next) {
-      const cJSON *codes = sdb_jl_get(g, "code_list");
-      const char *code = jstr(g, "code");
-      if (sdb_jl_len(codes)) {
-        for (const cJSON *cj = codes->child; cj; cj = cj->next)
-          if (cJSON_IsString(cj) && grow((void **)&v, &cap, n, sizeof *v))
-            v[n++] = strdup(cj->valuestring);
+    /* a payload is many lines and rare: jansson reads it (strict, as the
+    ** headers are read), freed here */
+    json_t *list = json_loads(rec->payload, 0, NULL);
+    size_t i;
+    json_t *g;
+    json_array_foreach(list, i, g) {
+      json_t *codes = json_object_get(g, "code_list");
+      const char *code = json_string_value(json_object_get(g, "code"));
+      if (json_is_array(codes) && json_array_size(codes)) {
+        size_t j;
+        json_t *cj;
+        json_array_foreach(codes, j, cj)
+          if (json_is_string(cj) && grow((void **)&v, &cap, n, sizeof *v))
+            v[n++] = strdup(json_string_value(cj));
       } else if (grow((void **)&v, &cap, n, sizeof *v)) {
         char buf[512];
         if (code) snprintf(buf, sizeof buf, "%s", code);
-        else snprintf(buf, sizeof buf, "%s: %s", jstr(g, "guard_type") ? jstr(g, "guard_type") : "?",
-                      jstr(g, "name") ? jstr(g, "name") : "");
+        else {
+          const char *type = json_string_value(json_object_get(g, "guard_type"));
+          const char *name = json_string_value(json_object_get(g, "name"));
+          snprintf(buf, sizeof buf, "%s: %s", type ? type : "?", name ? name : "");
+        }
         v[n++] = strdup(buf);
       }
     }
-    cJSON_Delete(list);
+    json_decref(list);
   }
   size_t k = 0;
   for (size_t i = 0; i < n; i++) if (v[i]) v[k++] = v[i];
@@ -810,8 +823,9 @@ static void keep_graph_as(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const
 static void graph_sizes(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   const cJSON *sizes = sdb_jl_get(rec->meta, "sizes");
   where w = locate(t, rec);
-  for (const cJSON *dims = cJSON_IsObject(sizes) ? sizes->child : NULL; dims; dims = dims->next) {
-    if (sdb_jl_shadowed(dims)) continue;
+  for (const cJSON *m = cJSON_IsObject(sizes) ? sizes->child : NULL; m; m = m->next) {
+    if (sdb_jl_repeated(sizes, m)) continue;
+    const cJSON *dims = sdb_jl_get(sizes, m->string);   /* the last of duplicates */
     const char *name = dims->string;
     size_t i = 0;
     for (const cJSON *d = cJSON_IsArray(dims) ? dims->child : NULL; d; d = d->next, i++) {
@@ -1001,14 +1015,16 @@ static void on_artifact(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   if (!name) return;
   if (!strcmp(name, "recompile_reasons")) {
     /* a JSON list of strings */
-    cJSON *l = cJSON_ParseWithLength(rec->payload, rec->payload_len);
+    json_t *l = json_loads(rec->payload, 0, NULL);
     sdb_buf b = SDB_BUF_INIT;
-    for (const cJSON *s = cJSON_IsArray(l) ? l->child : NULL; s; s = s->next)
-      if (cJSON_IsString(s)) {
+    size_t i;
+    json_t *s;
+    json_array_foreach(l, i, s)
+      if (json_is_string(s)) {
         if (b.len) sdb_buf_puts(&b, "; ");
-        put_trimmed(&b, s->valuestring);
+        put_trimmed(&b, json_string_value(s));
       }
-    cJSON_Delete(l);
+    json_decref(l);
     if (!b.len) sdb_buf_putn(&b, rec->payload, rec->payload_len);
     c->pub.recompile_reason = sdb_intern(sdb_buf_cstr(&b));
     sdb_buf_free(&b);

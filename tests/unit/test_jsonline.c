@@ -64,6 +64,9 @@ static void test_refusals(void **state) {
   refused("{\"a\": [1.]}", "invalid token");          /* dot, no digit */
   refused("{\"a\": \"x\\u0000y\"}", "\\u0000 is not allowed");
   refused("{\"a\": \"x\\u00zzy\"}", "invalid escape");
+  refused("{\"a\": -.5}", "invalid token");          /* strtod reads it */
+  refused("5", "'[' or '{' expected");                 /* jansson wants a tree */
+  refused("\"text\"", "'[' or '{' expected");
   refused("{\"a\": \"tab\there\"}", "control character");
   refused("{\"a\": \"\xff\"}", "unable to decode byte 0xff");
   refused("{\"a\": 1} trailing", "end of file expected");
@@ -91,9 +94,13 @@ static void test_duplicates(void **state) {
   assert_int_equal(sdb_jl_int0(sdb_jl_get(j, "frame_id")), 1);
   const cJSON *first = j->child->next;
   assert_string_equal(first->string, "frame_id");
-  assert_true(sdb_jl_shadowed(first));
-  assert_false(sdb_jl_shadowed(first->next));           /* "x" */
-  assert_false(sdb_jl_shadowed(first->next->next));     /* the last frame_id */
+  assert_false(sdb_jl_repeated(j, first));              /* walked here, as jansson does */
+  assert_false(sdb_jl_repeated(j, first->next));        /* "x" */
+  assert_true(sdb_jl_repeated(j, first->next->next));   /* the later frame_id */
+  /* the same line through jansson (a byte past 0x7f sends it there) */
+  j = parse("{\"k\": {}, \"frame_id\": 0, \"x\": \"\xc3\xa9\", \"frame_id\": 1}");
+  assert_non_null(j);
+  assert_int_equal(sdb_jl_int0(sdb_jl_get(j, "frame_id")), 1);
 }
 
 /* a tree lives until the next line; what is kept is copied with malloc */

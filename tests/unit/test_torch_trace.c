@@ -166,7 +166,7 @@ static void test_stack_frames(void **state) {
     const cJSON *us = sdb_jl_get(rec->meta, "user_stack");
     sdb_tt_frame f;
     assert_int_equal(sdb_jl_len(us), 3);
-    assert_true(sdb_tt_frame_get(r, us->child->prev, &f));   /* the last, innermost */
+    assert_true(sdb_tt_frame_get(r, us->child->next->next, &f));   /* the last, innermost */
     assert_string_equal(f.file, "/data/users/angelayi/pytorch/test/export/test_draft_export.py");
     assert_int_equal(f.line, 297);
     assert_string_equal(f.name, "forward");
