@@ -350,10 +350,6 @@ static int open_all(lua_State *L) {
 lua_State *repl_host_new(void) {
   lua_State *L = luaL_newstate();
   if (!L) return NULL;
-  /* Tracing makes many short-lived userdata (argument boxes, tensors,
-  ** SymInts): Lua 5.4's generational collector takes them young, 15-20%
-  ** less CPU than the incremental default on a 100k-op trace (make bench). */
-  lua_gc(L, LUA_GCGEN, 0, 0);
   repl_limits_install(L);
   lua_pushcfunction(L, open_all);
   int status = repl_host_pcall(L, 0, 0);
@@ -362,6 +358,14 @@ lua_State *repl_host_new(void) {
     lua_close(L);
     return NULL;
   }
+  /* Tracing makes many short-lived userdata (argument boxes, tensors,
+  ** SymInts): Lua 5.4's generational collector takes them young, 15-20%
+  ** less CPU than the incremental default on a 100k-op trace (make bench).
+  ** Entered once the libraries are loaded: loading only adds live objects,
+  ** so a collector in generational mode from the start finds its first
+  ** major collections "bad" (little freed) and keeps collecting in full
+  ** until one is good, which on a million-op trace came late or never. */
+  lua_gc(L, LUA_GCGEN, 0, 0);
   repl_limits_watch_events(lsdb_events(L));
   return L;
 }
