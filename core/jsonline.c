@@ -43,11 +43,12 @@ static bool plain_ascii(const char *s, size_t n) {
 
 /* What cJSON takes and JSON refuses besides the bytes above: a number
 ** with a leading zero ("07"), a dot and no digit after it ("1.") or
-** before it ("-.5"), read by strtod, and "\u0000" or "\u00zz", a string cut at a NUL. Looked for in the raw
-** text, strings and all, where a number could start (after a space, ',',
-** ':', '[' or '-': "add_1.relu()" in a node's line is no number): a line
-** that merely looks so goes to jansson, which decides (found by comparing
-** both readers over the fuzz corpus). */
+** before it ("-.5"), read by strtod, and "\u0000" or "\u00zz", a string
+** cut at a NUL. Looked for in the raw text, strings and all, where a
+** number could start (after a space, ',', ':', '[' or '-': "add_1.relu()"
+** in a node's line is no number): a line that merely looks so goes to
+** jansson, which decides (found by comparing both readers over the fuzz
+** corpus, and by a review's differential fuzzing). */
 static bool maybe_lenient(const char *s, size_t n) {
   const char *end = s + n;
   for (const char *p = s; (p = memchr(p, '0', (size_t)(end - p))); p++)
