@@ -64,7 +64,7 @@ LUA_OBJ  = $(LUA_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/prelude.o
 REPL_OBJ = $(REPL_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # libFuzzer targets (see "fuzzing" below)
-FUZZ_NAMES  = expr cmdline torch_trace torch_trace_import trace_io
+FUZZ_NAMES  = expr cmdline torch_trace torch_trace_import trace_io jsonline
 FUZZ_TIME  ?= 60
 FUZZ_SMOKE  = $(FUZZ_NAMES:%=$(BUILD)/fuzz/smoke_%)
 FUZZ_EXTRA_cmdline = repl/cmd.c
