@@ -192,6 +192,20 @@ const cJSON *sdb_jl_get(const cJSON *o, const char *key) {
   return hit;
 }
 
+void sdb_jl_fields(const cJSON *o, const char *const *names, int n, const cJSON **out) {
+  for (int i = 0; i < n; i++) out[i] = NULL;
+  if (!cJSON_IsObject(o)) return;
+  for (const cJSON *c = o->child; c; c = c->next) {
+    const char *k = c->string;
+    if (!k) continue;
+    for (int i = 0; i < n; i++)
+      if (names[i][0] == k[0] && !strcmp(names[i], k)) {
+        out[i] = c;
+        break;
+      }
+  }
+}
+
 bool sdb_jl_repeated(const cJSON *o, const cJSON *item) {
   if (!item->string) return false;
   for (const cJSON *c = o->child; c && c != item; c = c->next)

@@ -55,6 +55,10 @@ size_t sdb_jl_len(const cJSON *a);                 /* an array's size; 0 else */
 ** counts, as in jansson and Python's json (PyTorch writes none; a damaged
 ** log may). */
 const cJSON *sdb_jl_get(const cJSON *o, const char *key);
+/* OUT[i] = O[NAMES[i]] for n names in one pass over O's members (the last
+** of duplicate keys, as sdb_jl_get); NULL where absent or O is no object.
+** A record's or an event's fields: a lookup each compared every key again. */
+void sdb_jl_fields(const cJSON *o, const char *const *names, int n, const cJSON **out);
 /* Does a member of O before ITEM have ITEM's key? Walking an object's
 ** members as jansson does (each key once, where it first appears, with
 ** the value sdb_jl_get gives), skip those. */

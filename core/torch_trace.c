@@ -205,12 +205,18 @@ static bool looks_like_header(const char *s, size_t n) {
 
 /* ---- compile ids ----------------------------------------------------- */
 
-static long jint(const cJSON *o, const char *key, long dflt, bool *present) {
+static long jint(const cJSON *j, long dflt, bool *present) {
   int64_t v;
-  if (!sdb_jl_int(sdb_jl_get(o, key), &v)) return dflt;
+  if (!sdb_jl_int(j, &v)) return dflt;
   if (present) *present = true;
   return (long)v;
 }
+
+/* The envelope's fields beside the kind, found in one pass */
+enum { H_FRAME, H_FCID, H_CA, H_ATTEMPT, H_RANK, H_PAYLOAD, NHEADER };
+static const char *const header_names[NHEADER] = {
+  "frame_id", "frame_compile_id", "compiled_autograd_id", "attempt", "rank", "has_payload",
+};
 
 char *sdb_tt_cid_str(const sdb_tt_cid *c, char *buf, size_t n) {
   sdb_buf b = SDB_BUF_INIT;
@@ -340,6 +346,8 @@ static bool assemble(sdb_tt_reader *r) {
 
   json_error_t jerr;
   const cJSON *root = sdb_jl_parse(&r->jl, h + at, hn - at, &jerr);
+  const cJSON *f[NHEADER];
+  sdb_jl_fields(root, header_names, NHEADER, f);
   bool ok = true;
   if (!root) {
     problem(r, rec->line, "bad JSON: %s (column %d)%s", jerr.text, jerr.column + (int)at,
@@ -347,17 +355,16 @@ static bool assemble(sdb_tt_reader *r) {
     ok = false;
   } else if (!cJSON_IsObject(root) || !root->child) {
     problem(r, rec->line, "bad record: the JSON is not an object with a kind");
-    ok = false;
-    root = NULL;
+    ok = false;   /* f is all NULL: an array or {} has no fields */
   } else {
     rec->kind = sdb_intern(root->child->string);
     rec->meta = sdb_jl_get(root, root->child->string);   /* the last of duplicates */
     rec->root = root;
     bool present = false;
-    rec->cid.frame = jint(root, "frame_id", -1, &present);
-    rec->cid.fcid = jint(root, "frame_compile_id", -1, &present);
-    rec->cid.ca = jint(root, "compiled_autograd_id", -1, &present);
-    rec->cid.attempt = jint(root, "attempt", 0, NULL);
+    rec->cid.frame = jint(f[H_FRAME], -1, &present);
+    rec->cid.fcid = jint(f[H_FCID], -1, &present);
+    rec->cid.ca = jint(f[H_CA], -1, &present);
+    rec->cid.attempt = jint(f[H_ATTEMPT], 0, NULL);
     /* PyTorch writes frame_id and frame_compile_id together. A damaged
     ** record with only one reads as if the other were 0, which is how its
     ** id prints, so `info graph ID` finds it again (found by fuzzing). */
@@ -367,10 +374,10 @@ static bool assemble(sdb_tt_reader *r) {
     }
     if (rec->cid.attempt < 0) rec->cid.attempt = 0;
     rec->has_cid = present;
-    rec->rank = jint(root, "rank", -1, NULL);
+    rec->rank = jint(f[H_RANK], -1, NULL);
   }
   const char *want = NULL;
-  const cJSON *hp = sdb_jl_get(root, "has_payload");
+  const cJSON *hp = f[H_PAYLOAD];
   if (hp) {
     if (sdb_jl_str(hp) && strlen(hp->valuestring) == 32) want = hp->valuestring;
     else problem(r, rec->line, "has_payload is not an MD5 hex digest");

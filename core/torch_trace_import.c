@@ -151,9 +151,9 @@ static bool internal_file(const char *f) {
 
 /* The innermost frame of STACK outside PyTorch, else its innermost. */
 static bool user_frame(const sdb_tti *t, const cJSON *stack, sdb_tt_frame *out) {
-  for (const cJSON *fr = last_item(stack); fr; fr = prev_item(stack, fr))
-    if (sdb_tt_frame_get(t->r, fr, out) && !internal_file(out->file)) return true;
   const cJSON *last = last_item(stack);
+  for (const cJSON *fr = last; fr; fr = prev_item(stack, fr))
+    if (sdb_tt_frame_get(t->r, fr, out) && !internal_file(out->file)) return true;
   return last && sdb_tt_frame_get(t->r, last, out);
 }
 
@@ -279,13 +279,13 @@ static const char *stack_text(sdb_tti *t) {
   t->rec_stack_done = true;
   const sdb_tt_record *rec = t->rec;
   if (!rec) return NULL;
-  const cJSON *us = sdb_jl_get(rec->meta, "user_stack");
-  bool user = last_item(us) != NULL;
-  if (!user) us = sdb_jl_get(rec->meta, "stack");
-  if (!last_item(us)) us = sdb_jl_get(rec->root, "stack");
+  const cJSON *us = sdb_jl_get(rec->meta, "user_stack"), *last = last_item(us);
+  bool user = last != NULL;
+  if (!last) last = last_item(us = sdb_jl_get(rec->meta, "stack"));
+  if (!last) last = last_item(us = sdb_jl_get(rec->root, "stack"));
   sdb_buf b = SDB_BUF_INIT;
   int k = 0;
-  for (const cJSON *fr = last_item(us); fr && k < 64; fr = prev_item(us, fr)) {
+  for (const cJSON *fr = last; fr && k < 64; fr = prev_item(us, fr)) {
     sdb_tt_frame f;
     if (!sdb_tt_frame_get(t->r, fr, &f)) continue;
     if (!user && internal_file(f.file)) continue;

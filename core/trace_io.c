@@ -473,19 +473,6 @@ static const char *const field_names[NFIELDS] = {
   "sym2", "expr", "range", "value", "text", "detail", "text2", "syms", "texts", "stack",
 };
 
-static void event_fields(const cJSON *o, const cJSON *f[NFIELDS]) {
-  for (int i = 0; i < NFIELDS; i++) f[i] = NULL;
-  for (const cJSON *c = o->child; c; c = c->next) {
-    const char *k = c->string;
-    if (!k) continue;
-    for (int i = 0; i < NFIELDS; i++)
-      if (field_names[i][0] == k[0] && !strcmp(field_names[i], k)) {
-        f[i] = c;   /* the last of duplicate keys, as jansson reads it */
-        break;
-      }
-  }
-}
-
 /* One event line into *e. 0; 1 for an unknown kind (name in *why); -1 with
 ** *why. The syms/texts arrays are malloc'ed into p. */
 static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **last,
@@ -493,7 +480,7 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
   memset(e, 0, sizeof *e);
   if (!cJSON_IsObject(o)) { *why = "an event line must be a JSON object"; return -1; }
   const cJSON *f[NFIELDS];
-  event_fields(o, f);
+  sdb_jl_fields(o, field_names, NFIELDS, f);
   const char *name = sdb_jl_str(f[F_EVENT]);
   if (!name) { *why = "missing field \"event\""; return -1; }
   int kind = sdb_event_from_name(name);
