@@ -104,7 +104,11 @@ static aotval *set_val(interp *it, const sdb_node *n, const sdb_value *v, sdb_no
 
 static int resolve(interp *it, const sdb_arg *a, sdb_value *out, sdb_err *err) {
   switch (a->kind) {
-    case SDB_A_CONST: *out = sdb_value_copy(&a->value); return SDB_OK;
+    case SDB_A_CONST: {
+      sdb_value c = sdb_arg_value(a);
+      *out = sdb_value_copy(&c);
+      return SDB_OK;
+    }
     case SDB_A_NODE: {
       aotval *v = sdb_map_get(&it->val, a->node);
       if (!v) return sdb_err_set(err, SDB_E_INVALID, "AssertionError", "aot: %s has no value", a->node->name);
@@ -126,9 +130,11 @@ static int resolve(interp *it, const sdb_arg *a, sdb_value *out, sdb_err *err) {
 /* The same argument for the aot graph: nodes mapped. */
 static int map_arg(interp *it, const sdb_arg *a, sdb_arg *out, sdb_err *err) {
   switch (a->kind) {
-    case SDB_A_CONST:
-      *out = sdb_arg_const(sdb_value_copy(&a->value));
+    case SDB_A_CONST: {
+      sdb_value c = sdb_arg_value(a);
+      *out = sdb_arg_const(sdb_value_copy(&c));
       break;
+    }
     case SDB_A_NODE: {
       aotval *v = sdb_map_get(&it->val, a->node);
       if (v && v->node) *out = sdb_arg_node(v->node);

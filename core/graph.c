@@ -36,7 +36,15 @@ sdb_arg sdb_arg_const(sdb_value v) {
   sdb_arg a;
   memset(&a, 0, sizeof a);
   a.kind = SDB_A_CONST;
-  a.value = v;
+  a.vkind = (uint8_t)v.kind;
+  a.expr = v.expr;
+  switch (v.kind) {
+    case SDB_V_TENSOR: a.tensor = v.tensor; break;
+    case SDB_V_LIST: case SDB_V_TUPLE: a.vitems = v.items; a.n = (uint32_t)v.n; break;
+    case SDB_V_STR: a.str = v.str; break;
+    case SDB_V_FLOAT: a.fval = v.fval; break;
+    default: break;
+  }
   return a;
 }
 
@@ -51,7 +59,10 @@ sdb_arg sdb_arg_seq(size_t n, bool tuple) {
 }
 
 void sdb_arg_free(sdb_arg *a) {
-  if (a->kind == SDB_A_CONST) sdb_value_free(&a->value);
+  if (a->kind == SDB_A_CONST) {
+    sdb_value v = sdb_arg_value(a);
+    sdb_value_free(&v);
+  }
   if (a->kind == SDB_A_SEQ) {
     for (size_t i = 0; i < a->n; i++) sdb_arg_free(&a->items[i]);
     free(a->items);
@@ -527,7 +538,11 @@ static void put_arg(sdb_buf *b, const sdb_arg *a) {
   }
   switch (a->kind) {
     case SDB_A_NODE: sdb_buf_puts(b, a->node ? a->node->name : "?"); break;
-    case SDB_A_CONST: put_const(b, &a->value, a->kw); break;
+    case SDB_A_CONST: {
+      sdb_value v = sdb_arg_value(a);
+      put_const(b, &v, a->kw);
+      break;
+    }
     case SDB_A_SEQ:
       sdb_buf_putc(b, a->tuple ? '(' : '[');
       for (size_t i = 0; i < a->n; i++) {

@@ -35,27 +35,43 @@ typedef struct sdb_graph sdb_graph;
 
 typedef enum { SDB_A_CONST, SDB_A_NODE, SDB_A_SEQ } sdb_arg_kind;
 
-/* 48 bytes (a graph holds one per argument of every node). By kind, one
-** of value, node or items/n is set. node and items lie over the value's
-** tensor/items word, never over its kind or expr: a node or sequence
-** argument's value reads as None, as before they shared the space. */
-typedef struct sdb_arg {   /* small fields first: no padding between them */
-  sdb_arg_kind kind;
+/* 32 bytes (a graph holds one per argument of every node, a long program
+** millions; with a whole sdb_value inside it was 48). By kind: a
+** constant's value packed into vkind, expr, n and the word below (read it
+** whole through sdb_arg_value), a node, or a sequence's items and n. */
+typedef struct sdb_arg {
+  uint8_t kind;            /* sdb_arg_kind */
   bool tuple;              /* SDB_A_SEQ: (a, b) rather than [a, b] */
+  uint8_t vkind;           /* SDB_A_CONST: the value's sdb_vkind */
+  uint32_t n;              /* SDB_A_SEQ: of items; a list/tuple constant: of its items */
   const char *kw;          /* keyword name, or NULL (interned) */
+  const sdb_expr *expr;    /* SDB_A_CONST: the value's expr */
   union {
-    sdb_value value;       /* SDB_A_CONST: int/float/bool/str/None (owned) */
-    struct {
-      const void *node_at_[2];   /* over value.kind and value.expr: zero */
-      sdb_node *node;            /* SDB_A_NODE */
-    };
-    struct {
-      const void *seq_at_[2];    /* the same */
-      struct sdb_arg *items;     /* SDB_A_SEQ (owned) */
-      size_t n;
-    };
+    sdb_node *node;            /* SDB_A_NODE */
+    struct sdb_arg *items;     /* SDB_A_SEQ (owned) */
+    struct sdb_fake *tensor;   /* SDB_A_CONST, by vkind (owned, as in sdb_value) */
+    sdb_value *vitems;
+    const char *str;
+    double fval;
   };
 } sdb_arg;
+
+/* A constant argument's value as an sdb_value that still belongs to the
+** argument (copy it to keep it); None for a node or a sequence. */
+static inline sdb_value sdb_arg_value(const sdb_arg *a) {
+  sdb_value v = SDB_VALUE_NONE;
+  if (a->kind != SDB_A_CONST) return v;
+  v.kind = (sdb_vkind)a->vkind;
+  v.expr = a->expr;
+  switch (v.kind) {
+    case SDB_V_TENSOR: v.tensor = a->tensor; break;
+    case SDB_V_LIST: case SDB_V_TUPLE: v.items = a->vitems; v.n = a->n; break;
+    case SDB_V_STR: v.str = a->str; break;
+    case SDB_V_FLOAT: v.fval = a->fval; break;
+    default: break;
+  }
+  return v;
+}
 
 sdb_arg sdb_arg_node(sdb_node *n);
 sdb_arg sdb_arg_const(sdb_value v);           /* takes v */

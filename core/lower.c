@@ -125,8 +125,9 @@ static void put_arg(lowering *lw, sdb_buf *b, const sdb_arg *a) {
         sdb_buf_puts(b, ref_of(lw, a->node));
       break;
     case SDB_A_CONST: {
-      char *s = sdb_value_text(&a->value);
-      if (a->value.kind == SDB_V_STR) sdb_buf_printf(b, "'%s'", s ? s : "");
+      sdb_value v = sdb_arg_value(a);
+      char *s = sdb_value_text(&v);
+      if (v.kind == SDB_V_STR) sdb_buf_printf(b, "'%s'", s ? s : "");
       else sdb_buf_puts(b, s ? s : "?");
       free(s);
       break;
@@ -266,9 +267,10 @@ static int dynamic_select_offset(lowering *lw, const sdb_node *n, sdb_err *err) 
   int64_t dim = 0;
   const sdb_expr *idx = NULL;
   if (n->nargs > 2) {
-    sdb_value_is_const_int(&n->args[1].value, &dim);
+    sdb_value d = sdb_arg_value(&n->args[1]), i = sdb_arg_value(&n->args[2]);
+    sdb_value_is_const_int(&d, &dim);
     if (n->args[2].kind == SDB_A_NODE) idx = n->args[2].node->example.expr;
-    else if (n->args[2].value.kind == SDB_V_INT) idx = n->args[2].value.expr;
+    else if (i.kind == SDB_V_INT) idx = i.expr;
   }
   if (!x || x->kind != SDB_V_TENSOR || !idx || dim < 0 || dim >= x->tensor->ndim) return SDB_OK;
   const sdb_fake *t = x->tensor;
@@ -381,7 +383,8 @@ static int repropagate(lowering *lw, const sdb_node *n, const sdb_op *op, sdb_ib
         v = sdb_value_copy(ex);
       }
     } else if (a->kind == SDB_A_CONST) {
-      v = sdb_value_copy(&a->value);
+      sdb_value c = sdb_arg_value(a);
+      v = sdb_value_copy(&c);
     }
     if (a->kw) { kws[nkw].name = a->kw; kws[nkw++].value = v; }
     else vals[npos++] = v;
@@ -424,7 +427,8 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
   if (n->op == SDB_N_PLACEHOLDER || n->op == SDB_N_GET_ATTR || n->op == SDB_N_OUTPUT) return SDB_OK;
   if (!strcmp(t, "torch.ops.aten._assert_scalar.default")) {
     const sdb_node *cond = n->nargs && n->args[0].kind == SDB_A_NODE ? n->args[0].node : NULL;
-    const char *msg = n->nargs > 1 && n->args[1].kind == SDB_A_CONST ? n->args[1].value.str : "assertion";
+    const char *msg = n->nargs > 1 && n->args[1].kind == SDB_A_CONST && n->args[1].vkind == SDB_V_STR
+                    ? n->args[1].str : "assertion";
     if (cond && cond->example.expr && !add_assert(lw, cond->example.expr, msg)) return oom(err);
     flush_asserts(lw);
     return SDB_OK;
@@ -448,7 +452,8 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     uintptr_t mo = n->nargs > 1 && n->args[0].kind == SDB_A_NODE
                  ? (uintptr_t)sdb_map_get(&lw->cond_out, n->args[0].node) : 0;
     int64_t idx = 0;
-    if (mo && sdb_value_is_const_int(&n->args[1].value, &idx) && idx >= 0) {
+    sdb_value i1 = n->nargs > 1 ? sdb_arg_value(&n->args[1]) : SDB_VALUE_NONE;
+    if (mo && sdb_value_is_const_int(&i1, &idx) && idx >= 0) {
       sdb_map_put(&lw->ref, n, (void *)lw->out->bufs[mo - 1 + (size_t)idx].name);
       return SDB_OK;
     }
@@ -456,7 +461,7 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     sdb_ibuf *b = new_buf(lw, SDB_IB_MULTIOUTPUT, n);
     if (!b) return oom(err);
     int64_t k = 0;
-    sdb_value_is_const_int(&n->args[1].value, &k);
+    sdb_value_is_const_int(&i1, &k);
     sdb_buf_printf(c, "    %s = %s[%lld]  # MultiOutput", b->name, ref_of(lw, n->args[0].node), (long long)k);
     put_meta_comment(c, &n->example);
     sdb_buf_putc(c, '\n');
