@@ -173,7 +173,7 @@ static sdb_arg *map_args(interp *it, const sdb_node *n, sdb_err *err) {
 static void announce(interp *it, sdb_node *node) {
   const char *line = sdb_node_line(&it->line, node);
   bool first;
-  const sdb_node *after = sdb_node_anchor(node, &first);
+  const sdb_node *after = sdb_node_anchor(it->out, node, &first);
   sdb_event e = {0};
   e.kind = SDB_EV_NODE_PLACED;
   e.text = node->name;
@@ -355,7 +355,7 @@ static int rebind(interp *it, const sdb_node *n, const sdb_value *v, sdb_err *er
 
 static int run_cond(interp *it, const sdb_node *n, const sdb_value *vals, sdb_err *err) {
   /* args: pred, true subgraph, false subgraph, (operands...) */
-  const sdb_graph *subs[2] = {n->args[1].node->sub, n->args[2].node->sub};
+  const sdb_graph *subs[2] = {sdb_node_sub(n->args[1].node), sdb_node_sub(n->args[2].node)};
   const sdb_value *ops = &vals[3];
   sdb_value outs[2] = {SDB_VALUE_NONE, SDB_VALUE_NONE};
   sdb_graph *built[2] = {NULL, NULL};
@@ -388,7 +388,7 @@ static int run_cond(interp *it, const sdb_node *n, const sdb_value *vals, sdb_er
     sdb_node *attrs[2];
     for (int b = 0; b < 2; b++) {
       attrs[b] = sdb_graph_call(it->out, SDB_N_GET_ATTR, built[b]->name, built[b]->name, NULL, 0, NULL);
-      if (attrs[b]) attrs[b]->sub = built[b];
+      if (attrs[b]) sdb_node_set_sub(attrs[b], built[b]);
     }
     sdb_arg *args = calloc(5, sizeof *args);
     if (!args || !attrs[0] || !attrs[1]) { free(args); rc = oom(err); }
@@ -454,7 +454,7 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
         child.inline_in[i - 1] = a ? a->node : NULL;
       }
     }
-    rc = run_graph(&child, n->args[0].node->sub, &vals[1], nv - 1, &outs, err);
+    rc = run_graph(&child, sdb_node_sub(n->args[0].node), &vals[1], nv - 1, &outs, err);
     interp_free(&child);
     free(child.inline_in);
     aotval *a = rc == SDB_OK ? set_val(it, n, &outs, NULL) : NULL;
@@ -708,7 +708,7 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
       if (inputs[i].placeholder == ph) v = &invals[i];
     char name[32];
     snprintf(name, sizeof name, "arg%zu_1", p);
-    sdb_node *aph = sdb_graph_placeholder(out->graph, name, name, v, ph->source);
+    sdb_node *aph = sdb_graph_placeholder(out->graph, name, name, v, sdb_node_source(ph));
     if (!aph || !set_val(&it, ph, v, aph)) { rc = oom(err); goto done; }
     for (size_t i = 0; i < ninputs; i++)
       if (inputs[i].placeholder == ph) it.in_nodes[i] = aph;

@@ -244,7 +244,6 @@ static sdb_node *insert_pos(sdb_graph *g, sdb_node *n, size_t at) {
     g->nodes = v;
     g->cap = cap;
   }
-  n->graph = g;
   if (g->deferred) {
     /* linked after the cursor, which then moves past it, as insert_at does */
     g->nodes[g->n++] = n;
@@ -316,7 +315,7 @@ sdb_node *sdb_graph_placeholder_at(sdb_graph *g, size_t pos, const char *name,
   sdb_node *n = new_node(SDB_N_PLACEHOLDER, sdb_graph_unique_name(g, name), target ? target : name);
   if (!n) return NULL;
   if (example) n->example = sdb_value_copy(example);
-  n->source = src;
+  n->source_ = src;
   size_t np = sdb_graph_num_placeholders(g);
   if (!insert_pos(g, n, pos < np ? pos : np)) { free_node(n); return NULL; }
   return n;
@@ -458,11 +457,10 @@ void sdb_graph_on_erase(sdb_graph *g, sdb_erase_fn fn, void *ud) {
   g->erase_ud = ud;
 }
 
-const sdb_node *sdb_node_anchor(const sdb_node *n, bool *at_start) {
+const sdb_node *sdb_node_anchor(const sdb_graph *g, const sdb_node *n, bool *at_start) {
   /* recorded by insert_pos for the last node only (a scan for n made
   ** mid-graph insertions quadratic, and a field per node cost 8 bytes of
   ** every node for a question asked once) */
-  const sdb_graph *g = n->graph;
   bool last = g && g->last_placed == n;
   *at_start = last && g->last_first;
   return last ? g->last_after : NULL;

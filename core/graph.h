@@ -90,12 +90,27 @@ struct sdb_node {          /* small fields first: they share two words */
   sdb_value example;       /* meta['example_value'] (owned) */
   sdb_bindings *bindings;  /* meta['unbacked_bindings'], NULL when none (owned; read
                               through sdb_node_bindings: most nodes bind nothing) */
-  const sdb_source *source;/* placeholders: the input they stand for */
-  sdb_graph *sub;          /* get_attr of a subgraph (not owned: the graph owns it) */
+  union {                  /* by op; read through sdb_node_source and sdb_node_sub */
+    const sdb_source *source_; /* a placeholder: the input it stands for */
+    sdb_graph *sub_;           /* a get_attr of a subgraph (not owned: the graph owns it) */
+  };
   const sdb_site *at;      /* the user's line (a site with no tracer), or NULL */
-  sdb_graph *graph;
   sdb_node *lnext;         /* the next node in order while deferred */
 };
+
+/* 104 bytes, a 112-byte malloc block (a long program holds millions):
+** source and sub share a word, as no node is both a placeholder and a
+** get_attr, and a node does not point at its graph. */
+static inline const sdb_source *sdb_node_source(const sdb_node *n) {
+  return n->op == SDB_N_PLACEHOLDER ? n->source_ : NULL;
+}
+static inline sdb_graph *sdb_node_sub(const sdb_node *n) {
+  return n->op == SDB_N_GET_ATTR ? n->sub_ : NULL;
+}
+/* Makes get_attr node n name subgraph g (not owned). */
+static inline void sdb_node_set_sub(sdb_node *n, sdb_graph *g) {
+  if (n->op == SDB_N_GET_ATTR) n->sub_ = g;
+}
 
 /* A node's bindings (an empty set when it has none). */
 extern const sdb_bindings sdb_node_no_bindings;
@@ -210,7 +225,7 @@ void sdb_graph_on_erase(sdb_graph *g, sdb_erase_fn fn, void *ud);
 /* Where n (just inserted: only the last insertion's place is kept) stands,
 ** as node_placed says it: the node right before it, or NULL when n is last
 ** (appended) or first (*at_start set when other nodes follow it). */
-const sdb_node *sdb_node_anchor(const sdb_node *n, bool *at_start);
+const sdb_node *sdb_node_anchor(const sdb_graph *g, const sdb_node *n, bool *at_start);
 
 typedef struct sdb_print_opts {
   bool strides;            /* f32[s0, 2][2, 1] */

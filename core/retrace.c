@@ -547,7 +547,7 @@ static int run_hop(rctx *c, frame *f, const sdb_fx_node *n, bool is_cond, sdb_va
       attrs[i] = sdb_graph_call(tr->graph, SDB_N_GET_ATTR, br[i].graph->name, br[i].graph->name,
                                 NULL, 0, NULL);
       if (attrs[i]) {
-        attrs[i]->sub = br[i].graph;
+        sdb_node_set_sub(attrs[i], br[i].graph);
         sdb_tracer_adopt_node(tr, attrs[i], NULL, err);
       }
     }

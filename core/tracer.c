@@ -103,7 +103,7 @@ static void node_placed(sdb_tracer *tr, sdb_node *n) {
   sdb_node_locate(n, tr->ev);
   const char *line = sdb_node_line(&tr->line, n);
   bool first;
-  const sdb_node *after = sdb_node_anchor(n, &first);
+  const sdb_node *after = sdb_node_anchor(tr->graph, n, &first);
   sdb_event e = {0};
   e.kind = SDB_EV_NODE_PLACED;
   e.text = n->name;
