@@ -22,12 +22,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A growable array of T: `arr`, `n`, `cap` fields named by prefix. */
+/* A growable array of T: `arr`, `n`, `cap` fields named by prefix.
+** GROW_SMALL starts at 2, for the arrays kept per symbol or per key (most
+** hold one or two entries, and there is one per unbacked symbol). */
 #define GROW(arr, n, cap)                                                    \
-  ((n) < (cap) ? true : grow_array((void **)&(arr), &(cap), sizeof *(arr)))
+  ((n) < (cap) ? true : grow_array((void **)&(arr), &(cap), sizeof *(arr), 16))
+#define GROW_SMALL(arr, n, cap)                                              \
+  ((n) < (cap) ? true : grow_array((void **)&(arr), &(cap), sizeof *(arr), 2))
 
-static bool grow_array(void **arr, size_t *cap, size_t elem) {
-  size_t ncap = *cap ? *cap * 2 : 16;
+static bool grow_array(void **arr, size_t *cap, size_t elem, size_t first) {
+  size_t ncap = *cap ? *cap * 2 : first;
   void *p = realloc(*arr, ncap * elem);
   if (!p) return false;
   *arr = p;
@@ -710,7 +714,7 @@ static void ax_assert(sdb_shape_env *env, size_t i) {
       a = calloc(1, sizeof *a);
       if (!a || !sdb_map_put(&env->ax_puts, k, a)) { free(a); continue; }
     }
-    if (!GROW(a->p, a->n, a->cap)) continue;
+    if (!GROW_SMALL(a->p, a->n, a->cap)) continue;
     a->p[a->n].fact = i;
     a->p[a->n++].v = f->implv[j];
     ax_settle(env, k, a);
@@ -746,7 +750,7 @@ static void index_fact(sdb_shape_env *env, const sdb_expr *e, size_t i) {
       if (!v || !sdb_map_put(&env->sym_facts, fs[j], v)) { free(v); continue; }
     }
     if (v->n && v->v[v->n - 1] == i) continue;
-    if (GROW(v->v, v->n, v->cap)) v->v[v->n++] = i;
+    if (GROW_SMALL(v->v, v->n, v->cap)) v->v[v->n++] = i;
   }
   free(fs);
 }
