@@ -47,7 +47,12 @@ typedef struct {
   const sdb_lower_opts *opts;
   sdb_lowered *out;
   size_t cap;
-  sdb_map ref;                 /* aot node -> wrapper name (interned) */
+  /* aot node -> its name in the wrapper (interned): by node id over the
+  ** graph's span of ids (a slot per node, where a map cost three words
+  ** and doubling; a tenth of the lowering's peak), ref for an id outside */
+  const char **refv;
+  uint32_t ref_base, nref;
+  sdb_map ref;
   sdb_map cond_out;            /* cond node -> 1 + index of its first MultiOutput buffer */
   sdb_map bound;               /* symbol (resolved) -> non-NULL once the wrapper binds it */
   pending_assert *asserts;
@@ -109,8 +114,30 @@ static void put_shape(lowering *lw, sdb_buf *b, const sdb_expr *const *v, int n)
 }
 
 static const char *ref_of(lowering *lw, const sdb_node *n) {
-  const char *r = sdb_map_get(&lw->ref, n);
+  const char *r = n->id - lw->ref_base < lw->nref ? lw->refv[n->id - lw->ref_base]
+                                                  : sdb_map_get(&lw->ref, n);
   return r ? r : n->name;
+}
+
+static void set_ref(lowering *lw, const sdb_node *n, const char *name) {
+  if (n->id - lw->ref_base < lw->nref) lw->refv[n->id - lw->ref_base] = name;
+  else sdb_map_put(&lw->ref, n, (void *)name);
+}
+
+/* The slots for the graph's ids, when they are not spread much wider than
+** its nodes (they are numbered as made; a graph made in one pass holds a
+** run of them). Without them every name goes in the map. */
+static void ref_slots(lowering *lw, const sdb_graph *g) {
+  if (!g->n) return;
+  uint32_t lo = g->nodes[0]->id, hi = lo;
+  for (size_t i = 1; i < g->n; i++) {
+    if (g->nodes[i]->id < lo) lo = g->nodes[i]->id;
+    if (g->nodes[i]->id > hi) hi = g->nodes[i]->id;
+  }
+  size_t span = (size_t)(hi - lo) + 1;
+  if (span > 4 * g->n + 1024 || !(lw->refv = calloc(span, sizeof *lw->refv))) return;
+  lw->ref_base = lo;
+  lw->nref = (uint32_t)span;
 }
 
 static void put_arg(lowering *lw, sdb_buf *b, const sdb_arg *a) {
@@ -454,7 +481,7 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     int64_t idx = 0;
     sdb_value i1 = n->nargs > 1 ? sdb_arg_value(&n->args[1]) : SDB_VALUE_NONE;
     if (mo && sdb_value_is_const_int(&i1, &idx) && idx >= 0) {
-      sdb_map_put(&lw->ref, n, (void *)lw->out->bufs[mo - 1 + (size_t)idx].name);
+      set_ref(lw, n, lw->out->bufs[mo - 1 + (size_t)idx].name);
       return SDB_OK;
     }
     /* an element of a multi-output kernel: a MultiOutput buffer */
@@ -465,7 +492,7 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     sdb_buf_printf(c, "    %s = %s[%lld]  # MultiOutput", b->name, ref_of(lw, n->args[0].node), (long long)k);
     put_meta_comment(c, &n->example);
     sdb_buf_putc(c, '\n');
-    sdb_map_put(&lw->ref, n, (void *)b->name);
+    set_ref(lw, n, b->name);
     buffer_event(lw, b);
     return check_invariant(lw, n, first, err);
   }
@@ -476,7 +503,7 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     put_args(lw, c, n);
     sdb_buf_puts(c, ")  # Conditional\n");
     buffer_event(lw, b);
-    sdb_map_put(&lw->ref, n, (void *)b->name);
+    set_ref(lw, n, b->name);
     /* each output through a MultiOutput, which defines the merged symbols */
     sdb_map_put(&lw->cond_out, n, (void *)(uintptr_t)(lw->out->n + 1));
     for (size_t i = 0; i < n->example.n; i++) {
@@ -512,7 +539,7 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     if (!b) return oom(err);
     if (!planted && !sdb_bindings_copy(&b->defines, sdb_node_bindings(n))) return oom(err);
     buffer_event(lw, b);
-    sdb_map_put(&lw->ref, n, (void *)b->name);
+    set_ref(lw, n, b->name);
     /* DynamicScalar reads its input; the buffer itself is never used */
     const char *src = n->nargs ? ref_of(lw, n->args[0].node) : "?";
     for (size_t i = 0; i < b->defines.n; i++) {
@@ -541,7 +568,7 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     put_meta_comment(c, &n->example);
     sdb_buf_putc(c, '\n');
     buffer_event(lw, mo);
-    sdb_map_put(&lw->ref, n, (void *)mo->name);
+    set_ref(lw, n, mo->name);
     codegen_defs(lw, mo);
     return check_invariant(lw, n, first, err);
   }
@@ -571,7 +598,7 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     sdb_buf_putc(c, '\n');
   }
   buffer_event(lw, b);
-  sdb_map_put(&lw->ref, n, (void *)b->name);
+  set_ref(lw, n, b->name);
   return check_invariant(lw, n, first, err);
 }
 
@@ -593,6 +620,7 @@ int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *o
   lw.ev = sdb_shape_env_events(mode->env);
   lw.opts = opts;
   lw.out = out;
+  ref_slots(&lw, aot);
   phase(lw.ev, SDB_EV_PHASE_START);
   sdb_events_set_tracer(lw.ev, "lower", 0);
   /* the signature: inputs, and backed symbols bound from them */
@@ -602,7 +630,7 @@ int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *o
   sdb_buf_printf(&lw.code, "%s = args\n    args.clear()\n", np == 1 ? "," : "");
   for (size_t i = 0; i < np; i++) {
     const sdb_node *ph = aot->nodes[i];
-    sdb_map_put(&lw.ref, ph, (void *)ph->name);
+    set_ref(&lw, ph, ph->name);
     if (ph->example.kind == SDB_V_INT && ph->example.expr && ph->example.expr->kind == SDB_SYM) {
       sdb_buf_printf(&lw.code, "    %s = %s\n", ph->example.expr->name, ph->name);
       sdb_map_put(&lw.bound, ph->example.expr, (void *)ph->example.expr);
@@ -635,6 +663,7 @@ int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *o
   }
   sdb_buf_free(&lw.code);
   sdb_map_free(&lw.ref);
+  free(lw.refv);
   sdb_map_free(&lw.cond_out);
   sdb_map_free(&lw.bound);
   free(lw.asserts);
