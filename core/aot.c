@@ -198,10 +198,8 @@ static void bindings_event(interp *it, sdb_node *node) {
   sdb_event e = {0};
   e.kind = SDB_EV_UNBACKED_BINDINGS;
   e.text = node->name;
-  e.syms = syms;
-  sdb_event_more e_more = {.texts = texts};
+  sdb_event_more e_more = {.syms = syms, .texts = texts, .nsyms = (uint32_t)n};
   e.more = &e_more;
-  e.nsyms = (uint32_t)n;
   sdb_emit(it->ev, &e);
   free(syms);
   free(texts);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(SDB_EV_COUNT <= 256, "an event's kind is one byte");
+
 static const char *const phase_names[SDB_PHASE_COUNT] = {
   "none", "trace", "cond", "aot", "lower", "guards",
 };
@@ -260,29 +262,28 @@ const char *sdb_events_tracer(const sdb_events *s, int *depth) {
 }
 
 bool sdb_event_own(sdb_event *e, sdb_arena *a) {
-  if (e->nsyms && e->syms) {
-    const sdb_expr **v = sdb_arena_alloc(a, e->nsyms * sizeof *v, sizeof *v);
-    if (!v) return false;
-    memcpy(v, e->syms, e->nsyms * sizeof *v);
-    e->syms = v;
-  } else {
-    e->syms = NULL;
-    e->nsyms = 0;
-  }
-  if (e->more && !e->more->sym2 && !e->more->text2 && !e->more->has_range &&
-      !(e->more->texts && e->nsyms))
+  const sdb_event_more *in = e->more;
+  uint32_t n = in && in->syms ? in->nsyms : 0;
+  if (in && !in->sym2 && !in->text2 && !in->has_range && !n)
     e->more = NULL;   /* nothing set: the common event */
   if (e->more) {
-    const sdb_event_more *in = e->more;
     sdb_event_more *m = sdb_arena_alloc(a, sizeof *m, _Alignof(sdb_event_more));
     if (!m) return false;
     *m = *in;
     m->text2 = sdb_intern(in->text2);
+    m->nsyms = n;
+    m->syms = NULL;
     m->texts = NULL;
-    if (in->texts && e->nsyms) {
-      m->texts = sdb_arena_alloc(a, e->nsyms * sizeof *m->texts, sizeof *m->texts);
+    if (n) {
+      const sdb_expr **v = sdb_arena_alloc(a, n * sizeof *v, sizeof *v);
+      if (!v) return false;
+      memcpy(v, in->syms, n * sizeof *v);
+      m->syms = v;
+    }
+    if (n && in->texts) {
+      m->texts = sdb_arena_alloc(a, n * sizeof *m->texts, sizeof *m->texts);
       if (!m->texts) return false;
-      for (uint32_t i = 0; i < e->nsyms; i++) m->texts[i] = sdb_intern(in->texts[i]);
+      for (uint32_t i = 0; i < n; i++) m->texts[i] = sdb_intern(in->texts[i]);
     }
     e->more = m;
   }
@@ -401,9 +402,9 @@ static void put_range(sdb_buf *b, sdb_range r) {
 
 static void put_symset(sdb_buf *b, const sdb_event *ev) {
   sdb_buf_putc(b, '{');
-  for (uint32_t i = 0; i < ev->nsyms; i++) {
+  for (uint32_t i = 0; i < sdb_event_nsyms(ev); i++) {
     if (i) sdb_buf_puts(b, ", ");
-    put_expr(b, ev->syms[i]);
+    put_expr(b, sdb_event_syms(ev)[i]);
   }
   sdb_buf_putc(b, '}');
 }
@@ -487,9 +488,9 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       break;
     case SDB_EV_UNBACKED_BINDINGS:
       if (ev->text) sdb_buf_printf(b, " %%%s", ev->text);
-      for (uint32_t i = 0; i < ev->nsyms; i++) {
+      for (uint32_t i = 0; i < sdb_event_nsyms(ev); i++) {
         sdb_buf_puts(b, i ? ", " : " ");
-        put_expr(b, ev->syms[i]);
+        put_expr(b, sdb_event_syms(ev)[i]);
         /* the empty key path (item()): the value itself */
         const char *path = sdb_event_texts(ev) && sdb_event_texts(ev)[i] ? sdb_event_texts(ev)[i] : "";
         sdb_buf_printf(b, ": %s", *path ? path : "<value>");
@@ -513,7 +514,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
     case SDB_EV_BUFFER_LOWERED:
       if (ev->text) sdb_buf_printf(b, " %s", ev->text);
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
-      if (ev->nsyms) { sdb_buf_puts(b, " defines "); put_symset(b, ev); }
+      if (sdb_event_nsyms(ev)) { sdb_buf_puts(b, " defines "); put_symset(b, ev); }
       break;
     case SDB_EV_NODE_ERASED:
       if (ev->text) sdb_buf_printf(b, " %s", ev->text);

@@ -131,23 +131,24 @@ void sdb_sites_reset(void);
 
 /* Fields that few kinds use (a fifth of the events of a long run): kept
 ** apart, so the common event (a placed node appended at the end, a
-** lowered buffer) is 88 bytes, not 144. An emitter points `more` at its
+** lowered buffer) is 72 bytes, not 144. An emitter points `more` at its
 ** own; the stream keeps a copy (none when every field is unset). */
 typedef struct sdb_event_more {
   const sdb_expr *sym2;     /* a second sym (renamed: the new symbol) */
   const char *text2;        /* a second text, as sym2 is a second sym (interned) */
+  const sdb_expr **syms;    /* a set of symbols (pending, bound, defined) */
+  const char **texts;       /* parallel to syms, may be NULL */
+  uint32_t nsyms;           /* of syms (and texts) */
   bool has_range;           /* range is set */
   sdb_range range;
-  const char **texts;       /* parallel to syms, may be NULL */
 } sdb_event_more;
 
-/* Fields ordered so the small ones share words (a stream holds millions). */
+/* Fields ordered so the small ones share a word (a stream holds millions). */
 typedef struct sdb_event {
   uint32_t seq;             /* position in the stream, from 0 */
-  uint16_t kind;            /* sdb_event_kind */
+  uint8_t kind;             /* sdb_event_kind */
   uint8_t phase;            /* sdb_phase at emission */
   uint8_t flags;            /* kind-specific */
-  uint32_t nsyms;           /* of syms */
   bool op_first;            /* the first event of its op's call (two calls
                                of one op on one line are two calls) */
   const sdb_site *site;     /* tracer and location (never NULL once appended) */
@@ -157,12 +158,11 @@ typedef struct sdb_event {
   int64_t value;
   const char *text;         /* interned */
   const char *detail;       /* interned, or the stream's copy (sdb_event_owns_detail) */
-  const sdb_expr **syms;    /* owned by the stream */
   const sdb_event_more *more;  /* the rarer fields, or NULL: none set (owned) */
 } sdb_event;
 
-/* The rarer fields, read through these (NULL, no range, no texts when the
-** event has none). */
+/* The rarer fields, read through these (NULL, no range, no symbols, no
+** texts when the event has none). */
 static inline const sdb_expr *sdb_event_sym2(const sdb_event *e) {
   return e->more ? e->more->sym2 : NULL;
 }
@@ -175,8 +175,14 @@ static inline sdb_range sdb_event_range(const sdb_event *e) {
 static inline const char *sdb_event_text2(const sdb_event *e) {
   return e->more ? e->more->text2 : NULL;
 }
+static inline uint32_t sdb_event_nsyms(const sdb_event *e) {
+  return e->more && e->more->syms ? e->more->nsyms : 0;
+}
+static inline const sdb_expr *const *sdb_event_syms(const sdb_event *e) {
+  return sdb_event_nsyms(e) ? e->more->syms : NULL;
+}
 static inline const char **sdb_event_texts(const sdb_event *e) {
-  return e->more ? e->more->texts : NULL;
+  return sdb_event_nsyms(e) ? e->more->texts : NULL;
 }
 
 /* Is e's detail its own copy (a placed node's line, a lowered buffer's

@@ -218,8 +218,8 @@ static void buffer_event(lowering *lw, const sdb_ibuf *b) {
   sdb_buf_cat(&d, sdb_ibuf_kind_name(b->kind), " for ", b->origin ? b->origin->name : "?",
               (const char *)NULL);
   e.detail = sdb_buf_cstr(&d);
-  e.syms = syms;
-  e.nsyms = (uint32_t)n;
+  sdb_event_more more = {.syms = syms, .nsyms = (uint32_t)n};
+  e.more = &more;
   sdb_emit(lw->ev, &e);
   sdb_buf_free(&d);
   free(syms);

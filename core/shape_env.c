@@ -287,8 +287,8 @@ static int record_specialization(sdb_shape_env *env, const sdb_source *src,
 static void emit_pending(sdb_shape_env *env) {
   sdb_event e = {0};
   e.kind = SDB_EV_PENDING_CHANGED;
-  e.syms = env->pending;
-  e.nsyms = (uint32_t)env->npending;
+  sdb_event_more more = {.syms = env->pending, .nsyms = (uint32_t)env->npending};
+  e.more = &more;
   emit(env, &e);
 }
 

@@ -178,10 +178,10 @@ static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
   if (e->text) set(o, "text", jstr(e->text));
   if (e->detail) set(o, "detail", jstr(e->detail));
   if (sdb_event_text2(e)) set(o, "text2", jstr(sdb_event_text2(e)));
-  if (e->nsyms) {
+  if (sdb_event_nsyms(e)) {
     json_t *a = json_array(), *t = sdb_event_texts(e) ? json_array() : NULL;
-    for (uint32_t i = 0; i < e->nsyms; i++) {
-      json_array_append_new(a, e->syms[i] ? expr_json(e->syms[i]) : json_null());
+    for (uint32_t i = 0; i < sdb_event_nsyms(e); i++) {
+      json_array_append_new(a, sdb_event_syms(e)[i] ? expr_json(sdb_event_syms(e)[i]) : json_null());
       if (t) json_array_append_new(t, jstr(sdb_event_texts(e)[i]));
     }
     set(o, "syms", a);
@@ -552,11 +552,11 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
       }
       if (p->texts) p->texts[i] = sdb_jl_str(t);
     }
-    e->syms = p->syms;
+    m->syms = p->syms;
     m->texts = p->texts;
-    e->nsyms = (uint32_t)ns;
+    m->nsyms = (uint32_t)ns;
   }
-  if (m->sym2 || m->text2 || m->has_range || m->texts) e->more = m;
+  if (m->sym2 || m->text2 || m->has_range || m->nsyms) e->more = m;
   const char *missing = required((sdb_event_kind)kind, e);
   if (missing) {
     snprintf(buf, cap, "%s: missing field \"%s\"", name, missing);

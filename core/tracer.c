@@ -601,10 +601,8 @@ static int record_bindings(sdb_tracer *tr, sdb_node *node, const sdb_value *out,
     sdb_event e = {0};
     e.kind = SDB_EV_UNBACKED_BINDINGS;
     e.text = node->name;
-    e.syms = syms;
-    sdb_event_more e_more = {.texts = texts};
+    sdb_event_more e_more = {.syms = syms, .texts = texts, .nsyms = (uint32_t)n};
     e.more = &e_more;
-    e.nsyms = (uint32_t)n;
     emit(tr, &e);
     free(syms);
     free(texts);

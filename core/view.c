@@ -306,7 +306,6 @@ static sdb_event interned(const sdb_event *e) {
   c.op = sdb_intern(e->op);
   c.text = sdb_intern(e->text);
   c.detail = sdb_event_owns_detail(e) ? e->detail : sdb_intern(e->detail);
-  if (!c.syms || !c.nsyms) { c.syms = NULL; c.nsyms = 0; }
   return c;
 }
 
@@ -321,13 +320,13 @@ static bool same_event(const sdb_event *h, const sdb_event *e) {
   if (h->seq != e->seq || h->kind != e->kind || h->phase != e->phase || h->flags != e->flags ||
       h->site != e->site || h->op != e->op || h->sym != e->sym ||
       sdb_event_sym2(h) != sdb_event_sym2(e) || h->expr != e->expr || !same_range(h, e) || h->value != e->value ||
-      h->text != e->text || sdb_event_text2(h) != sdb_intern(sdb_event_text2(e)) || h->nsyms != e->nsyms ||
+      h->text != e->text || sdb_event_text2(h) != sdb_intern(sdb_event_text2(e)) || sdb_event_nsyms(h) != sdb_event_nsyms(e) ||
       (h->detail != e->detail && (!h->detail || !e->detail || strcmp(h->detail, e->detail))) ||
-      (h->nsyms && sdb_event_texts(h)) != (e->nsyms && sdb_event_texts(e)))
+      (sdb_event_nsyms(h) && sdb_event_texts(h)) != (sdb_event_nsyms(e) && sdb_event_texts(e)))
     return false;
   const char **ht = sdb_event_texts(h), **et = sdb_event_texts(e);
-  for (uint32_t i = 0; i < e->nsyms; i++) {
-    if (h->syms[i] != e->syms[i]) return false;
+  for (uint32_t i = 0; i < sdb_event_nsyms(e); i++) {
+    if (sdb_event_syms(h)[i] != sdb_event_syms(e)[i]) return false;
     if (et && ht[i] != sdb_intern(et[i])) return false;
   }
   return true;
@@ -391,8 +390,8 @@ static bool stack_has_phase(const store *st, int32_t top, uint8_t phase) {
 }
 
 static bool contains(const sdb_event *e, const sdb_expr *sym) {
-  for (uint32_t i = 0; i < e->nsyms; i++)
-    if (e->syms[i] == sym) return true;
+  for (uint32_t i = 0; i < sdb_event_nsyms(e); i++)
+    if (sdb_event_syms(e)[i] == sym) return true;
   return false;
 }
 
@@ -574,10 +573,10 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
     case SDB_EV_PENDING_CHANGED: {
       /* a symbol's life records the changes: added to or dropped from the list */
       const sdb_event *prev = cur.pending != NONE ? ev_at(st, cur.pending) : NULL;
-      for (uint32_t i = 0; i < h->nsyms; i++)
-        if (!prev || !contains(prev, h->syms[i])) touch(st, ci, h->syms[i], pos, &oom);
-      for (uint32_t i = 0; prev && i < prev->nsyms; i++)
-        if (!contains(h, prev->syms[i])) touch(st, ci, prev->syms[i], pos, &oom);
+      for (uint32_t i = 0; i < sdb_event_nsyms(h); i++)
+        if (!prev || !contains(prev, sdb_event_syms(h)[i])) touch(st, ci, sdb_event_syms(h)[i], pos, &oom);
+      for (uint32_t i = 0; prev && i < sdb_event_nsyms(prev); i++)
+        if (!contains(h, sdb_event_syms(prev)[i])) touch(st, ci, sdb_event_syms(prev)[i], pos, &oom);
       cur.pending = pos;
       break;
     }
@@ -614,7 +613,7 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
       touch(st, ci, h->sym, pos, &oom);
       break;
     case SDB_EV_BUFFER_LOWERED:
-      for (uint32_t i = 0; i < h->nsyms; i++) touch(st, ci, h->syms[i], pos, &oom);
+      for (uint32_t i = 0; i < sdb_event_nsyms(h); i++) touch(st, ci, sdb_event_syms(h)[i], pos, &oom);
       break;
     case SDB_EV_NODE_PLACED: {
       if (!h->text) break;
@@ -642,8 +641,8 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
       break;
     }
     case SDB_EV_UNBACKED_BINDINGS: {
-      for (uint32_t i = 0; i < h->nsyms; i++) {
-        si = touch(st, ci, h->syms[i], pos, &oom);
+      for (uint32_t i = 0; i < sdb_event_nsyms(h); i++) {
+        si = touch(st, ci, sdb_event_syms(h)[i], pos, &oom);
         if (si != NONE && st->syms[si].bound == NONE) st->syms[si].bound = pos;
       }
       graphrec *g = h->text ? graph_get(&st->compiles[ci], graph_key(st, h, &cur), pos, false) : NULL;
@@ -824,8 +823,8 @@ const sdb_event *sdb_view_at(const sdb_view *v, sdb_event_kind k, size_t i) {
 size_t sdb_view_pending(const sdb_view *v, const sdb_expr *const **out) {
   uint32_t p = vctx(v)->pending;
   const sdb_event *e = p != NONE ? ev_at(v->st, p) : NULL;
-  *out = e && e->nsyms ? e->syms : NULL;
-  return e ? e->nsyms : 0;
+  *out = e && sdb_event_nsyms(e) ? sdb_event_syms(e) : NULL;
+  return e ? sdb_event_nsyms(e) : 0;
 }
 
 size_t sdb_view_replacement_count(const sdb_view *v) {
@@ -891,8 +890,8 @@ static const symrec *vsym(const sdb_view *v, const sdb_expr *sym) {
 }
 
 static const char *keypath_in(const sdb_event *e, const sdb_expr *sym) {
-  for (uint32_t i = 0; i < e->nsyms; i++)
-    if (e->syms[i] == sym) return sdb_event_texts(e) && sdb_event_texts(e)[i] ? sdb_event_texts(e)[i] : "";
+  for (uint32_t i = 0; i < sdb_event_nsyms(e); i++)
+    if (sdb_event_syms(e)[i] == sym) return sdb_event_texts(e) && sdb_event_texts(e)[i] ? sdb_event_texts(e)[i] : "";
   return NULL;
 }
 
@@ -1200,7 +1199,7 @@ char *sdb_view_status(const sdb_view *v) {
   sdb_buf_puts(&b, "pending: ");
   put_symlist(&b, p, np);
   size_t nb = 0, lo, hi = kind_range(v, SDB_EV_UNBACKED_BINDINGS, &lo);
-  for (size_t i = lo; i < hi; i++) nb += ev_at(v->st, v->st->kpos[SDB_EV_UNBACKED_BINDINGS].v[i])->nsyms;
+  for (size_t i = lo; i < hi; i++) nb += sdb_event_nsyms(ev_at(v->st, v->st->kpos[SDB_EV_UNBACKED_BINDINGS].v[i]));
   sdb_buf_printf(&b, "\nsymbols %zu (%zu unbacked), guards %zu, runtime asserts %zu, "
                  "replacements %zu, bindings %zu\n",
                  sdb_view_symbol_count(v), count_unbacked(v), sdb_view_count(v, SDB_EV_GUARD_ADDED),
@@ -1439,8 +1438,8 @@ static size_t diff_event_lines(const sdb_event *e) {
     case SDB_EV_GUARDS_INSTALLED: case SDB_EV_GUARD_CHECK: case SDB_EV_RECOMPILE:
     case SDB_EV_ERROR: case SDB_EV_GRAPH_BREAK:
       return 1;
-    case SDB_EV_UNBACKED_BINDINGS: return e->nsyms;
-    case SDB_EV_BUFFER_LOWERED: return e->nsyms ? 1 : 0;
+    case SDB_EV_UNBACKED_BINDINGS: return sdb_event_nsyms(e);
+    case SDB_EV_BUFFER_LOWERED: return sdb_event_nsyms(e) ? 1 : 0;
     default: return 0;
   }
 }
@@ -1466,14 +1465,14 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       if (e->text && strcmp(e->text, "int")) sdb_buf_printf(b, " (%s)", e->text);
       break;
     case SDB_EV_UNBACKED_BINDINGS:
-      for (uint32_t i = 0; i < e->nsyms; i++) {
+      for (uint32_t i = 0; i < sdb_event_nsyms(e); i++) {
         const char *kp = sdb_event_texts(e) && sdb_event_texts(e)[i] && *sdb_event_texts(e)[i] ? sdb_event_texts(e)[i] : "<value>";
         sdb_buf_printf(b, "%sbinding: ", undo);
-        put_expr(b, e->syms[i]);
+        put_expr(b, sdb_event_syms(e)[i]);
         sdb_buf_printf(b, ": %s on %%%s", kp, e->text ? e->text : "?");
-        if (i + 1 < e->nsyms) sdb_buf_putc(b, '\n');
+        if (i + 1 < sdb_event_nsyms(e)) sdb_buf_putc(b, '\n');
       }
-      if (!e->nsyms) return;
+      if (!sdb_event_nsyms(e)) return;
       break;
     case SDB_EV_GUARD_ADDED:
       sdb_buf_printf(b, "%sguard: ", undo);
@@ -1507,11 +1506,11 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       put_expr(b, e->sym);
       break;
     case SDB_EV_BUFFER_LOWERED:
-      if (!e->nsyms) return;
+      if (!sdb_event_nsyms(e)) return;
       sdb_buf_printf(b, "%sbuffer: %s", undo, e->text ? e->text : "?");
       if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
       sdb_buf_puts(b, " defines ");
-      put_symlist(b, e->syms, e->nsyms);
+      put_symlist(b, sdb_event_syms(e), sdb_event_nsyms(e));
       break;
     case SDB_EV_BINDING_CHECK:
       sdb_buf_printf(b, "%sbinding check %s", undo, e->flags ? "ok" : "FAILED");

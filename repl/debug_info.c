@@ -84,10 +84,10 @@ static int info_bindings(repl_session *s, const repl_cmd *c, const repl_args *a)
       header = true;
       const sdb_event *b = node.bindings;
       printf("  %%%s:", node.name);
-      for (uint32_t k = 0; k < b->nsyms; k++) {
+      for (uint32_t k = 0; k < sdb_event_nsyms(b); k++) {
         const char *path = sdb_event_texts(b) && sdb_event_texts(b)[k] ? sdb_event_texts(b)[k] : "";
-        printf(" %s: %s", b->syms[k]->name, *path ? path : "<value>");
-        if (k + 1 < b->nsyms) putchar(',');
+        printf(" %s: %s", sdb_event_syms(b)[k]->name, *path ? path : "<value>");
+        if (k + 1 < sdb_event_nsyms(b)) putchar(',');
       }
       printf("  (event %u)\n", b->seq);
       shown++;
@@ -290,10 +290,10 @@ static int info_graph(repl_session *s, const repl_cmd *c, const repl_args *a) {
     putchar('\n');
     free(line);
     const sdb_event *b = node.bindings;
-    for (uint32_t k = 0; b && k < b->nsyms; k++) {
+    for (uint32_t k = 0; b && k < sdb_event_nsyms(b); k++) {
       const char *path = sdb_event_texts(b) && sdb_event_texts(b)[k] ? sdb_event_texts(b)[k] : "";
-      char *sym = sdb_view_renames_apply(ren, b->syms[k]->name);
-      printf("    # %s: %s\n", sym ? sym : b->syms[k]->name, *path ? path : "<value>");
+      char *sym = sdb_view_renames_apply(ren, sdb_event_syms(b)[k]->name);
+      printf("    # %s: %s\n", sym ? sym : sdb_event_syms(b)[k]->name, *path ? path : "<value>");
       free(sym);
     }
   }

@@ -86,10 +86,10 @@ static void node_box(dot *d, size_t g, size_t i, const sdb_view_node *n, int ind
   sdb_buf_puts(b, " [label=\"");
   dot_escape(b, line);
   sdb_buf_puts(b, "\\l");
-  for (uint32_t k = 0; n->bindings && k < n->bindings->nsyms; k++) {
+  for (uint32_t k = 0; n->bindings && k < sdb_event_nsyms(n->bindings); k++) {
     const char *path = sdb_event_texts(n->bindings) && sdb_event_texts(n->bindings)[k] ? sdb_event_texts(n->bindings)[k] : "";
     sdb_buf_puts(b, "# ");
-    dot_escape(b, n->bindings->syms[k]->name);
+    dot_escape(b, sdb_event_syms(n->bindings)[k]->name);
     sdb_buf_puts(b, ": ");
     dot_escape(b, *path ? path : "<value>");
     sdb_buf_puts(b, "\\l");
@@ -97,7 +97,7 @@ static void node_box(dot *d, size_t g, size_t i, const sdb_view_node *n, int ind
   sdb_buf_puts(b, "\"");
   if (!strncmp(line, "return", 6)) sdb_buf_puts(b, ", shape=plain");
   else if (is_placeholder(line)) sdb_buf_puts(b, ", style=rounded");
-  if (n->bindings && n->bindings->nsyms) sdb_buf_puts(b, ", color=blue");
+  if (n->bindings && sdb_event_nsyms(n->bindings)) sdb_buf_puts(b, ", color=blue");
   sdb_buf_puts(b, "];\n");
 }
 

@@ -328,11 +328,11 @@ static int compile_page(const char *dir, sdb_timeline *t, const compile_info *cs
       esc(&b, line ? line : node.line ? node.line : node.name);
       free(line);
       sdb_buf_putc(&b, '\n');
-      for (uint32_t s = 0; node.bindings && s < node.bindings->nsyms; s++) {
+      for (uint32_t s = 0; node.bindings && s < sdb_event_nsyms(node.bindings); s++) {
         const char *path = sdb_event_texts(node.bindings) && sdb_event_texts(node.bindings)[s] ? sdb_event_texts(node.bindings)[s] : "";
         sdb_buf_puts(&b, "# ");
-        char *sym = sdb_view_renames_apply(ren, node.bindings->syms[s]->name);
-        esc(&b, sym ? sym : node.bindings->syms[s]->name);
+        char *sym = sdb_view_renames_apply(ren, sdb_event_syms(node.bindings)[s]->name);
+        esc(&b, sym ? sym : sdb_event_syms(node.bindings)[s]->name);
         free(sym);
         sdb_buf_puts(&b, ": ");
         esc(&b, *path ? path : "<value>");

@@ -55,8 +55,8 @@ static void mark(row *r, size_t col, int m) {
 }
 
 static bool in_syms(const sdb_event *e, const sdb_expr *sym) {
-  for (uint32_t i = 0; i < e->nsyms; i++)
-    if (e->syms[i] == sym) return true;
+  for (uint32_t i = 0; i < sdb_event_nsyms(e); i++)
+    if (sdb_event_syms(e)[i] == sym) return true;
   return false;
 }
 

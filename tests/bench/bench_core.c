@@ -648,7 +648,8 @@ static void build_view_stream(long n) {
       e.kind = SDB_EV_CREATE_UNBACKED; e.sym = u; e.more = &u_range; e.text = sdb_intern("int");
       put(s, &e, SDB_PHASE_TRACE, tracer, i + 2);
       memset(&e, 0, sizeof e);
-      e.kind = SDB_EV_PENDING_CHANGED; e.syms = &u; e.nsyms = 1;
+      sdb_event_more u_pending = {.syms = &u, .nsyms = 1};
+      e.kind = SDB_EV_PENDING_CHANGED; e.more = &u_pending;
       put(s, &e, SDB_PHASE_TRACE, tracer, i + 2);
       snprintf(line, sizeof line, "%s: \"i64[%s, 1]\" = l_x_.nonzero()", node_name, name);
       memset(&e, 0, sizeof e);
@@ -657,8 +658,8 @@ static void build_view_stream(long n) {
       const char *path = sdb_intern(".size()[0]");
       memset(&e, 0, sizeof e);
       e.kind = SDB_EV_UNBACKED_BINDINGS; e.text = sdb_intern(node_name);
-      sdb_event_more u_path = {.texts = &path};
-      e.syms = &u; e.more = &u_path; e.nsyms = 1;
+      sdb_event_more u_path = {.syms = &u, .texts = &path, .nsyms = 1};
+      e.more = &u_path;
       put(s, &e, SDB_PHASE_TRACE, tracer, i + 2);
       memset(&e, 0, sizeof e);
       e.kind = SDB_EV_PENDING_CHANGED;

@@ -115,8 +115,8 @@ static void pending(builder *b, const char *a, const char *c) {
   if (a) syms[n++] = S(a);
   if (c) syms[n++] = S(c);
   sdb_event e = ev(SDB_EV_PENDING_CHANGED);
-  e.syms = syms;
-  e.nsyms = n;
+  sdb_event_more more = {.syms = syms, .nsyms = n};
+  e.more = &more;
   put(b, e);
 }
 
@@ -133,10 +133,8 @@ static void bindings(builder *b, const char *node_name, const char *sym, const c
   const char *texts[1] = {path};
   sdb_event e = ev(SDB_EV_UNBACKED_BINDINGS);
   e.text = node_name;
-  e.syms = syms;
-  sdb_event_more e_more = {.texts = texts};
+  sdb_event_more e_more = {.syms = syms, .texts = texts, .nsyms = 1};
   e.more = &e_more;
-  e.nsyms = 1;
   put(b, e);
 }
 
@@ -181,8 +179,8 @@ static void buffer(builder *b, const char *name, const char *detail, const char 
   sdb_event e = ev(SDB_EV_BUFFER_LOWERED);
   e.text = name;
   e.detail = detail;
-  e.syms = sym ? syms : NULL;
-  e.nsyms = sym ? 1 : 0;
+  sdb_event_more more = {.syms = sym ? syms : NULL, .nsyms = sym ? 1 : 0};
+  e.more = &more;
   put(b, e);
 }
 
@@ -463,7 +461,7 @@ static void test_lists_and_phases(void **state) {
   sdb_view_node nd;
   assert_true(sdb_view_node_at(v, "aot", 0, &nd));
   assert_int_equal(nd.bindings->seq, 19);
-  assert_true(nd.bindings->syms[0] == S("u1"));
+  assert_true(sdb_event_syms(nd.bindings)[0] == S("u1"));
   /* symbols in the order first seen */
   assert_int_equal(sdb_view_symbol_count(v), 3);
   assert_true(sdb_view_symbol_at(v, 0) == S("s0"));
@@ -988,7 +986,7 @@ static void test_real_core(void **state) {
   assert_true(sdb_view_node_at(v, "aot", 2, &nd));
   assert_string_equal(nd.name, "nonzero");
   assert_non_null(nd.bindings);
-  assert_true(nd.bindings->syms[0] == S("u1"));
+  assert_true(sdb_event_syms(nd.bindings)[0] == S("u1"));
   sdb_view_free(prev);
   sdb_view_free(v);
   sdb_events_free(ev);
@@ -1072,7 +1070,7 @@ static void test_graph_order(void **state) {
   assert_true(sdb_view_node_at(v, "trace", 2, &nd));   /* bindings still matched by name */
   assert_string_equal(nd.name, "nonzero");
   assert_non_null(nd.bindings);
-  assert_true(nd.bindings->syms[0] == S("u0"));
+  assert_true(sdb_event_syms(nd.bindings)[0] == S("u0"));
   /* aot: the retraced size is dead there */
   er = find_event(ev, SDB_EV_NODE_ERASED, SDB_PHASE_AOT, "sym_size_int_1", 0);
   sdb_view_seek(v, er);
@@ -1332,7 +1330,7 @@ static void test_clone_and_fork(void **state) {
   /* the event copies outlive the stream that gave them */
   sdb_events_free(o.s);
   sdb_events_free(b.s);
-  assert_int_equal(sdb_view_event(c)->nsyms, 2);
+  assert_int_equal(sdb_event_nsyms(sdb_view_event(c)), 2);
   check_text(sdb_view_explain(v, S("u1")),
     "u1: unbacked int, created by nonzero at nonzero.lua:12 (aot phase, event 16), range [0, 10]\n"
     "  pending from event 17 until event 20, bound by node nonzero (event 19)\n"
