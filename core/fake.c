@@ -340,7 +340,6 @@ int sdb_fakify_strided(sdb_fake_mode *m, const int64_t *sizes, const int64_t *st
   sdb_fake *t = sdb_fake_new_strided(m, dtype, device, sz, st, ndim, sdb_int(0), NULL);
   if (!t) return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
   t->requires_grad = requires_grad;
-  t->source = source;
   *out = t;
   return SDB_OK;
 }

@@ -60,12 +60,15 @@ typedef struct sdb_memo {
 
 typedef struct sdb_fake_mode sdb_fake_mode;
 
+/* 72 bytes before its sizes and strides (a long program holds millions:
+** a 2-d tensor is a 112-byte malloc block). */
 typedef struct sdb_fake {
   int refcount;
   uint32_t id;                /* unique per process, for printing and maps */
-  sdb_fake_mode *mode;        /* the mode that made it (not owned) */
-  sdb_dtype dtype;
   int ndim;
+  uint8_t dtype;              /* sdb_dtype */
+  bool requires_grad;
+  sdb_fake_mode *mode;        /* the mode that made it (not owned) */
   const char *device;         /* "cpu", "cuda:0" (interned) */
   const sdb_expr **sizes;     /* ndim of them: in dims_ below unless an */
   const sdb_expr **strides;   /*   in-place op changed the rank (then one
@@ -75,8 +78,6 @@ typedef struct sdb_fake {
   sdb_memo *memos;            /* SDB_MEMO_COUNT of them, allocated when a
                                  data-dependent op first sets one (most
                                  tensors never do: 96 bytes each saved) */
-  const sdb_source *source;   /* set for fakified inputs */
-  bool requires_grad;
   /* sizes and strides, allocated with the tensor (three allocations were
   ** a tenth of an inductor compile's malloc calls) */
   const sdb_expr *dims_[];
