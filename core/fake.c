@@ -117,13 +117,13 @@ static const sdb_expr *product(const sdb_expr *const *v, int n) {
   return p;
 }
 
-static sdb_storage *storage_new(const sdb_expr *nelems) {
-  sdb_storage *s = calloc(1, sizeof *s);
-  if (!s) return NULL;
-  s->refcount = 1;
-  s->id = next_storage_id++;
-  s->nelems = nelems;
-  return s;
+/* A tensor with its own fresh storage is one block, the storage first:
+** [sdb_storage][sdb_fake, sizes, strides]. The storage frees the block
+** (free(s) is free of its start), so a tensor dead before its views
+** leaves its block to the storage until the last view lets go. A malloc
+** header and rounding less per fresh tensor, and a malloc call less. */
+static bool storage_is_inline(const sdb_fake *t) {
+  return t->storage && (const char *)(t->storage + 1) == (const char *)t;
 }
 
 sdb_fake *sdb_fake_new_strided(sdb_fake_mode *m, sdb_dtype dtype, const char *device,
@@ -134,12 +134,16 @@ sdb_fake *sdb_fake_new_strided(sdb_fake_mode *m, sdb_dtype dtype, const char *de
   for (int i = 0; i < ndim; i++)
     if (!sizes[i] || !strides[i]) return NULL;
   if (!offset) return NULL;
-  sdb_fake *t = calloc(1, sizeof *t + 2 * (size_t)ndim * sizeof t->dims_[0]);
-  if (!t) return NULL;
+  const sdb_expr *nelems = NULL;
+  if (!storage && !(nelems = product(sizes, ndim))) return NULL;
+  size_t own = storage ? 0 : sizeof(sdb_storage);
+  char *block = calloc(1, own + sizeof(sdb_fake) + 2 * (size_t)ndim * sizeof(const sdb_expr *));
+  if (!block) return NULL;
+  sdb_fake *t = (sdb_fake *)(block + own);
   t->refcount = 1;
   t->id = next_tensor_id++;
   t->mode = m;
-  t->dtype = dtype;
+  t->dtype = (uint8_t)dtype;
   t->device = sdb_intern(device ? device : "cpu");
   t->ndim = ndim;
   t->sizes = t->dims_;
@@ -153,8 +157,11 @@ sdb_fake *sdb_fake_new_strided(sdb_fake_mode *m, sdb_dtype dtype, const char *de
     storage->refcount++;
     t->storage = storage;
   } else {
-    const sdb_expr *n = product(sizes, ndim);
-    if (!n || !(t->storage = storage_new(n))) { free(t); return NULL; }
+    sdb_storage *s = (sdb_storage *)block;
+    s->refcount = 1;
+    s->id = next_storage_id++;
+    s->nelems = nelems;
+    t->storage = s;
   }
   return t;
 }
@@ -178,10 +185,11 @@ sdb_fake *sdb_fake_ref(sdb_fake *t) {
 
 void sdb_fake_unref(sdb_fake *t) {
   if (!t || --t->refcount > 0) return;
-  if (t->storage && --t->storage->refcount == 0) free(t->storage);
+  bool inline_storage = storage_is_inline(t);
   if (t->sizes != t->dims_) free(t->sizes);
   free(t->memos);
-  free(t);
+  if (t->storage && --t->storage->refcount == 0) free(t->storage);   /* with t, if inline */
+  if (!inline_storage) free(t);
 }
 
 const sdb_expr *sdb_fake_numel(const sdb_fake *t) { return product(t->sizes, t->ndim); }
