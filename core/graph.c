@@ -105,7 +105,6 @@ bool sdb_node_set_bindings(sdb_node *n, sdb_bindings *b) {
 
 static void free_node(sdb_node *n) {
   for (size_t i = 0; i < n->nargs; i++) sdb_arg_free(&n->args[i]);
-  free(n->args);
   sdb_value_free(&n->example);
   if (n->bindings) sdb_bindings_free(n->bindings);
   free(n->bindings);
@@ -298,8 +297,10 @@ void sdb_graph_undefer(sdb_graph *g) {
   g->dfront = false;
 }
 
-static sdb_node *new_node(sdb_node_op op, const char *name, const char *target) {
-  sdb_node *n = calloc(1, sizeof *n);
+/* A node and room for nargs arguments after it, one block (a separate
+** argument array cost a malloc header and rounding per node). */
+static sdb_node *new_node(sdb_node_op op, const char *name, const char *target, size_t nargs) {
+  sdb_node *n = calloc(1, sizeof *n + nargs * sizeof(sdb_arg));
   if (!n) return NULL;
   n->id = next_node_id++;
   n->op = op;
@@ -312,7 +313,7 @@ sdb_node *sdb_graph_placeholder_at(sdb_graph *g, size_t pos, const char *name,
                                    const char *target, const sdb_value *example,
                                    const sdb_source *src) {
   sdb_graph_undefer(g);   /* a position in `nodes` needs them in order */
-  sdb_node *n = new_node(SDB_N_PLACEHOLDER, sdb_graph_unique_name(g, name), target ? target : name);
+  sdb_node *n = new_node(SDB_N_PLACEHOLDER, sdb_graph_unique_name(g, name), target ? target : name, 0);
   if (!n) return NULL;
   if (example) n->example = sdb_value_copy(example);
   n->source_ = src;
@@ -329,18 +330,22 @@ sdb_node *sdb_graph_placeholder(sdb_graph *g, const char *name, const char *targ
 static sdb_node *call_at(sdb_graph *g, size_t at, sdb_node_op op, const char *target,
                          const char *name_hint, sdb_arg *args, size_t nargs,
                          const sdb_value *example) {
-  sdb_node *n = new_node(op, sdb_graph_unique_name(g, name_hint), target);
+  sdb_node *n = new_node(op, sdb_graph_unique_name(g, name_hint), target, nargs);
   if (!n) {
     for (size_t i = 0; i < nargs; i++) sdb_arg_free(&args[i]);
     free(args);
     return NULL;
   }
-  n->args = args;
+  if (nargs) {   /* the arguments move in; their array goes */
+    n->args = (sdb_arg *)(n + 1);
+    memcpy(n->args, args, nargs * sizeof *args);
+  }
+  free(args);
   n->nargs = nargs;
-  for (size_t i = 0; i < nargs; i++) count_users(&args[i], +1);
+  for (size_t i = 0; i < nargs; i++) count_users(&n->args[i], +1);
   if (example) n->example = sdb_value_copy(example);
   if (!insert_pos(g, n, at)) {
-    for (size_t i = 0; i < nargs; i++) count_users(&args[i], -1);
+    for (size_t i = 0; i < nargs; i++) count_users(&n->args[i], -1);
     free_node(n);
     return NULL;
   }
