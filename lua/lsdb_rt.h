@@ -78,6 +78,10 @@ typedef struct {
   const char *file;
   int line;
   bool used;
+  /* while unused, its place in the trace's list of unused SymBools (1-based;
+  ** 0: not listed) and the order it was built in */
+  uint32_t slot;
+  uint32_t serial;
 } lsym;
 
 /* Values kept alive in a userdata while Lua code may raise: room for
@@ -139,6 +143,8 @@ int lsdb_trace_begin(lua_State *L);
 ** active trace thread L sees */
 void lsdb_symbools_list(lua_State *L, const ltrace *t, bool create);
 void lsdb_symbools_drop(lua_State *L, const ltrace *t);
+/* SymBool s (at idx) was read: marked, and taken off its trace's list. */
+void lsdb_symbool_mark_used(lua_State *L, int idx, lsym *s);
 void lsdb_push_unbacked_marks(lua_State *L);
 void lsdb_push_scalar(lua_State *L, const sdb_value *v, sdb_node *node);
 void lsdb_sync_active(lruntime *rt, lua_State *L);

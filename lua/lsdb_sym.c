@@ -200,7 +200,7 @@ static int s_guard_int(lua_State *L) {
 /* b:bool() -> a Lua boolean (Python's bool(b)); guards */
 static int s_bool(lua_State *L) {
   lsym *s = lsdb_own_sym(L, lsdb_checkudata(L, 1, LSDB_SYMBOOL));
-  s->used = true;
+  lsdb_symbool_mark_used(L, 1, s);
   lua_pushboolean(L, guard(L, s->e));
   return 1;
 }

@@ -185,11 +185,45 @@ static void push_sym(lua_State *L, const char *mt, const sdb_expr *e, sdb_node *
       s->file = loc.file;
       s->line = loc.line;
     }
+    static uint32_t serial;
     lsdb_symbools_list(L, rt->active, true);
+    s->slot = (uint32_t)lua_rawlen(L, -1) + 1;
+    s->serial = ++serial;
     lua_pushvalue(L, -2);
-    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    lua_rawseti(L, -2, (lua_Integer)s->slot);
     lua_pop(L, 1);
   }
+}
+
+/* The list holds only the unused ones: a SymBool read leaves it, the last
+** taking its place. It is a table the program writes to at every op, and
+** Lua's generational collector traverses such a table whole at each minor
+** collection: holding every SymBool of a long trace made that quadratic. */
+void lsdb_symbool_mark_used(lua_State *L, int idx, lsym *s) {
+  if (!s || s->used) return;
+  s->used = true;
+  lruntime *rt = runtime(L);
+  if (!s->slot || !rt->active) return;
+  idx = lua_absindex(L, idx);
+  lsdb_symbools_list(L, rt->active, false);
+  int list = lua_gettop(L);
+  /* listed here? (its trace may have ended, another be active) */
+  bool here = lua_istable(L, list) && lua_rawgeti(L, list, (lua_Integer)s->slot) == LUA_TUSERDATA &&
+              lua_rawequal(L, -1, idx);
+  lua_settop(L, list);
+  if (here) {
+    lua_Integer n = (lua_Integer)lua_rawlen(L, list);
+    if (n != (lua_Integer)s->slot && lua_rawgeti(L, list, n) == LUA_TUSERDATA) {
+      lsym *last = lua_touserdata(L, -1);
+      last->slot = s->slot;
+      lua_rawseti(L, list, (lua_Integer)s->slot);
+    }
+    lua_settop(L, list);
+    lua_pushnil(L);
+    lua_rawseti(L, list, n);
+    s->slot = 0;
+  }
+  lua_settop(L, list - 1);
 }
 
 /* A symbolic scalar used while a trace is active must belong to that
@@ -212,7 +246,7 @@ lsym *lsdb_own_sym(lua_State *L, lsym *s) {
 /* A SymBool argument, marked as read. */
 lsym *lsdb_symbool_use(lua_State *L, int idx) {
   lsym *s = lsdb_testudata(L, idx, LSDB_SYMBOOL);
-  if (s) s->used = true;
+  lsdb_symbool_mark_used(L, idx, s);
   return lsdb_own_sym(L, s);
 }
 

@@ -280,14 +280,26 @@ static int trace_input(lua_State *L) {
 /* A SymBool nothing read is almost always `if n:gt(2) then`: always true
 ** in Lua, where every userdata is. Say so where it was built, once the
 ** trace is done (a note event for the debugger, a warning on stderr). */
+static int by_serial(const void *a, const void *b) {
+  uint32_t x = (*(lsym *const *)a)->serial, y = (*(lsym *const *)b)->serial;
+  return x < y ? -1 : x > y;
+}
+
 static void warn_unused_symbools(lua_State *L, ltrace *t) {
-  lsdb_symbools_list(L, t, false);
+  lsdb_symbools_list(L, t, false);   /* kept on the stack: it keeps them alive */
   size_t n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
+  /* in the order they were built (the list is reordered as they are read) */
+  lsym **v = n ? lua_newuserdatauv(L, n * sizeof *v, 0) : NULL;
+  size_t k = 0;
   for (size_t i = 1; i <= n; i++) {
-    lua_rawgeti(L, -1, (lua_Integer)i);
+    lua_rawgeti(L, -1 - (v != NULL), (lua_Integer)i);
     lsym *s = lua_touserdata(L, -1);
     lua_pop(L, 1);
-    if (!s || s->used) continue;
+    if (s && !s->used) v[k++] = s;
+  }
+  if (k) qsort(v, k, sizeof *v, by_serial);
+  for (size_t i = 0; i < k; i++) {
+    lsym *s = v[i];
     char *text = sdb_expr_str(s->e);
     const char *where = s->file ? sdb_internf("%s:%d", s->file, s->line) : "an unknown line";
     const char *msg = sdb_internf(
@@ -312,7 +324,7 @@ static void warn_unused_symbools(lua_State *L, ltrace *t) {
     }
     lua_settop(L, top);
   }
-  lua_pop(L, 1);
+  lua_pop(L, 1 + (v != NULL));
   lsdb_symbools_drop(L, t);
 }
 

@@ -236,6 +236,26 @@ do
   io.stderr = stderr
   assert(ok, err)
   t.is(#warned, 0, "a SymBool given to torch._check is used: no warning")
+  -- only the unused ones, in the order they were built, however the used
+  -- ones interleave (the first is read after the others were built)
+  warned = {}
+  capture()
+  ok, err = pcall(function()
+    torch.compile(function(x)
+      local n = x:size(0)
+      local a, b, c = n:gt(1), n:gt(2), n:gt(3)
+      torch._check(a)
+      local d = n:lt(9)
+      torch._check(d)
+      local _ = n:ne(7)
+      return x
+    end, { backend = "eager", dynamic = true })(T{5})
+  end)
+  io.stderr = stderr
+  assert(ok, err)
+  local said = {}
+  for w in table.concat(warned):gmatch("never used: ([^\n]-) built at") do said[#said + 1] = w end
+  t.is(table.concat(said, "; "), "s0 > 2; s0 > 3; Ne(s0, 7)", "the unused SymBools, in the order they were built")
 end
 
 -- 10. dynamic = false: every dim static, and a new size recompiles static
