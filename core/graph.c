@@ -122,6 +122,7 @@ void sdb_graph_free(sdb_graph *g) {
   sdb_map_free(&g->erased);
   sdb_map_free(&g->sub_used);
   sdb_map_free(&g->sub_next);
+  sdb_map_free(&g->dfollow);
   free(g);
 }
 
@@ -244,16 +245,24 @@ static sdb_node *insert_pos(sdb_graph *g, sdb_node *n, size_t at) {
     g->cap = cap;
   }
   if (g->deferred) {
-    /* linked after the cursor, which then moves past it, as insert_at does */
-    g->nodes[g->n++] = n;
+    /* chained after the cursor, which then moves past it, as insert_at does */
     sdb_node *prev = g->dfront ? NULL : g->dcursor ? g->dcursor : g->dtail;
-    n->lnext = prev ? prev->lnext : g->dhead;
-    if (prev) prev->lnext = n;
-    else g->dhead = n;
-    if (!n->lnext) g->dtail = n;
+    bool tail = prev == g->dtail;   /* appended */
+    if (!prev) {
+      n->lnext = g->dfirst;
+      g->dfirst = n;
+    } else if (prev->id >= g->did0) {
+      n->lnext = prev->lnext;
+      prev->lnext = n;
+    } else {
+      n->lnext = sdb_map_get(&g->dfollow, prev);
+      if (!sdb_map_put(&g->dfollow, prev, n)) return NULL;
+    }
+    g->nodes[g->n++] = n;
+    if (tail) g->dtail = n;
     g->last_placed = n;
-    g->last_after = n->lnext ? prev : NULL;
-    g->last_first = n->lnext && !prev;
+    g->last_after = tail ? NULL : prev;
+    g->last_first = !tail && !prev;
     if (g->dcursor || g->dfront) g->dcursor = n;
     g->dfront = false;
     return n;
@@ -271,30 +280,46 @@ static sdb_node *insert_pos(sdb_graph *g, sdb_node *n, size_t at) {
 
 void sdb_graph_defer(sdb_graph *g) {
   if (g->deferred) return;
-  g->dhead = g->dtail = g->dcursor = NULL;
+  g->dn0 = g->n;
+  g->did0 = next_node_id;
+  g->dfirst = g->dcursor = NULL;
+  g->dtail = g->n ? g->nodes[g->n - 1] : NULL;
   g->dfront = false;
-  for (size_t i = g->n; i-- > 0;) {
-    g->nodes[i]->lnext = g->dhead;
-    g->dhead = g->nodes[i];
-    if (!g->dtail) g->dtail = g->nodes[i];
-  }
   if (g->insert_at == 0 && g->n) g->dfront = true;
   else if (g->insert_at < g->n) g->dcursor = g->nodes[g->insert_at - 1];
   g->deferred = true;
 }
 
+/* Lays the order out in place, from the end: a node there before, j, goes
+** after the chains of those before it, so writing at the back never
+** reaches nodes[0..j) still to be read (and chained nodes are reached by
+** their links, not by where they were appended). */
 void sdb_graph_undefer(sdb_graph *g) {
   if (!g->deferred) return;
-  size_t i = 0, at = g->n;
-  for (sdb_node *n = g->dhead; n && i < g->n; n = n->lnext) {
-    if (g->dfront && at == g->n) at = i;
-    g->nodes[i++] = n;
-    if (n == g->dcursor) at = i;
+  size_t w = g->n, at = g->n;
+  bool any = g->dfollow.len > 0;
+  for (size_t j = g->dn0; j-- > 0;) {
+    sdb_node *x = g->nodes[j];
+    const sdb_node *f = any ? sdb_map_get(&g->dfollow, x) : NULL;
+    size_t k = 0;
+    for (const sdb_node *c = f; c; c = c->lnext) k++;
+    if (k > w - j - 1) k = w - j - 1;   /* never past the room left (a broken chain) */
+    w -= k;
+    size_t i = w;
+    for (sdb_node *c = (sdb_node *)f; c && i < w + k; c = c->lnext) g->nodes[i++] = c;
+    g->nodes[--w] = x;
   }
+  size_t k = 0;   /* the chain at the very start fills what is left */
+  for (sdb_node *c = g->dfirst; c && k < w; c = c->lnext) g->nodes[k++] = c;
+  if (g->dfront) at = 0;
+  else if (g->dcursor)
+    for (size_t i = 0; i < g->n; i++)
+      if (g->nodes[i] == g->dcursor) { at = i + 1; break; }
   g->insert_at = at;
   g->deferred = false;
-  g->dhead = g->dtail = g->dcursor = NULL;
+  g->dfirst = g->dtail = g->dcursor = NULL;
   g->dfront = false;
+  sdb_map_free(&g->dfollow);
 }
 
 /* A node and room for nargs arguments after it, one block (a separate

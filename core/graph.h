@@ -95,7 +95,7 @@ struct sdb_node {          /* small fields first: they share two words */
     sdb_graph *sub_;           /* a get_attr of a subgraph (not owned: the graph owns it) */
   };
   const sdb_site *at;      /* the user's line (a site with no tracer), or NULL */
-  sdb_node *lnext;         /* the next node in order while deferred */
+  sdb_node *lnext;         /* made while its graph is deferred: the next in its chain */
 };
 
 /* 104 bytes, a 112-byte malloc block (a long program holds millions):
@@ -142,16 +142,24 @@ struct sdb_graph {
   sdb_node **nodes;
   size_t n, cap;
   size_t insert_at;        /* where the next node goes; n means the end */
-  /* Deferred order (sdb_graph_defer): nodes are appended to `nodes` and
-  ** linked in their real order from dhead; dcursor is where the next node
-  ** goes (after it; NULL: the end, dfront: the start). */
+  /* Deferred order (sdb_graph_defer): nodes are appended to `nodes`, the
+  ** dn0 there before in their order. A node made since (id >= did0) goes
+  ** in a chain: the one after a node there before is in dfollow, the one
+  ** at the very start is dfirst, and a chained node's next is its lnext
+  ** (NULL: the chain ends). dcursor is where the next node goes (after it;
+  ** NULL: the end, after dtail; dfront: the start). Nothing of the nodes
+  ** there before is written or read: laying out a long graph again was a
+  ** cache miss a node when they were all linked. */
   bool deferred, dfront;
   bool sealed;             /* `used` dropped (sdb_graph_seal): rebuilt if named again */
   /* where the last node inserted went (sdb_node_anchor): the node before
   ** it, or NULL when appended (last_first: inserted at the very start) */
   const sdb_node *last_placed, *last_after;
   bool last_first;
-  sdb_node *dhead, *dtail, *dcursor;
+  sdb_node *dfirst, *dtail, *dcursor;
+  size_t dn0;
+  uint32_t did0;
+  sdb_map dfollow;         /* node there before -> first node after it */
   sdb_map base_count;      /* interned base name -> last number used (as uintptr) */
   sdb_map used;            /* interned name -> node */
   sdb_map erased;          /* names of nodes removed: never given again, sealed or not */

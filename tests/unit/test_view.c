@@ -1234,6 +1234,60 @@ static void test_seek_both_ways(void **state) {
 /* A sealed graph (a finished trace, an aot graph) drops its set of taken
 ** names; naming a node after that rebuilds it from the live nodes and the
 ** numbers per base go on, as FX's namespace does. */
+/* Deferred placement (the end-of-trace assert pass) gives the order, the
+** insertion point and the anchors that the same calls give undeferred:
+** random insertions after old and new nodes, at the front and the end. */
+static void test_graph_defer_matches(void **state) {
+  (void)state;
+  for (unsigned seed = 1; seed <= 40; seed++) {
+    unsigned r = seed * 2654435761u;
+#define RND(n) ((r = r * 1103515245u + 12345u), (size_t)((r >> 8) % (n)))
+    sdb_graph *g[2] = {sdb_graph_new("GraphModule"), sdb_graph_new("GraphModule")};
+    sdb_node *made[2][200];
+    size_t nmade = 0, n0 = 1 + RND(20);
+    for (int k = 0; k < 2; k++) assert_non_null(made[k][0] = sdb_graph_placeholder(g[k], "x", "x", NULL, NULL));
+    for (nmade = 1; nmade < n0; nmade++)
+      for (int k = 0; k < 2; k++)
+        assert_non_null(made[k][nmade] = sdb_graph_call(g[k], SDB_N_CALL_FUNCTION, "torch.add", "add", NULL, 0, NULL));
+    if (RND(2)) {
+      size_t pick = RND(nmade);
+      for (int k = 0; k < 2; k++) sdb_graph_insert_after(g[k], made[k][pick]);
+    }
+    sdb_graph_defer(g[0]);
+    for (size_t step = 0; step < 60 && nmade < 200; step++) {
+      size_t what = RND(5), pick = RND(nmade);
+      for (int k = 0; k < 2; k++) {
+        if (what == 0) sdb_graph_insert_after(g[k], made[k][pick]);
+        else if (what == 1) sdb_graph_insert_after(g[k], NULL);
+        else if (what == 2) sdb_graph_insert_at_end(g[k]);
+        else if (what == 3)
+          made[k][nmade] = sdb_graph_call_after(g[k], made[k][pick], SDB_N_CALL_FUNCTION, "torch.mul", "mul",
+                                                NULL, 0, NULL);
+        else
+          made[k][nmade] = sdb_graph_call(g[k], SDB_N_CALL_FUNCTION, "torch.sin", "sin", NULL, 0, NULL);
+      }
+      if (what >= 3) {
+        bool f0, f1;
+        assert_string_equal(made[0][nmade]->name, made[1][nmade]->name);
+        const sdb_node *a0 = sdb_node_anchor(g[0], made[0][nmade], &f0);
+        const sdb_node *a1 = sdb_node_anchor(g[1], made[1][nmade], &f1);
+        assert_int_equal(f0, f1);
+        assert_int_equal(!a0, !a1);
+        if (a0) assert_string_equal(a0->name, a1->name);
+        nmade++;
+      }
+    }
+    sdb_graph_undefer(g[0]);
+    for (int k = 0; k < 2; k++)   /* the insertion point is where it was */
+      assert_non_null(sdb_graph_call(g[k], SDB_N_CALL_FUNCTION, "torch.cos", "cos", NULL, 0, NULL));
+    assert_int_equal(g[0]->n, g[1]->n);
+    for (size_t i = 0; i < g[0]->n; i++) assert_string_equal(g[0]->nodes[i]->name, g[1]->nodes[i]->name);
+    sdb_graph_free(g[0]);
+    sdb_graph_free(g[1]);
+#undef RND
+  }
+}
+
 static void test_graph_seal_names(void **state) {
   (void)state;
   sdb_graph *g = sdb_graph_new("GraphModule");
@@ -1415,6 +1469,7 @@ int main(void) {
     cmocka_unit_test(test_node_order_by_hand),
     cmocka_unit_test(test_seek_both_ways),
     cmocka_unit_test(test_graph_seal_names),
+    cmocka_unit_test(test_graph_defer_matches),
     cmocka_unit_test(test_follow_bare_events),
     cmocka_unit_test(test_clone_and_fork),
     cmocka_unit_test(test_big_stream),
