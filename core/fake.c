@@ -206,6 +206,8 @@ bool sdb_fake_is_contiguous(sdb_shape_env *env, const sdb_fake *t) {
   return true;
 }
 
+uint32_t sdb_fake_next_id(void) { return next_tensor_id; }
+
 static uint64_t mutation_serial;
 
 void sdb_fake_bump_version(sdb_fake *t) {

@@ -123,6 +123,8 @@ void sdb_fake_bump_version(sdb_fake *t);
 ** mutated or allocated since it started (see hop.c): the number of
 ** version bumps so far, and the id the next storage will get. */
 uint64_t sdb_fake_mutation_serial(void);
+/* The id the next tensor made will have (ids only grow). */
+uint32_t sdb_fake_next_id(void);
 uint32_t sdb_fake_next_storage_id(void);
 /* Replace sizes/strides in place (resize_, unsqueeze_, ...): bumps the
 ** version and keeps the storage; growing the storage (resize_) is the

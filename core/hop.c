@@ -56,21 +56,23 @@ void sdb_snapshot_free(sdb_version_snapshot *s) {
   s->parent = NULL;
 }
 
+static bool uses_storage(const sdb_fake *t, const void *st) { return t->storage == st; }
+
 /* Does a tensor some ancestor tracer knows use this storage? */
 static bool ancestor_uses(const sdb_version_snapshot *s, const sdb_storage *st) {
   for (const sdb_tracer *t = s->parent; t; t = t->parent)
-    for (size_t i = 0; i < t->tensor_proxy.len; i++)
-      if (((const sdb_fake *)t->tensor_proxy.keys[i])->storage == st) return true;
+    if (sdb_tracer_any_tensor(t, uses_storage, st)) return true;
   return false;
+}
+
+static bool bumped_since(const sdb_fake *t, const void *serial) {
+  return t->storage && t->storage->bumped > *(const uint64_t *)serial;
 }
 
 /* Was a tensor some ancestor knows mutated since the snapshot? */
 static bool ancestor_mutated(const sdb_version_snapshot *s) {
   for (const sdb_tracer *t = s->parent; t; t = t->parent)
-    for (size_t i = 0; i < t->tensor_proxy.len; i++) {
-      const sdb_storage *st = ((const sdb_fake *)t->tensor_proxy.keys[i])->storage;
-      if (st && st->bumped > s->serial) return true;
-    }
+    if (sdb_tracer_any_tensor(t, bumped_since, &s->serial)) return true;
   return false;
 }
 

@@ -56,6 +56,7 @@ sdb_tracer *sdb_tracer_new(sdb_tracer *parent, const char *name, sdb_graph *grap
   tr->path = parent ? sdb_internf("%s > %s", parent->path, name) : sdb_intern(name);
   tr->graph = graph;
   tr->mode = mode;
+  tr->proxy_base = sdb_fake_next_id();
   tr->env = mode->env;
   tr->ev = sdb_shape_env_events(mode->env);
   if (tr->ev) sdb_graph_on_erase(graph, sdb_node_erased_event, tr->ev);
@@ -72,6 +73,9 @@ void sdb_tracer_done(sdb_tracer *tr) {
   if (!tr) return;
   if (!tr->parent) sdb_graph_seal(tr->graph);
   sdb_map_free(&tr->tensor_proxy);
+  free(tr->proxy_v);
+  tr->proxy_v = NULL;
+  tr->proxy_cap = tr->proxy_n = 0;
   sdb_map_free(&tr->sym_proxy);
   sdb_map_free(&tr->bound_symbols);
   sdb_map_free(&tr->lifted_freevars);
@@ -138,6 +142,42 @@ static void bind_here(sdb_tracer *tr, const sdb_expr *s, sdb_node *n) {
   if (!sdb_map_get(&tr->bound_symbols, s)) sdb_map_put(&tr->bound_symbols, s, n);
 }
 
+sdb_node *sdb_tracer_proxy_of(const sdb_tracer *tr, const sdb_fake *t) {
+  size_t i = (size_t)(t->id - tr->proxy_base);
+  if (t->id >= tr->proxy_base && i < tr->proxy_cap) return tr->proxy_v[i].t == t ? tr->proxy_v[i].node : NULL;
+  return sdb_map_get(&tr->tensor_proxy, t);
+}
+
+static bool proxy_put(sdb_tracer *tr, const sdb_fake *t, sdb_node *node) {
+  size_t i = (size_t)(t->id - tr->proxy_base);
+  /* the array, unless the ids since the tracer began are mostly others' */
+  if (t->id >= tr->proxy_base && (i < tr->proxy_cap || i < 4 * tr->proxy_n + 4096)) {
+    if (i >= tr->proxy_cap) {
+      size_t cap = tr->proxy_cap ? tr->proxy_cap * 2 : 256;
+      while (cap <= i) cap *= 2;
+      struct sdb_tensor_proxy *v = realloc(tr->proxy_v, cap * sizeof *v);
+      if (!v) return false;
+      memset(v + tr->proxy_cap, 0, (cap - tr->proxy_cap) * sizeof *v);
+      tr->proxy_v = v;
+      tr->proxy_cap = cap;
+    }
+    if (!tr->proxy_v[i].t) tr->proxy_n++;
+    tr->proxy_v[i].t = t;
+    tr->proxy_v[i].node = node;
+    return true;
+  }
+  return sdb_map_put(&tr->tensor_proxy, t, node);
+}
+
+bool sdb_tracer_any_tensor(const sdb_tracer *tr, bool (*fn)(const sdb_fake *t, const void *ud),
+                           const void *ud) {
+  for (size_t i = 0; i < tr->proxy_cap; i++)
+    if (tr->proxy_v[i].t && fn(tr->proxy_v[i].t, ud)) return true;
+  for (size_t i = 0; i < tr->tensor_proxy.len; i++)
+    if (fn(tr->tensor_proxy.keys[i], ud)) return true;
+  return false;
+}
+
 static void remember_sym(sdb_tracer *tr, const sdb_expr *e, sdb_node *n) {
   if (e && !sdb_is_const(e) && !sdb_map_get(&tr->sym_proxy, e))
     sdb_map_put(&tr->sym_proxy, e, n);
@@ -145,7 +185,7 @@ static void remember_sym(sdb_tracer *tr, const sdb_expr *e, sdb_node *n) {
 
 void sdb_tracer_track(sdb_tracer *tr, const sdb_value *v, sdb_node *node) {
   switch (v->kind) {
-    case SDB_V_TENSOR: sdb_map_put(&tr->tensor_proxy, v->tensor, node); break;
+    case SDB_V_TENSOR: proxy_put(tr, v->tensor, node); break;
     case SDB_V_INT: case SDB_V_BOOL: case SDB_V_FLOAT:
       remember_sym(tr, v->expr, node);
       /* a fresh unbacked symbol as a value (item()) is bound by its node */
@@ -247,7 +287,7 @@ sdb_node *sdb_tracer_input_tensor(sdb_tracer *tr, sdb_fake *t, const char *argna
   sdb_node *ph = sdb_graph_placeholder(tr->graph, name, target, &ex, src);
   sdb_value_free(&ex);
   if (!ph) { oom(err); return NULL; }
-  sdb_map_put(&tr->tensor_proxy, t, ph);
+  proxy_put(tr, t, ph);
   node_placed(tr, ph);
   graph_input_event(tr, ph, NULL, NULL);
   /* mark_unbacked dims: their fresh symbols are bound by this placeholder,
@@ -366,7 +406,7 @@ static sdb_node *bind_symbol(sdb_tracer *tr, const sdb_expr *s, const sdb_node *
 }
 
 sdb_node *sdb_tracer_proxy_tensor(sdb_tracer *tr, sdb_fake *t, sdb_err *err) {
-  sdb_node *n = sdb_map_get(&tr->tensor_proxy, t);
+  sdb_node *n = sdb_tracer_proxy_of(tr, t);
   if (n) return n;
   if (!tr->parent) {
     char *m = sdb_fake_meta_str(t, false);
@@ -383,7 +423,7 @@ sdb_node *sdb_tracer_proxy_tensor(sdb_tracer *tr, sdb_fake *t, sdb_err *err) {
   sdb_node *ph = sdb_graph_placeholder(tr->graph, pn->name, pn->name, &ex, NULL);
   sdb_value_free(&ex);
   if (!ph) { oom(err); return NULL; }
-  sdb_map_put(&tr->tensor_proxy, t, ph);
+  proxy_put(tr, t, ph);
   sdb_map_put(&tr->lifted_freevars, pn, ph);
   node_placed(tr, ph);
   graph_input_event(tr, ph, pn, NULL);

@@ -35,7 +35,15 @@ struct sdb_tracer {
   sdb_fake_mode *mode;       /* not owned */
   sdb_shape_env *env;
   sdb_events *ev;
-  sdb_map tensor_proxy;      /* sdb_fake* -> sdb_node* */
+  /* sdb_fake* -> sdb_node* (read through sdb_tracer_proxy_of): by tensor
+  ** id for the tensors made since the tracer began (ids are handed out in
+  ** order, so a long trace's new tensors go at the end of an array, where
+  ** a put into a large hash map was a cache miss each), in tensor_proxy
+  ** for older ones (inputs, a parent's tensors) */
+  struct sdb_tensor_proxy { const sdb_fake *t; sdb_node *node; } *proxy_v;
+  uint32_t proxy_base;
+  size_t proxy_cap, proxy_n;
+  sdb_map tensor_proxy;
   sdb_map sym_proxy;         /* symbolic expr -> latest node whose value it is */
   sdb_map bound_symbols;     /* symbol -> placeholder or accessor binding it here */
   sdb_map lifted_freevars;   /* parent sdb_node* -> placeholder here */
@@ -54,6 +62,11 @@ void sdb_tracer_free(sdb_tracer *tr);
 ** (sdb_graph_seal). The tracer stays for its tracer_pop; nothing may be
 ** traced with it after. */
 void sdb_tracer_done(sdb_tracer *tr);
+/* The node tr knows t by, or NULL. */
+sdb_node *sdb_tracer_proxy_of(const sdb_tracer *tr, const sdb_fake *t);
+/* Does fn hold for a tensor tr knows (in no given order)? */
+bool sdb_tracer_any_tensor(const sdb_tracer *tr, bool (*fn)(const sdb_fake *t, const void *ud),
+                           const void *ud);
 /* A graph erase hook (sdb_graph_on_erase) emitting node_erased on the
 ** stream ud; tracers install it on their graphs, the aot phase on its. */
 void sdb_node_erased_event(void *ud, const sdb_node *n, const char *why);
