@@ -291,7 +291,11 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
   return true;
 }
 
-static long append(sdb_events *s, const sdb_event *in) {
+/* op_interned: in->op is the stream's own (interned when pushed): a long
+** run's ops are node names interned long before, which the interner's
+** cache of recent strings has long forgotten, so interning it again was a
+** hash and a probe into a large table, a cache miss an event. */
+static long append(sdb_events *s, const sdb_event *in, bool op_interned) {
   if (s->len == s->nchunks * CHUNK) {
     if (s->nchunks == s->capchunks) {
       size_t cap = s->capchunks ? s->capchunks * 2 : 16;
@@ -311,7 +315,7 @@ static long append(sdb_events *s, const sdb_event *in) {
   /* every string interned (a placed node's line aside), so readers of the
   ** stream compare them by pointer (core/view.c folds them as they are) */
   if (!e->site) e->site = &no_site;
-  e->op = sdb_intern(in->op);
+  e->op = op_interned ? in->op : sdb_intern(in->op);
   e->text = sdb_intern(in->text);
   if (!sdb_event_owns_detail(e)) e->detail = sdb_intern(in->detail);
   s->len++;
@@ -350,7 +354,7 @@ long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc) {
       x->func != func)
     s->last_site = x = sdb_site_get(s->tracer, s->depth, file, line, func);
   e.site = x;
-  return append(s, &e);
+  return append(s, &e, true);
 }
 
 long sdb_emit(sdb_events *s, const sdb_event *ev) {
@@ -360,7 +364,7 @@ long sdb_emit(sdb_events *s, const sdb_event *ev) {
 
 long sdb_emit_raw(sdb_events *s, const sdb_event *ev) {
   if (!s) return 0;
-  return append(s, ev);
+  return append(s, ev, false);
 }
 
 size_t sdb_events_count(const sdb_events *s) { return s ? s->len : 0; }
