@@ -25,7 +25,7 @@ typedef struct {
   sdb_events *ev;
   sdb_fake_mode *mode;
   sdb_graph *out;            /* NULL: metadata analysis, nothing is built */
-  sdb_map val;               /* Dynamo node -> aotval* */
+  sdb_idmap val;             /* Dynamo node -> aotval* (by node id from the graph's first) */
   sdb_buf *mutations;
   /* inputs of the root graph, to notice input mutations */
   sdb_fake **in_tensors;
@@ -74,22 +74,34 @@ const sdb_op *sdb_node_target_op(const sdb_node *n) {
   return NULL;
 }
 
+/* The values of g's nodes start empty (g's nodes were made one after another:
+** their ids run nearly dense from the first). */
+static void vals_init(interp *it, const sdb_graph *g) {
+  sdb_idmap_init(&it->val, g && g->n ? g->nodes[0]->id : 0);
+}
+
+static aotval *val_of(const interp *it, const sdb_node *n) {
+  return sdb_idmap_get(&it->val, n->id, n);
+}
+
 static void interp_free(interp *it) {
-  for (size_t i = 0; i < it->val.len; i++) {
-    aotval *a = it->val.vals[i];
+  const void *k;
+  void *v;
+  for (size_t i = 0; sdb_idmap_next(&it->val, &i, &k, &v);) {
+    aotval *a = v;
     sdb_value_free(&a->v);
     free(a->items);
     free(a);
   }
-  sdb_map_free(&it->val);
+  sdb_idmap_free(&it->val);
   sdb_buf_free(&it->line);
 }
 
 static aotval *set_val(interp *it, const sdb_node *n, const sdb_value *v, sdb_node *node) {
-  aotval *a = sdb_map_get(&it->val, n);
+  aotval *a = val_of(it, n);
   if (!a) {
     a = calloc(1, sizeof *a);
-    if (!a || !sdb_map_put(&it->val, n, a)) { free(a); return NULL; }
+    if (!a || !sdb_idmap_put(&it->val, n->id, n, a)) { free(a); return NULL; }
   } else {
     sdb_value_free(&a->v);
     free(a->items);
@@ -110,7 +122,7 @@ static int resolve(interp *it, const sdb_arg *a, sdb_value *out, sdb_err *err) {
       return SDB_OK;
     }
     case SDB_A_NODE: {
-      aotval *v = sdb_map_get(&it->val, a->node);
+      aotval *v = val_of(it, a->node);
       if (!v) return sdb_err_set(err, SDB_E_INVALID, "AssertionError", "aot: %s has no value", a->node->name);
       *out = sdb_value_copy(&v->v);
       return SDB_OK;
@@ -136,7 +148,7 @@ static int map_arg(interp *it, const sdb_arg *a, sdb_arg *out, sdb_err *err) {
       break;
     }
     case SDB_A_NODE: {
-      aotval *v = sdb_map_get(&it->val, a->node);
+      aotval *v = val_of(it, a->node);
       if (v && v->node) *out = sdb_arg_node(v->node);
       else if (v) *out = sdb_arg_const(sdb_value_copy(&v->v));   /* a constant now */
       else return sdb_err_set(err, SDB_E_INVALID, "AssertionError", "aot: %s has no value", a->node->name);
@@ -360,7 +372,7 @@ static int run_cond(interp *it, const sdb_node *n, const sdb_value *vals, sdb_er
   int rc = SDB_OK;
   for (int b = 0; b < 2 && rc == SDB_OK; b++) {
     interp child = *it;
-    child.val = (sdb_map)SDB_MAP_INIT;
+    vals_init(&child, subs[b]);
     child.line = (sdb_buf)SDB_BUF_INIT;
     child.nin = 0;
     /* a branch is a subgraph of its own even inside an inlined wrap body:
@@ -438,7 +450,7 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
     ** standing for the operands' nodes and its outputs read back by node */
     sdb_value outs = SDB_VALUE_NONE;
     interp child = *it;
-    child.val = (sdb_map)SDB_MAP_INIT;
+    vals_init(&child, sdb_node_sub(n->args[0].node));
     child.line = (sdb_buf)SDB_BUF_INIT;
     child.nin = 0;
     child.inlining = it->out != NULL;
@@ -448,7 +460,7 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
       child.inline_in = calloc(nv, sizeof *child.inline_in);
       if (!child.inline_in) { rc = oom(err); goto out; }
       for (size_t i = 1; i < nv; i++) {
-        aotval *a = n->args[i].kind == SDB_A_NODE ? sdb_map_get(&it->val, n->args[i].node) : NULL;
+        aotval *a = n->args[i].kind == SDB_A_NODE ? val_of(it, n->args[i].node) : NULL;
         child.inline_in[i - 1] = a ? a->node : NULL;
       }
     }
@@ -469,7 +481,7 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
       goto out;
     }
     sdb_node *node = NULL;
-    aotval *sv = n->args[0].kind == SDB_A_NODE ? sdb_map_get(&it->val, n->args[0].node) : NULL;
+    aotval *sv = n->args[0].kind == SDB_A_NODE ? val_of(it, n->args[0].node) : NULL;
     if (sv && !sv->node && sv->items) {
       node = sv->items[k];   /* an element of an inlined body: its own node */
     } else if (it->out) {
@@ -615,7 +627,7 @@ static int run_graph(interp *it, const sdb_graph *g, const sdb_value *inputs, si
     if (!it->inline_out) return oom(err);
     for (size_t i = 0; i < n; i++) {
       const sdb_arg *e = o->kind == SDB_A_SEQ ? &o->items[i] : o;
-      aotval *a = e->kind == SDB_A_NODE ? sdb_map_get(&it->val, e->node) : NULL;
+      aotval *a = e->kind == SDB_A_NODE ? val_of(it, e->node) : NULL;
       it->inline_out[i] = a ? a->node : NULL;
     }
     return SDB_OK;
@@ -661,7 +673,8 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
   out->graph = sdb_graph_new("GraphModule");
   if (out->graph && ev) sdb_graph_on_erase(out->graph, sdb_node_erased_event, ev);
   sdb_buf mutations = SDB_BUF_INIT;
-  interp it = {env, ev, out->mode, out->graph, SDB_MAP_INIT, &mutations, NULL, NULL, NULL, NULL, ninputs, NULL, NULL, false, SDB_BUF_INIT};
+  interp it = {env, ev, out->mode, out->graph, {0}, &mutations, NULL, NULL, NULL, NULL, ninputs, NULL, NULL, false, SDB_BUF_INIT};
+  vals_init(&it, dynamo);
   it.in_tensors = calloc(ninputs + 1, sizeof *it.in_tensors);
   it.in_nodes = calloc(ninputs + 1, sizeof *it.in_nodes);
   it.latest = calloc(ninputs + 1, sizeof *it.latest);
@@ -727,9 +740,10 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
     sdb_emit(ev, &e);
     sdb_fake_mode_bump_epoch(out->mode);
     sdb_ignore_fresh_push(env);
-    interp meta = {env, ev, out->mode, NULL, SDB_MAP_INIT, &mutations, NULL, NULL, NULL, NULL, 0, NULL, NULL, false, SDB_BUF_INIT};
+    interp meta = {env, ev, out->mode, NULL, {0}, &mutations, NULL, NULL, NULL, NULL, 0, NULL, NULL, false, SDB_BUF_INIT};
+    vals_init(&meta, dynamo);
     for (size_t p = 0; p < np && rc == SDB_OK; p++) {
-      aotval *a = sdb_map_get(&it.val, dynamo->nodes[p]);
+      aotval *a = val_of(&it, dynamo->nodes[p]);
       if (!a || !set_val(&meta, dynamo->nodes[p], &a->v, NULL)) rc = oom(err);
     }
     sdb_value mouts = SDB_VALUE_NONE;

@@ -56,7 +56,7 @@ sdb_tracer *sdb_tracer_new(sdb_tracer *parent, const char *name, sdb_graph *grap
   tr->path = parent ? sdb_internf("%s > %s", parent->path, name) : sdb_intern(name);
   tr->graph = graph;
   tr->mode = mode;
-  tr->proxy_base = sdb_fake_next_id();
+  sdb_idmap_init(&tr->tensor_proxy, sdb_fake_next_id());
   tr->env = mode->env;
   tr->ev = sdb_shape_env_events(mode->env);
   if (tr->ev) sdb_graph_on_erase(graph, sdb_node_erased_event, tr->ev);
@@ -72,10 +72,7 @@ sdb_tracer *sdb_tracer_new(sdb_tracer *parent, const char *name, sdb_graph *grap
 void sdb_tracer_done(sdb_tracer *tr) {
   if (!tr) return;
   if (!tr->parent) sdb_graph_seal(tr->graph);
-  sdb_map_free(&tr->tensor_proxy);
-  free(tr->proxy_v);
-  tr->proxy_v = NULL;
-  tr->proxy_cap = tr->proxy_n = 0;
+  sdb_idmap_free(&tr->tensor_proxy);
   sdb_map_free(&tr->sym_proxy);
   sdb_map_free(&tr->bound_symbols);
   sdb_map_free(&tr->lifted_freevars);
@@ -143,38 +140,19 @@ static void bind_here(sdb_tracer *tr, const sdb_expr *s, sdb_node *n) {
 }
 
 sdb_node *sdb_tracer_proxy_of(const sdb_tracer *tr, const sdb_fake *t) {
-  size_t i = (size_t)(t->id - tr->proxy_base);
-  if (t->id >= tr->proxy_base && i < tr->proxy_cap) return tr->proxy_v[i].t == t ? tr->proxy_v[i].node : NULL;
-  return sdb_map_get(&tr->tensor_proxy, t);
+  return sdb_idmap_get(&tr->tensor_proxy, t->id, t);
 }
 
 static bool proxy_put(sdb_tracer *tr, const sdb_fake *t, sdb_node *node) {
-  size_t i = (size_t)(t->id - tr->proxy_base);
-  /* the array, unless the ids since the tracer began are mostly others' */
-  if (t->id >= tr->proxy_base && (i < tr->proxy_cap || i < 4 * tr->proxy_n + 4096)) {
-    if (i >= tr->proxy_cap) {
-      size_t cap = tr->proxy_cap ? tr->proxy_cap * 2 : 256;
-      while (cap <= i) cap *= 2;
-      struct sdb_tensor_proxy *v = realloc(tr->proxy_v, cap * sizeof *v);
-      if (!v) return false;
-      memset(v + tr->proxy_cap, 0, (cap - tr->proxy_cap) * sizeof *v);
-      tr->proxy_v = v;
-      tr->proxy_cap = cap;
-    }
-    if (!tr->proxy_v[i].t) tr->proxy_n++;
-    tr->proxy_v[i].t = t;
-    tr->proxy_v[i].node = node;
-    return true;
-  }
-  return sdb_map_put(&tr->tensor_proxy, t, node);
+  return sdb_idmap_put(&tr->tensor_proxy, t->id, t, node);
 }
 
 bool sdb_tracer_any_tensor(const sdb_tracer *tr, bool (*fn)(const sdb_fake *t, const void *ud),
                            const void *ud) {
-  for (size_t i = 0; i < tr->proxy_cap; i++)
-    if (tr->proxy_v[i].t && fn(tr->proxy_v[i].t, ud)) return true;
-  for (size_t i = 0; i < tr->tensor_proxy.len; i++)
-    if (fn(tr->tensor_proxy.keys[i], ud)) return true;
+  const void *k;
+  void *v;
+  for (size_t i = 0; sdb_idmap_next(&tr->tensor_proxy, &i, &k, &v);)
+    if (fn(k, ud)) return true;
   return false;
 }
 

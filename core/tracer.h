@@ -22,6 +22,7 @@
 #include "fake.h"
 #include "graph.h"
 #include "map.h"
+#include "idmap.h"
 #include "ops.h"
 #include "shape_env.h"
 
@@ -36,14 +37,9 @@ struct sdb_tracer {
   sdb_shape_env *env;
   sdb_events *ev;
   /* sdb_fake* -> sdb_node* (read through sdb_tracer_proxy_of): by tensor
-  ** id for the tensors made since the tracer began (ids are handed out in
-  ** order, so a long trace's new tensors go at the end of an array, where
-  ** a put into a large hash map was a cache miss each), in tensor_proxy
-  ** for older ones (inputs, a parent's tensors) */
-  struct sdb_tensor_proxy { const sdb_fake *t; sdb_node *node; } *proxy_v;
-  uint32_t proxy_base;
-  size_t proxy_cap, proxy_n;
-  sdb_map tensor_proxy;
+  ** id from the first tensor made since the tracer began (a put into a
+  ** large hash map was a cache miss an op) */
+  sdb_idmap tensor_proxy;
   sdb_map sym_proxy;         /* symbolic expr -> latest node whose value it is */
   sdb_map bound_symbols;     /* symbol -> placeholder or accessor binding it here */
   sdb_map lifted_freevars;   /* parent sdb_node* -> placeholder here */
