@@ -2,7 +2,6 @@
 ** lower.c — lowering the aot graph to buffers and wrapper code (see lower.h).
 */
 #include "lower.h"
-#include "idmap.h"
 #include "buf.h"
 #include "intern.h"
 #include "ops.h"
@@ -48,7 +47,12 @@ typedef struct {
   const sdb_lower_opts *opts;
   sdb_lowered *out;
   size_t cap;
-  sdb_idmap ref;               /* aot node -> its name in the wrapper (interned) */
+  /* aot node -> its name in the wrapper (interned): by node id over the
+  ** graph's span of ids (a slot per node, where a map cost three words
+  ** and doubling; a tenth of the lowering's peak), ref for an id outside */
+  const char **refv;
+  uint32_t ref_base, nref;
+  sdb_map ref;
   sdb_map cond_out;            /* cond node -> 1 + index of its first MultiOutput buffer */
   sdb_map bound;               /* symbol (resolved) -> non-NULL once the wrapper binds it */
   pending_assert *asserts;
@@ -110,12 +114,30 @@ static void put_shape(lowering *lw, sdb_buf *b, const sdb_expr *const *v, int n)
 }
 
 static const char *ref_of(lowering *lw, const sdb_node *n) {
-  const char *r = sdb_idmap_get(&lw->ref, n->id, n);
+  const char *r = n->id - lw->ref_base < lw->nref ? lw->refv[n->id - lw->ref_base]
+                                                  : sdb_map_get(&lw->ref, n);
   return r ? r : n->name;
 }
 
 static void set_ref(lowering *lw, const sdb_node *n, const char *name) {
-  sdb_idmap_put(&lw->ref, n->id, n, (void *)name);
+  if (n->id - lw->ref_base < lw->nref) lw->refv[n->id - lw->ref_base] = name;
+  else sdb_map_put(&lw->ref, n, (void *)name);
+}
+
+/* The slots for the graph's ids, when they are not spread much wider than
+** its nodes (they are numbered as made; a graph made in one pass holds a
+** run of them). Without them every name goes in the map. */
+static void ref_slots(lowering *lw, const sdb_graph *g) {
+  if (!g->n) return;
+  uint32_t lo = g->nodes[0]->id, hi = lo;
+  for (size_t i = 1; i < g->n; i++) {
+    if (g->nodes[i]->id < lo) lo = g->nodes[i]->id;
+    if (g->nodes[i]->id > hi) hi = g->nodes[i]->id;
+  }
+  size_t span = (size_t)(hi - lo) + 1;
+  if (span > 4 * g->n + 1024 || !(lw->refv = calloc(span, sizeof *lw->refv))) return;
+  lw->ref_base = lo;
+  lw->nref = (uint32_t)span;
 }
 
 static void put_arg(lowering *lw, sdb_buf *b, const sdb_arg *a) {
@@ -598,7 +620,7 @@ int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *o
   lw.ev = sdb_shape_env_events(mode->env);
   lw.opts = opts;
   lw.out = out;
-  sdb_idmap_init(&lw.ref, aot->n ? aot->nodes[0]->id : 0);
+  ref_slots(&lw, aot);
   phase(lw.ev, SDB_EV_PHASE_START);
   sdb_events_set_tracer(lw.ev, "lower", 0);
   /* the signature: inputs, and backed symbols bound from them */
@@ -640,7 +662,8 @@ int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *o
     out->wrapper = sdb_buf_take(&lw.code);
   }
   sdb_buf_free(&lw.code);
-  sdb_idmap_free(&lw.ref);
+  sdb_map_free(&lw.ref);
+  free(lw.refv);
   sdb_map_free(&lw.cond_out);
   sdb_map_free(&lw.bound);
   free(lw.asserts);
