@@ -37,12 +37,15 @@ sdb_arg sdb_arg_const(sdb_value v) {
   memset(&a, 0, sizeof a);
   a.kind = SDB_A_CONST;
   a.vkind = (uint8_t)v.kind;
-  a.expr = v.expr;
   switch (v.kind) {
+    case SDB_V_INT: case SDB_V_BOOL: a.expr = v.expr; break;
     case SDB_V_TENSOR: a.tensor = v.tensor; break;
     case SDB_V_LIST: case SDB_V_TUPLE: a.vitems = v.items; a.n = (uint32_t)v.n; break;
     case SDB_V_STR: a.str = v.str; break;
-    case SDB_V_FLOAT: a.fval = v.fval; break;
+    case SDB_V_FLOAT:
+      if ((a.sym_float = v.expr != NULL)) a.expr = v.expr;
+      else a.fval = v.fval;
+      break;
     default: break;
   }
   return a;

@@ -35,21 +35,23 @@ typedef struct sdb_graph sdb_graph;
 
 typedef enum { SDB_A_CONST, SDB_A_NODE, SDB_A_SEQ } sdb_arg_kind;
 
-/* 32 bytes (a graph holds one per argument of every node, a long program
+/* 24 bytes (a graph holds one per argument of every node, a long program
 ** millions; with a whole sdb_value inside it was 48). By kind: a
-** constant's value packed into vkind, expr, n and the word below (read it
-** whole through sdb_arg_value), a node, or a sequence's items and n. */
+** constant's value packed into vkind, n and the word below (read it whole
+** through sdb_arg_value: an int or bool is its expr, a float its number
+** or, when sym_float, its symbol), a node, or a sequence's items and n. */
 typedef struct sdb_arg {
   uint8_t kind;            /* sdb_arg_kind */
   bool tuple;              /* SDB_A_SEQ: (a, b) rather than [a, b] */
   uint8_t vkind;           /* SDB_A_CONST: the value's sdb_vkind */
+  bool sym_float;          /* SDB_A_CONST float: expr is set, not fval */
   uint32_t n;              /* SDB_A_SEQ: of items; a list/tuple constant: of its items */
   const char *kw;          /* keyword name, or NULL (interned) */
-  const sdb_expr *expr;    /* SDB_A_CONST: the value's expr */
   union {
     sdb_node *node;            /* SDB_A_NODE */
     struct sdb_arg *items;     /* SDB_A_SEQ (owned) */
-    struct sdb_fake *tensor;   /* SDB_A_CONST, by vkind (owned, as in sdb_value) */
+    const sdb_expr *expr;      /* SDB_A_CONST, by vkind (owned, as in sdb_value) */
+    struct sdb_fake *tensor;
     sdb_value *vitems;
     const char *str;
     double fval;
@@ -62,12 +64,12 @@ static inline sdb_value sdb_arg_value(const sdb_arg *a) {
   sdb_value v = SDB_VALUE_NONE;
   if (a->kind != SDB_A_CONST) return v;
   v.kind = (sdb_vkind)a->vkind;
-  v.expr = a->expr;
   switch (v.kind) {
+    case SDB_V_INT: case SDB_V_BOOL: v.expr = a->expr; break;
     case SDB_V_TENSOR: v.tensor = a->tensor; break;
     case SDB_V_LIST: case SDB_V_TUPLE: v.items = a->vitems; v.n = a->n; break;
     case SDB_V_STR: v.str = a->str; break;
-    case SDB_V_FLOAT: v.fval = a->fval; break;
+    case SDB_V_FLOAT: if (a->sym_float) v.expr = a->expr; else v.fval = a->fval; break;
     default: break;
   }
   return v;
