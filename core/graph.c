@@ -149,11 +149,11 @@ static bool illegal_name(const char *s) {
 
 /* base + "_" + num, interned: FX's numbered names, one per node. base is
 ** shorter than 128 bytes. */
-static const char *numbered(const char *base, size_t blen, unsigned long num) {
+static const char *numbered(const char *base, size_t blen, unsigned long num, bool *fresh) {
   char prefix[130];
   memcpy(prefix, base, blen);
   prefix[blen] = '_';
-  return sdb_intern_num(prefix, blen + 1, num);
+  return sdb_intern_num_fresh(prefix, blen + 1, num, fresh);
 }
 
 void sdb_graph_seal(sdb_graph *g) {
@@ -201,11 +201,12 @@ const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate) {
   const char *ibase = same && !has_num ? sdb_intern_at(candidate) : sdb_intern_n(base, blen);
   /* FX's _Namespace.create_name: the candidate as given (base, or base_N),
   ** else the next number after the base's count, skipping taken names */
-  const char *name = has_num ? numbered(base, blen, (unsigned long)num) : ibase;
+  bool fresh = false;   /* interned just now: no map can hold it (a probe saved an op) */
+  const char *name = has_num ? numbered(base, blen, (unsigned long)num, &fresh) : ibase;
   if (!num) num = (long)(uintptr_t)sdb_map_get(&g->base_count, ibase);
-  while (sdb_map_has(&g->used, name) || illegal_name(name)) {
+  while ((!fresh && sdb_map_has(&g->used, name)) || illegal_name(name)) {
     num++;
-    name = numbered(base, blen, (unsigned long)num);
+    name = numbered(base, blen, (unsigned long)num, &fresh);
   }
   sdb_map_put(&g->used, name, (void *)name);
   sdb_map_put(&g->base_count, ibase, (void *)(uintptr_t)num);

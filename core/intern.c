@@ -72,14 +72,16 @@ static size_t known_slot(const char *p) {
 ** tenth of the time of interning one. */
 static sdb_arena strings;
 
-/* s[0..n) holds no NUL */
-static const char *intern_len(const char *s, size_t n) {
+/* s[0..n) holds no NUL; *fresh (if given) says whether it was new */
+static const char *intern_len_fresh(const char *s, size_t n, bool *fresh) {
+  if (fresh) *fresh = false;
   if (len * 4 >= cap * 3 && grow() != 0) return NULL;
   uint32_t h = hash_str(s, n);
   size_t j = h & (cap - 1);
   for (; slots[j].s; j = (j + 1) & (cap - 1))
     if (slots[j].h == h && strncmp(slots[j].s, s, n) == 0 && slots[j].s[n] == '\0') {
       known[known_slot(slots[j].s)] = slots[j].s;   /* handed on: likely asked again */
+      if (fresh) *fresh = false;
       return slots[j].s;
     }
   char *c = sdb_arena_alloc(&strings, n + 1, 1);
@@ -90,8 +92,11 @@ static const char *intern_len(const char *s, size_t n) {
   slots[j].h = h;
   len++;
   known[known_slot(c)] = c;
+  if (fresh) *fresh = true;
   return c;
 }
+
+static const char *intern_len(const char *s, size_t n) { return intern_len_fresh(s, n, NULL); }
 
 const char *sdb_intern_lookup(const char *s, size_t n) {
   if (!s || !cap) return NULL;
@@ -149,14 +154,19 @@ const char *sdb_internf(const char *fmt, ...) {
   return r;
 }
 
-const char *sdb_intern_num(const char *prefix, size_t plen, unsigned long n) {
+const char *sdb_intern_num_fresh(const char *prefix, size_t plen, unsigned long n, bool *fresh) {
   char buf[160], digits[24];
   size_t nd = 0;
   if (plen > 128) plen = 128;
   do digits[nd++] = (char)('0' + n % 10); while ((n /= 10) && nd < sizeof digits);
   memcpy(buf, prefix, plen);
   for (size_t i = 0; i < nd; i++) buf[plen + i] = digits[nd - 1 - i];
-  return sdb_intern_n(buf, plen + nd);
+  /* the prefix may hold a NUL: interned strings end at the first */
+  return intern_len_fresh(buf, strnlen(buf, plen + nd), fresh);
+}
+
+const char *sdb_intern_num(const char *prefix, size_t plen, unsigned long n) {
+  return sdb_intern_num_fresh(prefix, plen, n, NULL);
 }
 
 void sdb_intern_reset(void) {

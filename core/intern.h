@@ -6,6 +6,7 @@
 #ifndef SDB_INTERN_H
 #define SDB_INTERN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 const char *sdb_intern(const char *s);              /* NULL -> NULL */
@@ -21,6 +22,9 @@ const char *sdb_internf(const char *fmt, ...) __attribute__((format(printf, 1, 2
 /* prefix[0..plen) then n in decimal ("buf12", "add_3"): names made for
 ** every node and buffer, without printf. plen under 128. */
 const char *sdb_intern_num(const char *prefix, size_t plen, unsigned long n);
+/* The same; *fresh says whether no one had interned it before (so no map
+** keyed by interned names can hold it yet). */
+const char *sdb_intern_num_fresh(const char *prefix, size_t plen, unsigned long n, bool *fresh);
 void sdb_intern_reset(void);
 
 #endif
