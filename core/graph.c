@@ -56,8 +56,9 @@ sdb_arg sdb_arg_seq(size_t n, bool tuple) {
   memset(&a, 0, sizeof a);
   a.kind = SDB_A_SEQ;
   a.tuple = tuple;
-  a.items = n ? calloc(n, sizeof *a.items) : NULL;
-  if (!n || a.items) a.n = n;
+  /* a count past 32 bits fails as out of memory would: no items */
+  a.items = n && n <= UINT32_MAX ? calloc(n, sizeof *a.items) : NULL;
+  if (!n || a.items) a.n = (uint32_t)n;
   return a;
 }
 

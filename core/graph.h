@@ -88,7 +88,7 @@ struct sdb_node {          /* small fields first: they share two words */
   bool impure;             /* has side effects: never removed by DCE */
   const char *name;        /* unique in its graph (interned) */
   const char *target;      /* "torch.nonzero", "operator.add", "nonzero" (method), ... */
-  sdb_arg *args;           /* owned */
+  sdb_arg *args;           /* in the node's own block, after it (what they hold is owned) */
   sdb_value example;       /* meta['example_value'] (owned) */
   sdb_bindings *bindings;  /* meta['unbacked_bindings'], NULL when none (owned; read
                               through sdb_node_bindings: most nodes bind nothing) */

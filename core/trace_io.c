@@ -485,7 +485,7 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
   if (!name) { *why = "missing field \"event\""; return -1; }
   int kind = sdb_event_from_name(name);
   if (kind < 0) { *why = name; return 1; }
-  e->kind = (uint16_t)kind;
+  e->kind = (uint8_t)kind;
   const char *ph = sdb_jl_str(f[F_PHASE]);
   if (!ph) { snprintf(buf, cap, "%s: missing field \"phase\"", name); *why = buf; return -1; }
   int phase = sdb_phase_from_name(ph);

@@ -1589,7 +1589,7 @@ static size_t diff_count_rest(const store *st, uint32_t from, uint32_t lo, uint3
       n += c[j - 1] - (i ? c[i - 1] : 0);
     } else {
       sdb_event one = {0};
-      one.kind = (uint16_t)k;
+      one.kind = (uint8_t)k;
       n += (j - i) * diff_event_lines(&one);
     }
   }

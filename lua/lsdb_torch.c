@@ -889,7 +889,7 @@ static int l_emit(lua_State *L) {
   int kind = sdb_event_from_name(luaL_checkstring(L, -1));
   if (kind < 0) return luaL_error(L, "unknown event kind '%s'", lua_tostring(L, -1));
   sdb_event e = {0};
-  e.kind = (uint16_t)kind;
+  e.kind = (uint8_t)kind;
   lua_getfield(L, 1, "flags");
   e.flags = lua_toboolean(L, -1);
   lua_getfield(L, 1, "value");
