@@ -246,7 +246,18 @@ static void bmemo_put(memo_entry *set, int op, const sdb_expr *a, const sdb_expr
   set[0] = (memo_entry){a, b, r, op};
 }
 
+static void (*reset_hooks[4])(void);
+
+bool sdb_expr_on_reset(void (*fn)(void)) {
+  for (size_t i = 0; i < sizeof reset_hooks / sizeof reset_hooks[0]; i++) {
+    if (reset_hooks[i] == fn) return true;
+    if (!reset_hooks[i]) { reset_hooks[i] = fn; return true; }
+  }
+  return false;
+}
+
 void sdb_expr_reset(void) {
+  for (size_t i = 0; i < sizeof reset_hooks / sizeof reset_hooks[0] && reset_hooks[i]; i++) reset_hooks[i]();
   memset(small_ints, 0, sizeof small_ints);
   memset(build_memo, 0, sizeof build_memo);
   sdb_expr_text_reset();

@@ -73,6 +73,9 @@ struct sdb_expr {
 const char *sdb_expr_error(void);        /* why the last builder gave NULL */
 void sdb_expr_set_error(const char *fmt, ...);
 void sdb_expr_reset(void);               /* forget every expression */
+/* fn runs at every sdb_expr_reset, first: for tables keyed by expressions
+** elsewhere (a few; false if there is no room for another). */
+bool sdb_expr_on_reset(void (*fn)(void));
 size_t sdb_expr_count(void);             /* live interned expressions */
 
 /* --- leaves ------------------------------------------------------------- */

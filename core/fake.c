@@ -2,6 +2,7 @@
 ** fake.c — FakeTensor and FakeTensorMode (see fake.h).
 */
 #include "fake.h"
+#include "arena.h"
 #include "buf.h"
 #include "intern.h"
 
@@ -117,8 +118,83 @@ static const sdb_expr *product(const sdb_expr *const *v, int n) {
   return p;
 }
 
+/* --- shapes --------------------------------------------------------------------- */
+
+/* A tensor's sizes and strides are interned: every tensor of one shape
+** points at one block (sizes, then strides), as expressions are shared.
+** A long program makes millions of tensors in a few shapes, and the copy
+** in each was a third of its block. Blocks live in an arena until the
+** expressions they hold are reset. */
+typedef struct dims_block {
+  uint64_t h;
+  int ndim;
+  const sdb_expr *v[];        /* ndim sizes, then ndim strides */
+} dims_block;
+
+static sdb_arena dims_arena;
+static const dims_block **dims_tab;
+static size_t dims_cap, dims_len;
+static const sdb_expr *const no_dims[1];
+
+static void dims_reset(void) {
+  sdb_arena_free(&dims_arena);
+  free(dims_tab);
+  dims_tab = NULL;
+  dims_cap = dims_len = 0;
+}
+
+static uint64_t dims_hash(const sdb_expr *const *sizes, const sdb_expr *const *strides, int ndim) {
+  uint64_t h = 0x9E3779B97F4A7C15u ^ (uint64_t)ndim;
+  for (int i = 0; i < ndim; i++) {
+    h = (h ^ (uintptr_t)sizes[i]) * 0xff51afd7ed558ccdu;
+    h = (h ^ (uintptr_t)strides[i]) * 0xc4ceb9fe1a85ec53u;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+static bool dims_grow(void) {
+  size_t cap = dims_cap ? dims_cap * 2 : 256;
+  const dims_block **t = calloc(cap, sizeof *t);
+  if (!t) return false;
+  for (size_t i = 0; i < dims_cap; i++) {
+    if (!dims_tab[i]) continue;
+    size_t j = (size_t)dims_tab[i]->h & (cap - 1);
+    while (t[j]) j = (j + 1) & (cap - 1);
+    t[j] = dims_tab[i];
+  }
+  free(dims_tab);
+  dims_tab = t;
+  dims_cap = cap;
+  return true;
+}
+
+/* The shared sizes of this shape (its strides follow them), or NULL on OOM. */
+static const sdb_expr *const *intern_dims(const sdb_expr *const *sizes,
+                                          const sdb_expr *const *strides, int ndim) {
+  if (ndim == 0) return no_dims;
+  if (!dims_tab && !sdb_expr_on_reset(dims_reset)) return NULL;
+  if (dims_len * 4 >= dims_cap * 3 && !dims_grow()) return NULL;
+  uint64_t h = dims_hash(sizes, strides, ndim);
+  size_t j = (size_t)h & (dims_cap - 1);
+  size_t n = (size_t)ndim;
+  for (const dims_block *b; (b = dims_tab[j]); j = (j + 1) & (dims_cap - 1))
+    if (b->h == h && b->ndim == ndim && !memcmp(b->v, sizes, n * sizeof *sizes) &&
+        !memcmp(b->v + n, strides, n * sizeof *strides))
+      return b->v;
+  dims_block *b = sdb_arena_alloc(&dims_arena, sizeof *b + 2 * n * sizeof b->v[0], _Alignof(dims_block));
+  if (!b) return NULL;
+  b->h = h;
+  b->ndim = ndim;
+  memcpy(b->v, sizes, n * sizeof *sizes);
+  memcpy(b->v + n, strides, n * sizeof *strides);
+  dims_tab[j] = b;
+  dims_len++;
+  return b->v;
+}
+
 /* A tensor with its own fresh storage is one block, the storage first:
-** [sdb_storage][sdb_fake, sizes, strides]. The storage frees the block
+** [sdb_storage][sdb_fake]. The storage frees the block
 ** (free(s) is free of its start), so a tensor dead before its views
 ** leaves its block to the storage until the last view lets go. A malloc
 ** header and rounding less per fresh tensor, and a malloc call less. */
@@ -136,8 +212,10 @@ sdb_fake *sdb_fake_new_strided(sdb_fake_mode *m, sdb_dtype dtype, const char *de
   if (!offset) return NULL;
   const sdb_expr *nelems = NULL;
   if (!storage && !(nelems = product(sizes, ndim))) return NULL;
+  const sdb_expr *const *dims = intern_dims(sizes, strides, ndim);
+  if (!dims) return NULL;
   size_t own = storage ? 0 : sizeof(sdb_storage);
-  char *block = calloc(1, own + sizeof(sdb_fake) + 2 * (size_t)ndim * sizeof(const sdb_expr *));
+  char *block = calloc(1, own + sizeof(sdb_fake));
   if (!block) return NULL;
   sdb_fake *t = (sdb_fake *)(block + own);
   t->refcount = 1;
@@ -146,12 +224,8 @@ sdb_fake *sdb_fake_new_strided(sdb_fake_mode *m, sdb_dtype dtype, const char *de
   t->dtype = (uint8_t)dtype;
   t->device = sdb_intern(device ? device : "cpu");
   t->ndim = ndim;
-  t->sizes = t->dims_;
-  t->strides = t->dims_ + ndim;
-  for (int i = 0; i < ndim; i++) {
-    t->sizes[i] = sizes[i];
-    t->strides[i] = strides[i];
-  }
+  t->sizes = dims;
+  t->strides = dims + ndim;
   t->storage_offset = offset;
   if (storage) {
     storage->refcount++;
@@ -186,7 +260,6 @@ sdb_fake *sdb_fake_ref(sdb_fake *t) {
 void sdb_fake_unref(sdb_fake *t) {
   if (!t || --t->refcount > 0) return;
   bool inline_storage = storage_is_inline(t);
-  if (t->sizes != t->dims_) free(t->sizes);
   free(t->memos);
   if (t->storage && --t->storage->refcount == 0) free(t->storage);   /* with t, if inline */
   if (!inline_storage) free(t);
@@ -223,17 +296,10 @@ uint32_t sdb_fake_next_storage_id(void) { return next_storage_id; }
 int sdb_fake_set_metadata(sdb_fake *t, const sdb_expr *const *sizes,
                           const sdb_expr *const *strides, int ndim,
                           const sdb_expr *offset) {
-  /* the same rank reuses the tensor's own room; another gets a block
-  ** (sizes then strides), copied into before the old one is freed */
-  const sdb_expr **ns = t->dims_;
-  if (ndim != t->ndim || t->sizes != t->dims_)
-    if (!(ns = malloc(2 * (size_t)(ndim ? ndim : 1) * sizeof *ns))) return -1;
-  const sdb_expr **nt = ns + ndim;
-  memmove(ns, sizes, (size_t)ndim * sizeof *ns);
-  memmove(nt, strides, (size_t)ndim * sizeof *nt);
-  if (t->sizes != t->dims_ && t->sizes != ns) free(t->sizes);
-  t->sizes = ns;
-  t->strides = nt;
+  const sdb_expr *const *dims = intern_dims(sizes, strides, ndim);
+  if (!dims) return -1;
+  t->sizes = dims;
+  t->strides = dims + ndim;
   t->ndim = ndim;
   t->storage_offset = offset;
   sdb_fake_bump_version(t);

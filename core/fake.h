@@ -60,8 +60,8 @@ typedef struct sdb_memo {
 
 typedef struct sdb_fake_mode sdb_fake_mode;
 
-/* 72 bytes before its sizes and strides (a long program holds millions:
-** a 2-d tensor is a 112-byte malloc block). */
+/* 72 bytes (a long program holds millions: an 80-byte malloc block, 112
+** with its fresh storage). */
 typedef struct sdb_fake {
   int refcount;
   uint32_t id;                /* unique per process, for printing and maps */
@@ -70,17 +70,13 @@ typedef struct sdb_fake {
   bool requires_grad;
   sdb_fake_mode *mode;        /* the mode that made it (not owned) */
   const char *device;         /* "cpu", "cuda:0" (interned) */
-  const sdb_expr **sizes;     /* ndim of them: in dims_ below unless an */
-  const sdb_expr **strides;   /*   in-place op changed the rank (then one
-                                 owned block, sizes then strides) */
+  const sdb_expr *const *sizes;   /* ndim of them, then the strides: shared by */
+  const sdb_expr *const *strides; /*   every tensor of this shape (interned) */
   const sdb_expr *storage_offset;
   sdb_storage *storage;       /* shared with views */
   sdb_memo *memos;            /* SDB_MEMO_COUNT of them, allocated when a
                                  data-dependent op first sets one (most
                                  tensors never do: 96 bytes each saved) */
-  /* sizes and strides, allocated with the tensor (three allocations were
-  ** a tenth of an inductor compile's malloc calls) */
-  const sdb_expr *dims_[];
 } sdb_fake;
 
 struct sdb_fake_mode {
