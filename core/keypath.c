@@ -179,7 +179,7 @@ static bool find_rec(const sdb_value *v, const sdb_expr *sym, sdb_keypath *p) {
     case SDB_V_TUPLE: case SDB_V_LIST:
       for (size_t i = 0; i < v->n; i++) {
         sdb_keypath q = *p;
-        sdb_key k = {SDB_KEY_INDEX, (int64_t)i, NULL};
+        sdb_key k = {SDB_KEY_INDEX, {.index = (int64_t)i}};
         if (push(&q, k) && find_rec(&v->items[i], sym, &q)) { *p = q; return true; }
       }
       return false;
@@ -188,12 +188,12 @@ static bool find_rec(const sdb_value *v, const sdb_expr *sym, sdb_keypath *p) {
       for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < t->ndim; i++) {
           if ((pass ? t->strides : t->sizes)[i] != sym) continue;
-          sdb_key k1 = {(uint8_t)(pass ? SDB_KEY_STRIDE : SDB_KEY_SIZE), 0, NULL};
-          sdb_key k2 = {SDB_KEY_INDEX, i, NULL};
+          sdb_key k1 = {(uint8_t)(pass ? SDB_KEY_STRIDE : SDB_KEY_SIZE), {.index = 0}};
+          sdb_key k2 = {SDB_KEY_INDEX, {.index = i}};
           return push(p, k1) && push(p, k2);
         }
       if (t->storage_offset == sym) {
-        sdb_key k = {SDB_KEY_STORAGE_OFFSET, 0, NULL};
+        sdb_key k = {SDB_KEY_STORAGE_OFFSET, {.index = 0}};
         return push(p, k);
       }
       return false;
@@ -202,7 +202,7 @@ static bool find_rec(const sdb_value *v, const sdb_expr *sym, sdb_keypath *p) {
       return v->expr == sym;
     case SDB_V_BOOL:
       if (v->expr && v->expr->kind == SDB_EQ && v->expr->args[0] == sym) {
-        sdb_key k = {SDB_KEY_CONVERT_INT, 0, NULL};
+        sdb_key k = {SDB_KEY_CONVERT_INT, {.index = 0}};
         return push(p, k);
       }
       return false;
@@ -289,7 +289,7 @@ static void visit_expr(walk *w, const sdb_expr *e, const sdb_keypath *p) {
   if (e->kind == SDB_MUL && e->nargs == 1 && e->args[0]->kind == SDB_SYM) {
     if ((ix = pending_index(w, e->args[0])) >= 0) {
       sdb_keypath q = *p;
-      sdb_key k = {SDB_KEY_DIVIDE, 0, sdb_int(e->ival)};
+      sdb_key k = {SDB_KEY_DIVIDE, {.divisor = sdb_int(e->ival)}};
       if (push(&q, k)) bind(w, ix, &q);
     }
     return;
@@ -302,7 +302,7 @@ static void visit_expr(walk *w, const sdb_expr *e, const sdb_keypath *p) {
       if ((ix = pending_index(w, u)) >= 0 && pending_index(w, c) < 0 &&
           !sdb_is_unbacked(w->env, c)) {
         sdb_keypath q = *p;
-        sdb_key k = {SDB_KEY_DIVIDE, 0, c};
+        sdb_key k = {SDB_KEY_DIVIDE, {.divisor = c}};
         if (push(&q, k)) bind(w, ix, &q);
         return;
       }
@@ -313,7 +313,7 @@ static void visit_expr(walk *w, const sdb_expr *e, const sdb_keypath *p) {
   if (e->kind == SDB_EQ && e->args[0]->kind == SDB_SYM && e->args[1]->kind == SDB_INT &&
       e->args[1]->ival == 1 && (ix = pending_index(w, e->args[0])) >= 0) {
     sdb_keypath q = *p;
-    sdb_key k = {SDB_KEY_CONVERT_INT, 0, NULL};
+    sdb_key k = {SDB_KEY_CONVERT_INT, {.index = 0}};
     if (push(&q, k)) bind(w, ix, &q);
   }
 }
@@ -322,7 +322,7 @@ static void visit_vec(walk *w, const sdb_expr *const *v, int n, sdb_key_kind kin
                       const sdb_keypath *p) {
   for (int i = 0; i < n; i++) {
     sdb_keypath q = *p;
-    sdb_key k1 = {(uint8_t)kind, 0, NULL}, k2 = {SDB_KEY_INDEX, i, NULL};
+    sdb_key k1 = {(uint8_t)kind, {.index = 0}}, k2 = {SDB_KEY_INDEX, {.index = i}};
     if (push(&q, k1) && push(&q, k2)) visit_expr(w, v[i], &q);
   }
 }
@@ -332,7 +332,7 @@ static void visit(walk *w, const sdb_value *v, const sdb_keypath *p) {
     case SDB_V_TUPLE: case SDB_V_LIST:
       for (size_t i = 0; i < v->n; i++) {
         sdb_keypath q = *p;
-        sdb_key k = {SDB_KEY_INDEX, (int64_t)i, NULL};
+        sdb_key k = {SDB_KEY_INDEX, {.index = (int64_t)i}};
         if (push(&q, k)) visit(w, &v->items[i], &q);
       }
       break;
@@ -341,7 +341,7 @@ static void visit(walk *w, const sdb_value *v, const sdb_keypath *p) {
       visit_vec(w, t->sizes, t->ndim, SDB_KEY_SIZE, p);
       visit_vec(w, t->strides, t->ndim, SDB_KEY_STRIDE, p);
       sdb_keypath q = *p;
-      sdb_key k = {SDB_KEY_STORAGE_OFFSET, 0, NULL};
+      sdb_key k = {SDB_KEY_STORAGE_OFFSET, {.index = 0}};
       if (push(&q, k)) visit_expr(w, t->storage_offset, &q);
       break;
     }

@@ -28,10 +28,14 @@ typedef enum sdb_key_kind {
   SDB_KEY_DIVIDE           /* DivideByKey(d): .__floordiv__(d) */
 } sdb_key_kind;
 
+/* 16 bytes: a key path holds eight, and every node binding an unbacked
+** symbol holds a path per symbol. */
 typedef struct sdb_key {
   uint8_t kind;
-  int64_t index;           /* SDB_KEY_INDEX */
-  const sdb_expr *divisor; /* SDB_KEY_DIVIDE: an Integer or a backed symbol */
+  union {
+    int64_t index;           /* SDB_KEY_INDEX */
+    const sdb_expr *divisor; /* SDB_KEY_DIVIDE: an Integer or a backed symbol */
+  };
 } sdb_key;
 
 #define SDB_KEYPATH_MAX 8
