@@ -100,9 +100,10 @@ struct sdb_node {          /* small fields first: they share two words */
   sdb_node *lnext;         /* made while its graph is deferred: the next in its chain */
 };
 
-/* 104 bytes, a 112-byte malloc block (a long program holds millions):
-** source and sub share a word, as no node is both a placeholder and a
-** get_attr, and a node does not point at its graph. */
+/* 104 bytes before its arguments, which follow it in its block (a long
+** program holds millions): source and sub share a word, as no node is
+** both a placeholder and a get_attr, and a node does not point at its
+** graph. */
 static inline const sdb_source *sdb_node_source(const sdb_node *n) {
   return n->op == SDB_N_PLACEHOLDER ? n->source_ : NULL;
 }

@@ -29,8 +29,9 @@ typedef enum sdb_vkind {
   SDB_V_STR       /* str (interned) */
 } sdb_vkind;
 
-/* 32 bytes: nodes and their arguments hold one each, a long program
-** millions. expr stays apart from the union, so "no expression" reads as
+/* 32 bytes: every node holds one (its example value), a long program
+** millions; a node's constant arguments are packed smaller (sdb_arg).
+** expr stays apart from the union, so "no expression" reads as
 ** NULL whatever the kind; the other fields are read by kind only. */
 typedef struct sdb_value {
   sdb_vkind kind;
