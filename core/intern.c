@@ -81,7 +81,6 @@ static const char *intern_len_fresh(const char *s, size_t n, bool *fresh) {
   for (; slots[j].s; j = (j + 1) & (cap - 1))
     if (slots[j].h == h && strncmp(slots[j].s, s, n) == 0 && slots[j].s[n] == '\0') {
       known[known_slot(slots[j].s)] = slots[j].s;   /* handed on: likely asked again */
-      if (fresh) *fresh = false;
       return slots[j].s;
     }
   char *c = sdb_arena_alloc(&strings, n + 1, 1);
