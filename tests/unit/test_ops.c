@@ -1729,6 +1729,14 @@ static void test_inplace_metadata(void **state) {
     free(s);
   }
   assert_int_equal(version(x), v + 4);
+  /* shapes are interned: back at its first shape, x shares its sizes and
+  ** strides with any tensor of that shape, and not with a transposed one */
+  sdb_fake *c = TEN(OP("clone", T(x)));
+  assert_ptr_equal(c->sizes, x->sizes);
+  assert_ptr_equal(c->strides, x->strides);
+  sdb_fake *tx = TEN(OP("transpose", T(x), I(0), I(1)));
+  assert_ptr_not_equal(tx->sizes, x->sizes);
+  assert_ptr_equal(tx->sizes[0], x->sizes[1]);
   /* resize_ grows the storage */
   sdb_fake *r = X("r", SDB_F32, "!2");
   OP("resize_", T(r), I(3), I(4));
