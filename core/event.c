@@ -263,29 +263,63 @@ const char *sdb_events_tracer(const sdb_events *s, int *depth) {
 
 bool sdb_event_own(sdb_event *e, sdb_arena *a) {
   const sdb_event_more *in = e->more;
+  sdb_event_more u;
+  if (in && sdb_more_packed(in)) {   /* another stream's copy: copied again, whole */
+    memset(&u, 0, sizeof u);
+    u.sym2 = sdb_event_sym2(e);
+    u.text2 = sdb_event_text2(e);
+    u.has_range = sdb_event_has_range(e);
+    u.range = sdb_event_range(e);
+    u.nsyms = sdb_event_nsyms(e);
+    u.syms = (const sdb_expr **)sdb_event_syms(e);
+    u.texts = sdb_event_texts(e);
+    in = &u;
+  }
   uint32_t n = in && in->syms ? in->nsyms : 0;
-  if (in && !in->sym2 && !in->text2 && !in->has_range && !n)
-    e->more = NULL;   /* nothing set: the common event */
-  if (e->more) {
-    sdb_event_more *m = sdb_arena_alloc(a, sizeof *m, _Alignof(sdb_event_more));
-    if (!m) return false;
-    *m = *in;
-    m->text2 = sdb_intern(in->text2);
-    m->nsyms = n;
-    m->syms = NULL;
-    m->texts = NULL;
-    if (n) {
+  unsigned has = SDB_MORE_PACKED;
+  if (in && in->sym2) has |= SDB_MORE_SYM2;
+  if (in && in->text2) has |= SDB_MORE_TEXT2;
+  if (in && in->has_range) has |= SDB_MORE_RANGE;
+  if (n) has |= SDB_MORE_SYMS;
+  if (n && in->texts) has |= SDB_MORE_TEXTS;
+  e->more = NULL;
+  if (has != SDB_MORE_PACKED) {   /* some field set (most events have none) */
+    size_t words = 0;
+    for (unsigned b = SDB_MORE_SYM2; b <= SDB_MORE_TEXTS; b <<= 1)
+      if (has & b) words += b == SDB_MORE_RANGE ? 2 : 1;
+    char *blk = sdb_arena_alloc(a, sizeof(sdb_more_head) + words * sizeof(void *), _Alignof(int64_t));
+    if (!blk) return false;
+    sdb_more_head *h = (sdb_more_head *)(void *)blk;
+    memset(h, 0, sizeof *h);
+    h->packed_ = (uint8_t)has;
+    h->is_bool = (has & SDB_MORE_RANGE) && in->range.is_bool;
+    h->nsyms = n;
+    char *w = blk + sizeof *h;
+    if (has & SDB_MORE_SYM2) { memcpy(w, &in->sym2, sizeof in->sym2); w += sizeof(void *); }
+    if (has & SDB_MORE_TEXT2) {
+      const char *t = sdb_intern(in->text2);
+      memcpy(w, &t, sizeof t);
+      w += sizeof(void *);
+    }
+    if (has & SDB_MORE_RANGE) {
+      memcpy(w, &in->range.lo, sizeof(int64_t));
+      memcpy(w + sizeof(int64_t), &in->range.hi, sizeof(int64_t));
+      w += 2 * sizeof(int64_t);
+    }
+    if (has & SDB_MORE_SYMS) {
       const sdb_expr **v = sdb_arena_alloc(a, n * sizeof *v, sizeof *v);
       if (!v) return false;
       memcpy(v, in->syms, n * sizeof *v);
-      m->syms = v;
+      memcpy(w, &v, sizeof v);
+      w += sizeof(void *);
     }
-    if (n && in->texts) {
-      m->texts = sdb_arena_alloc(a, n * sizeof *m->texts, sizeof *m->texts);
-      if (!m->texts) return false;
-      for (uint32_t i = 0; i < n; i++) m->texts[i] = sdb_intern(in->texts[i]);
+    if (has & SDB_MORE_TEXTS) {
+      const char **t = sdb_arena_alloc(a, n * sizeof *t, sizeof *t);
+      if (!t) return false;
+      for (uint32_t i = 0; i < n; i++) t[i] = sdb_intern(in->texts[i]);
+      memcpy(w, &t, sizeof t);
     }
-    e->more = m;
+    e->more = (const sdb_event_more *)(const void *)blk;
   }
   if (sdb_event_owns_detail(e) && e->detail && !(e->detail = sdb_arena_strdup(a, e->detail))) return false;
   return true;

@@ -132,16 +132,32 @@ void sdb_sites_reset(void);
 /* Fields that few kinds use (a fifth of the events of a long run): kept
 ** apart, so the common event (a placed node appended at the end, a
 ** lowered buffer) is 72 bytes, not 144. An emitter points `more` at its
-** own; the stream keeps a copy (none when every field is unset). */
+** own (this struct, `packed_` zero); the stream keeps a packed copy of the
+** fields set only (none when none is), read through the accessors below
+** whichever it is: a range alone is 24 bytes, a set of symbols 16. */
 typedef struct sdb_event_more {
+  uint8_t packed_;          /* 0 here; the stream's copy: which fields follow */
+  bool has_range;           /* range is set */
+  uint32_t nsyms;           /* of syms (and texts) */
   const sdb_expr *sym2;     /* a second sym (renamed: the new symbol) */
   const char *text2;        /* a second text, as sym2 is a second sym (interned) */
   const sdb_expr **syms;    /* a set of symbols (pending, bound, defined) */
   const char **texts;       /* parallel to syms, may be NULL */
-  uint32_t nsyms;           /* of syms (and texts) */
-  bool has_range;           /* range is set */
   sdb_range range;
 } sdb_event_more;
+
+/* The stream's copy: packed_ (never 0) says which fields follow the
+** 8-byte head, in this order, each a word (a range two); is_bool is the
+** range's. */
+enum {
+  SDB_MORE_PACKED = 1, SDB_MORE_SYM2 = 2, SDB_MORE_TEXT2 = 4, SDB_MORE_RANGE = 8,
+  SDB_MORE_SYMS = 16, SDB_MORE_TEXTS = 32
+};
+typedef struct sdb_more_head {
+  uint8_t packed_;
+  bool is_bool;
+  uint32_t nsyms;
+} sdb_more_head;
 
 /* Fields ordered so the small ones share a word (a stream holds millions). */
 typedef struct sdb_event {
@@ -161,28 +177,69 @@ typedef struct sdb_event {
   const sdb_event_more *more;  /* the rarer fields, or NULL: none set (owned) */
 } sdb_event;
 
+/* Which fields a packed copy holds (0: an emitter's struct). Read as a
+** byte: a packed copy is an sdb_more_head and its words, not the struct. */
+static inline unsigned sdb_more_packed(const sdb_event_more *m) { return *(const uint8_t *)m; }
+
+/* Where a field of a packed copy is (its bit must be set). */
+static inline const void *sdb_more_at(const sdb_event_more *m, unsigned bit) {
+  unsigned has = sdb_more_packed(m), words = 0;
+  for (unsigned b = SDB_MORE_SYM2; b < bit; b <<= 1)
+    if (has & b) words += b == SDB_MORE_RANGE ? 2 : 1;
+  return (const char *)m + sizeof(sdb_more_head) + words * sizeof(void *);
+}
+
 /* The rarer fields, read through these (NULL, no range, no symbols, no
 ** texts when the event has none). */
 static inline const sdb_expr *sdb_event_sym2(const sdb_event *e) {
-  return e->more ? e->more->sym2 : NULL;
+  const sdb_event_more *m = e->more;
+  if (!m) return NULL;
+  unsigned p = sdb_more_packed(m);
+  if (!p) return m->sym2;
+  return p & SDB_MORE_SYM2 ? *(const sdb_expr *const *)sdb_more_at(m, SDB_MORE_SYM2) : NULL;
 }
 static inline bool sdb_event_has_range(const sdb_event *e) {
-  return e->more && e->more->has_range;
+  const sdb_event_more *m = e->more;
+  if (!m) return false;
+  unsigned p = sdb_more_packed(m);
+  return p ? (p & SDB_MORE_RANGE) != 0 : m->has_range;
 }
 static inline sdb_range sdb_event_range(const sdb_event *e) {
-  return e->more ? e->more->range : sdb_range_make(0, 0);
+  const sdb_event_more *m = e->more;
+  if (!m) return sdb_range_make(0, 0);
+  unsigned p = sdb_more_packed(m);
+  if (!p) return m->range;
+  if (!(p & SDB_MORE_RANGE)) return sdb_range_make(0, 0);
+  const int64_t *w = sdb_more_at(m, SDB_MORE_RANGE);
+  sdb_range r = sdb_range_make(w[0], w[1]);
+  r.is_bool = ((const sdb_more_head *)(const void *)m)->is_bool;
+  return r;
 }
 static inline const char *sdb_event_text2(const sdb_event *e) {
-  return e->more ? e->more->text2 : NULL;
+  const sdb_event_more *m = e->more;
+  if (!m) return NULL;
+  unsigned p = sdb_more_packed(m);
+  if (!p) return m->text2;
+  return p & SDB_MORE_TEXT2 ? *(const char *const *)sdb_more_at(m, SDB_MORE_TEXT2) : NULL;
 }
 static inline uint32_t sdb_event_nsyms(const sdb_event *e) {
-  return e->more && e->more->syms ? e->more->nsyms : 0;
+  const sdb_event_more *m = e->more;
+  if (!m) return 0;
+  unsigned p = sdb_more_packed(m);
+  if (!p) return m->syms ? m->nsyms : 0;
+  return p & SDB_MORE_SYMS ? ((const sdb_more_head *)(const void *)m)->nsyms : 0;
 }
 static inline const sdb_expr *const *sdb_event_syms(const sdb_event *e) {
-  return sdb_event_nsyms(e) ? e->more->syms : NULL;
+  if (!sdb_event_nsyms(e)) return NULL;
+  const sdb_event_more *m = e->more;
+  return sdb_more_packed(m) ? *(const sdb_expr *const *const *)sdb_more_at(m, SDB_MORE_SYMS) : m->syms;
 }
 static inline const char **sdb_event_texts(const sdb_event *e) {
-  return sdb_event_nsyms(e) ? e->more->texts : NULL;
+  if (!sdb_event_nsyms(e)) return NULL;
+  const sdb_event_more *m = e->more;
+  unsigned p = sdb_more_packed(m);
+  if (!p) return m->texts;
+  return p & SDB_MORE_TEXTS ? *(const char **const *)sdb_more_at(m, SDB_MORE_TEXTS) : NULL;
 }
 
 /* Is e's detail its own copy (a placed node's line, a lowered buffer's

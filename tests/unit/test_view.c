@@ -1288,6 +1288,56 @@ static void test_graph_defer_matches(void **state) {
   }
 }
 
+/* The stream keeps only the rarer fields an event sets, packed: every
+** combination reads back through the accessors as the emitter gave it,
+** and a copy into a second stream outlives the first. */
+static void test_event_more_packed(void **state) {
+  (void)state;
+  const sdb_expr *syms[3] = {sdb_sym("u1"), sdb_sym("u2"), sdb_sym("u3")};
+  const char *texts[3] = {".size()[0]", NULL, "[1]"};
+  for (unsigned has = 0; has < 32; has++) {
+    sdb_events *a = sdb_events_new(), *b = sdb_events_new();
+    sdb_event e = {0};
+    e.kind = SDB_EV_UNBACKED_BINDINGS;
+    e.value = has;
+    sdb_event_more m = {0};
+    if (has & 1) m.sym2 = sdb_sym("s7");
+    if (has & 2) m.text2 = "anchor";
+    if (has & 4) { m.has_range = true; m.range = sdb_range_make(-3, SDB_PINF); m.range.is_bool = has & 8; }
+    if (has & 8) { m.syms = syms; m.nsyms = 3; }
+    if (has & 16) m.texts = texts;   /* without syms: nothing to be parallel to */
+    e.more = &m;
+    assert_true(sdb_emit_raw(a, &e) >= 0);
+    assert_true(sdb_emit_raw(b, sdb_events_at(a, 0)) >= 0);
+    sdb_events_free(a);
+    const sdb_event *g = sdb_events_at(b, 0);
+    assert_ptr_equal(sdb_event_sym2(g), has & 1 ? sdb_sym("s7") : NULL);
+    if (has & 2) assert_string_equal(sdb_event_text2(g), "anchor");
+    else assert_null(sdb_event_text2(g));
+    assert_int_equal(sdb_event_has_range(g), (has & 4) != 0);
+    if (has & 4) {
+      sdb_range r = sdb_event_range(g);
+      assert_true(r.lo == -3 && r.hi == SDB_PINF && r.is_bool == ((has & 8) != 0));
+    }
+    assert_int_equal(sdb_event_nsyms(g), has & 8 ? 3 : 0);
+    if (has & 8) {
+      for (int i = 0; i < 3; i++) assert_ptr_equal(sdb_event_syms(g)[i], syms[i]);
+      if (has & 16) {
+        assert_string_equal(sdb_event_texts(g)[0], ".size()[0]");
+        assert_null(sdb_event_texts(g)[1]);
+        assert_string_equal(sdb_event_texts(g)[2], "[1]");
+      } else {
+        assert_null(sdb_event_texts(g));
+      }
+    } else {
+      assert_null(sdb_event_syms(g));
+      assert_null(sdb_event_texts(g));
+    }
+    assert_int_equal(g->more == NULL, (has & ~16u) == 0);   /* nothing kept when nothing is set */
+    sdb_events_free(b);
+  }
+}
+
 static void test_graph_seal_names(void **state) {
   (void)state;
   sdb_graph *g = sdb_graph_new("GraphModule");
@@ -1469,6 +1519,7 @@ int main(void) {
     cmocka_unit_test(test_node_order_by_hand),
     cmocka_unit_test(test_seek_both_ways),
     cmocka_unit_test(test_graph_seal_names),
+    cmocka_unit_test(test_event_more_packed),
     cmocka_unit_test(test_graph_defer_matches),
     cmocka_unit_test(test_follow_bare_events),
     cmocka_unit_test(test_clone_and_fork),
