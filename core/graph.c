@@ -127,6 +127,7 @@ void sdb_graph_free(sdb_graph *g) {
   sdb_map_free(&g->sub_used);
   sdb_map_free(&g->sub_next);
   sdb_map_free(&g->dfollow);
+  sdb_map_free(&g->dnext);
   free(g);
 }
 
@@ -253,16 +254,13 @@ static sdb_node *insert_pos(sdb_graph *g, sdb_node *n, size_t at) {
     /* chained after the cursor, which then moves past it, as insert_at does */
     sdb_node *prev = g->dfront ? NULL : g->dcursor ? g->dcursor : g->dtail;
     bool tail = prev == g->dtail;   /* appended */
-    if (!prev) {
-      n->lnext = g->dfirst;
-      g->dfirst = n;
-    } else if (prev->id >= g->did0) {
-      n->lnext = prev->lnext;
-      prev->lnext = n;
-    } else {
-      n->lnext = sdb_map_get(&g->dfollow, prev);
-      if (!sdb_map_put(&g->dfollow, prev, n)) return NULL;
-    }
+    bool chained = prev && prev->id >= g->did0;   /* made while deferred */
+    sdb_node *next = !prev ? g->dfirst : chained ? sdb_map_get(&g->dnext, prev)
+                                                 : sdb_map_get(&g->dfollow, prev);
+    if (!sdb_map_put(&g->dnext, n, next)) return NULL;
+    if (!prev) g->dfirst = n;
+    else if (chained) sdb_map_put(&g->dnext, prev, n);   /* prev has its entry: no allocation */
+    else if (!sdb_map_put(&g->dfollow, prev, n)) return NULL;
     g->nodes[g->n++] = n;
     if (tail) g->dtail = n;
     g->last_placed = n;
@@ -307,15 +305,15 @@ void sdb_graph_undefer(sdb_graph *g) {
     sdb_node *x = g->nodes[j];
     const sdb_node *f = any ? sdb_map_get(&g->dfollow, x) : NULL;
     size_t k = 0;
-    for (const sdb_node *c = f; c; c = c->lnext) k++;
+    for (const sdb_node *c = f; c; c = sdb_map_get(&g->dnext, c)) k++;
     if (k > w - j - 1) k = w - j - 1;   /* never past the room left (a broken chain) */
     w -= k;
     size_t i = w;
-    for (sdb_node *c = (sdb_node *)f; c && i < w + k; c = c->lnext) g->nodes[i++] = c;
+    for (sdb_node *c = (sdb_node *)f; c && i < w + k; c = sdb_map_get(&g->dnext, c)) g->nodes[i++] = c;
     g->nodes[--w] = x;
   }
   size_t k = 0;   /* the chain at the very start fills what is left */
-  for (sdb_node *c = g->dfirst; c && k < w; c = c->lnext) g->nodes[k++] = c;
+  for (sdb_node *c = g->dfirst; c && k < w; c = sdb_map_get(&g->dnext, c)) g->nodes[k++] = c;
   if (g->dfront) at = 0;
   else if (g->dcursor)
     for (size_t i = 0; i < g->n; i++)
@@ -325,6 +323,7 @@ void sdb_graph_undefer(sdb_graph *g) {
   g->dfirst = g->dtail = g->dcursor = NULL;
   g->dfront = false;
   sdb_map_free(&g->dfollow);
+  sdb_map_free(&g->dnext);
 }
 
 /* A node and room for nargs arguments after it, one block (a separate

@@ -97,10 +97,9 @@ struct sdb_node {          /* small fields first: they share two words */
     sdb_graph *sub_;           /* a get_attr of a subgraph (not owned: the graph owns it) */
   };
   const sdb_site *at;      /* the user's line (a site with no tracer), or NULL */
-  sdb_node *lnext;         /* made while its graph is deferred: the next in its chain */
 };
 
-/* 104 bytes before its arguments, which follow it in its block (a long
+/* 96 bytes before its arguments, which follow it in its block (a long
 ** program holds millions): source and sub share a word, as no node is
 ** both a placeholder and a get_attr, and a node does not point at its
 ** graph. */
@@ -148,7 +147,7 @@ struct sdb_graph {
   /* Deferred order (sdb_graph_defer): nodes are appended to `nodes`, the
   ** dn0 there before in their order. A node made since (id >= did0) goes
   ** in a chain: the one after a node there before is in dfollow, the one
-  ** at the very start is dfirst, and a chained node's next is its lnext
+  ** at the very start is dfirst, and a chained node's next is in dnext
   ** (NULL: the chain ends). dcursor is where the next node goes (after it;
   ** NULL: the end, after dtail; dfront: the start). Nothing of the nodes
   ** there before is written or read: laying out a long graph again was a
@@ -163,6 +162,7 @@ struct sdb_graph {
   size_t dn0;
   uint32_t did0;
   sdb_map dfollow;         /* node there before -> first node after it */
+  sdb_map dnext;           /* node made while deferred -> the next in its chain */
   sdb_map base_count;      /* interned base name -> last number used (as uintptr) */
   sdb_map used;            /* interned name -> node */
   sdb_map erased;          /* names of nodes removed: never given again, sealed or not */
