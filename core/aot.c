@@ -74,10 +74,22 @@ const sdb_op *sdb_node_target_op(const sdb_node *n) {
   return NULL;
 }
 
-/* The values of g's nodes start empty (g's nodes were made one after another:
-** their ids run nearly dense from the first). */
+/* The values of g's nodes start empty. Its nodes after the placeholders
+** were made one after another, their ids nearly dense; a placeholder may
+** be newer (a symbol lifted to the front), so the slots start at the
+** least id of those and of the first node after them. */
 static void vals_init(interp *it, const sdb_graph *g) {
-  sdb_idmap_init(&it->val, g && g->n ? g->nodes[0]->id : 0);
+  uint32_t base = 0;
+  if (g && g->n) {
+    size_t np = sdb_graph_num_placeholders(g);
+    base = g->nodes[np < g->n ? np : 0]->id;
+    for (size_t i = 0; i < np; i++)
+      if (g->nodes[i]->id < base) base = g->nodes[i]->id;
+  }
+  /* its nodes and the subgraphs' made among them: ids mostly below
+  ** base + 2n (an assert the trace's last pass put early in the graph
+  ** has one of the last ids) */
+  sdb_idmap_init_span(&it->val, base, g ? 2 * g->n + 4096 : 0);
 }
 
 static aotval *val_of(const interp *it, const sdb_node *n) {

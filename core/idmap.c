@@ -12,17 +12,22 @@ void sdb_idmap_init(sdb_idmap *m, uint32_t base) {
   m->other = (sdb_map)SDB_MAP_INIT;
 }
 
+void sdb_idmap_init_span(sdb_idmap *m, uint32_t base, size_t span) {
+  sdb_idmap_init(m, base);
+  m->span = span;
+}
+
 void sdb_idmap_free(sdb_idmap *m) {
   free(m->v);
   sdb_map_free(&m->other);
-  sdb_idmap_init(m, m->base);
+  sdb_idmap_init_span(m, m->base, m->span);
 }
 
 bool sdb_idmap_put(sdb_idmap *m, uint32_t id, const void *key, void *val) {
   size_t i = (size_t)(id - m->base);
   /* a slot, unless the ids from the base on are mostly others' (then the
   ** array would be mostly empty), or the key went to `other` before */
-  if (id >= m->base && (i < m->cap || i < 4 * m->n + 4096) &&
+  if (id >= m->base && (i < m->cap || i < m->span || i < 4 * m->n + 4096) &&
       !(m->other.len && sdb_map_has(&m->other, key))) {
     if (i >= m->cap) {
       size_t cap = m->cap ? m->cap * 2 : 256;

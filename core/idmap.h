@@ -30,12 +30,17 @@ typedef struct sdb_idmap {
   sdb_idmap_slot *v;        /* v[id - base] */
   uint32_t base;
   size_t cap, n;            /* slots, and those in use */
+  size_t span;              /* ids below base + span get a slot however sparse */
   sdb_map other;            /* key -> val for the ids without a slot */
 } sdb_idmap;
 
 /* Empty, its slots starting at id `base` (the first id the pass will
 ** meet: the next id to be handed out, or the first node's). */
 void sdb_idmap_init(sdb_idmap *m, uint32_t base);
+/* The same, when the ids to come are known to lie mostly below base +
+** span (a graph's nodes: made out of order, an early put may have a late
+** id): those get slots from the first put on. */
+void sdb_idmap_init_span(sdb_idmap *m, uint32_t base, size_t span);
 void sdb_idmap_free(sdb_idmap *m);
 
 /* key's value (key's id is id), or NULL. */
