@@ -284,9 +284,7 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
   if (n && in->texts) has |= SDB_MORE_TEXTS;
   e->more = NULL;
   if (has != SDB_MORE_PACKED) {   /* some field set (most events have none) */
-    size_t words = 0;
-    for (unsigned b = SDB_MORE_SYM2; b <= SDB_MORE_TEXTS; b <<= 1)
-      if (has & b) words += b == SDB_MORE_RANGE ? 2 : 1;
+    size_t words = sdb_more_words(has, SDB_MORE_TEXTS << 1);
     char *blk = sdb_arena_alloc(a, sizeof(sdb_more_head) + words * sizeof(void *), _Alignof(int64_t));
     if (!blk) return false;
     sdb_more_head *h = (sdb_more_head *)(void *)blk;

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "arena.h"
 #include "expr.h"
@@ -181,22 +182,33 @@ typedef struct sdb_event {
 ** byte: a packed copy is an sdb_more_head and its words, not the struct. */
 static inline unsigned sdb_more_packed(const sdb_event_more *m) { return *(const uint8_t *)m; }
 
-/* Where a field of a packed copy is (its bit must be set). */
-static inline const void *sdb_more_at(const sdb_event_more *m, unsigned bit) {
-  unsigned has = sdb_more_packed(m), words = 0;
+/* Words taken by the fields of `has` below bit (a range takes two):
+** where a field of a packed copy is, and (bit past the last) its size. */
+static inline size_t sdb_more_words(unsigned has, unsigned bit) {
+  size_t words = 0;
   for (unsigned b = SDB_MORE_SYM2; b < bit; b <<= 1)
     if (has & b) words += b == SDB_MORE_RANGE ? 2 : 1;
-  return (const char *)m + sizeof(sdb_more_head) + words * sizeof(void *);
+  return words;
+}
+
+/* Where a field of a packed copy is (its bit must be set). */
+static inline const void *sdb_more_at(const sdb_event_more *m, unsigned bit) {
+  return (const char *)m + sizeof(sdb_more_head) + sdb_more_words(sdb_more_packed(m), bit) * sizeof(void *);
+}
+
+/* A one-word field of a packed copy, or NULL when it holds none. */
+static inline const void *sdb_more_word(const sdb_event_more *m, unsigned bit) {
+  const void *w = NULL;
+  if (sdb_more_packed(m) & bit) memcpy(&w, sdb_more_at(m, bit), sizeof w);
+  return w;
 }
 
 /* The rarer fields, read through these (NULL, no range, no symbols, no
-** texts when the event has none). */
+** texts when the event has none), from an emitter's struct or the
+** stream's packed copy alike. */
 static inline const sdb_expr *sdb_event_sym2(const sdb_event *e) {
   const sdb_event_more *m = e->more;
-  if (!m) return NULL;
-  unsigned p = sdb_more_packed(m);
-  if (!p) return m->sym2;
-  return p & SDB_MORE_SYM2 ? *(const sdb_expr *const *)sdb_more_at(m, SDB_MORE_SYM2) : NULL;
+  return !m ? NULL : sdb_more_packed(m) ? sdb_more_word(m, SDB_MORE_SYM2) : m->sym2;
 }
 static inline bool sdb_event_has_range(const sdb_event *e) {
   const sdb_event_more *m = e->more;
@@ -217,10 +229,7 @@ static inline sdb_range sdb_event_range(const sdb_event *e) {
 }
 static inline const char *sdb_event_text2(const sdb_event *e) {
   const sdb_event_more *m = e->more;
-  if (!m) return NULL;
-  unsigned p = sdb_more_packed(m);
-  if (!p) return m->text2;
-  return p & SDB_MORE_TEXT2 ? *(const char *const *)sdb_more_at(m, SDB_MORE_TEXT2) : NULL;
+  return !m ? NULL : sdb_more_packed(m) ? sdb_more_word(m, SDB_MORE_TEXT2) : m->text2;
 }
 static inline uint32_t sdb_event_nsyms(const sdb_event *e) {
   const sdb_event_more *m = e->more;
@@ -232,14 +241,12 @@ static inline uint32_t sdb_event_nsyms(const sdb_event *e) {
 static inline const sdb_expr *const *sdb_event_syms(const sdb_event *e) {
   if (!sdb_event_nsyms(e)) return NULL;
   const sdb_event_more *m = e->more;
-  return sdb_more_packed(m) ? *(const sdb_expr *const *const *)sdb_more_at(m, SDB_MORE_SYMS) : m->syms;
+  return sdb_more_packed(m) ? sdb_more_word(m, SDB_MORE_SYMS) : m->syms;
 }
 static inline const char **sdb_event_texts(const sdb_event *e) {
   if (!sdb_event_nsyms(e)) return NULL;
   const sdb_event_more *m = e->more;
-  unsigned p = sdb_more_packed(m);
-  if (!p) return m->texts;
-  return p & SDB_MORE_TEXTS ? *(const char **const *)sdb_more_at(m, SDB_MORE_TEXTS) : NULL;
+  return sdb_more_packed(m) ? (const char **)sdb_more_word(m, SDB_MORE_TEXTS) : m->texts;
 }
 
 /* Is e's detail its own copy (a placed node's line, a lowered buffer's

@@ -297,6 +297,12 @@ void sdb_graph_defer(sdb_graph *g) {
 ** after the chains of those before it, so writing at the back never
 ** reaches nodes[0..j) still to be read (and chained nodes are reached by
 ** their links, not by where they were appended). */
+/* Lays node x at position i; the insertion point goes right after the cursor. */
+static void lay(sdb_graph *g, size_t i, sdb_node *x, size_t *at) {
+  g->nodes[i] = x;
+  if (x == g->dcursor) *at = i + 1;
+}
+
 void sdb_graph_undefer(sdb_graph *g) {
   if (!g->deferred) return;
   size_t w = g->n, at = g->n;
@@ -309,15 +315,12 @@ void sdb_graph_undefer(sdb_graph *g) {
     if (k > w - j - 1) k = w - j - 1;   /* never past the room left (a broken chain) */
     w -= k;
     size_t i = w;
-    for (sdb_node *c = (sdb_node *)f; c && i < w + k; c = sdb_map_get(&g->dnext, c)) g->nodes[i++] = c;
-    g->nodes[--w] = x;
+    for (sdb_node *c = (sdb_node *)f; c && i < w + k; c = sdb_map_get(&g->dnext, c)) lay(g, i++, c, &at);
+    lay(g, --w, x, &at);
   }
   size_t k = 0;   /* the chain at the very start fills what is left */
-  for (sdb_node *c = g->dfirst; c && k < w; c = sdb_map_get(&g->dnext, c)) g->nodes[k++] = c;
+  for (sdb_node *c = g->dfirst; c && k < w; c = sdb_map_get(&g->dnext, c)) lay(g, k++, c, &at);
   if (g->dfront) at = 0;
-  else if (g->dcursor)
-    for (size_t i = 0; i < g->n; i++)
-      if (g->nodes[i] == g->dcursor) { at = i + 1; break; }
   g->insert_at = at;
   g->deferred = false;
   g->dfirst = g->dtail = g->dcursor = NULL;
