@@ -216,9 +216,15 @@ const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate) {
 }
 
 sdb_graph *sdb_graph_new_sub(sdb_graph *parent, const char *base) {
-  sdb_graph **v = realloc(parent->subs, (parent->nsubs + 1) * sizeof *v);
-  if (!v) return NULL;
-  parent->subs = v;
+  /* doubled, not one more each time: a copy per cond was quadratic, and
+  ** each old array left a hole in the heap among the nodes made since */
+  if (parent->nsubs == parent->capsubs) {
+    size_t cap = parent->capsubs ? 2 * parent->capsubs : 4;
+    sdb_graph **v = realloc(parent->subs, cap * sizeof *v);
+    if (!v) return NULL;
+    parent->subs = v;
+    parent->capsubs = cap;
+  }
   /* submodule names count from 0 per base (cond_true_0, wrap_body_0), in
   ** their own namespace, apart from node names. Names are never freed, so
   ** the first free index per base only grows: start where the last one

@@ -169,7 +169,7 @@ struct sdb_graph {
   sdb_map sub_used;        /* interned submodule name -> its graph */
   sdb_map sub_next;        /* interned submodule base -> first index maybe free */
   sdb_graph **subs;        /* owned subgraphs, in creation order */
-  size_t nsubs;
+  size_t nsubs, capsubs;
   sdb_erase_fn on_erase;   /* or NULL */
   void *erase_ud;
 };
