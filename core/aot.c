@@ -3,6 +3,7 @@
 ** graph that builds the functional aten graph.
 */
 #include "aot.h"
+#include "arena.h"
 #include "buf.h"
 #include "hop.h"
 #include "intern.h"
@@ -39,6 +40,10 @@ typedef struct {
   sdb_node **inline_out;     /* filled by run_graph, one per output element */
   bool inlining;
   sdb_buf line;              /* scratch: the line of the node being placed */
+  /* the aotvals, of the whole run (a branch's interp shares its caller's):
+  ** a malloc each left, once freed, a 64-byte hole per node among the
+  ** nodes and tensors aot made, which lowering's larger blocks never fill */
+  sdb_arena *mem;
 } interp;
 
 static int oom(sdb_err *err) {
@@ -103,7 +108,6 @@ static void interp_free(interp *it) {
     aotval *a = v;
     sdb_value_free(&a->v);
     free(a->items);
-    free(a);
   }
   sdb_idmap_free(&it->val);
   sdb_buf_free(&it->line);
@@ -112,8 +116,10 @@ static void interp_free(interp *it) {
 static aotval *set_val(interp *it, const sdb_node *n, const sdb_value *v, sdb_node *node) {
   aotval *a = val_of(it, n);
   if (!a) {
-    a = calloc(1, sizeof *a);
-    if (!a || !sdb_idmap_put(&it->val, n->id, n, a)) { free(a); return NULL; }
+    a = sdb_arena_alloc(it->mem, sizeof *a, _Alignof(aotval));
+    if (!a) return NULL;
+    memset(a, 0, sizeof *a);
+    if (!sdb_idmap_put(&it->val, n->id, n, a)) return NULL;
   } else {
     sdb_value_free(&a->v);
     free(a->items);
@@ -685,7 +691,8 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
   out->graph = sdb_graph_new("GraphModule");
   if (out->graph && ev) sdb_graph_on_erase(out->graph, sdb_node_erased_event, ev);
   sdb_buf mutations = SDB_BUF_INIT;
-  interp it = {env, ev, out->mode, out->graph, {0}, &mutations, NULL, NULL, NULL, NULL, ninputs, NULL, NULL, false, SDB_BUF_INIT};
+  sdb_arena mem = SDB_ARENA_INIT, meta_mem = SDB_ARENA_INIT;
+  interp it = {env, ev, out->mode, out->graph, {0}, &mutations, NULL, NULL, NULL, NULL, ninputs, NULL, NULL, false, SDB_BUF_INIT, &mem};
   vals_init(&it, dynamo);
   it.in_tensors = calloc(ninputs + 1, sizeof *it.in_tensors);
   it.in_nodes = calloc(ninputs + 1, sizeof *it.in_nodes);
@@ -752,7 +759,7 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
     sdb_emit(ev, &e);
     sdb_fake_mode_bump_epoch(out->mode);
     sdb_ignore_fresh_push(env);
-    interp meta = {env, ev, out->mode, NULL, {0}, &mutations, NULL, NULL, NULL, NULL, 0, NULL, NULL, false, SDB_BUF_INIT};
+    interp meta = {env, ev, out->mode, NULL, {0}, &mutations, NULL, NULL, NULL, NULL, 0, NULL, NULL, false, SDB_BUF_INIT, &meta_mem};
     vals_init(&meta, dynamo);
     for (size_t p = 0; p < np && rc == SDB_OK; p++) {
       aotval *a = val_of(&it, dynamo->nodes[p]);
@@ -762,10 +769,12 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
     if (rc == SDB_OK) rc = run_graph(&meta, dynamo, NULL, 0, &mouts, err);
     sdb_value_free(&mouts);
     interp_free(&meta);
+    sdb_arena_free(&meta_mem);
     sdb_ignore_fresh_pop(env);
   }
 done:
   interp_free(&it);
+  sdb_arena_free(&mem);
   for (size_t i = 0; invals && i < ninputs; i++) sdb_value_free(&invals[i]);
   free(invals);
   free(it.in_tensors);
