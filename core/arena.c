@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ARENA_CHUNK ((size_t)64 * 1024)
+/* A chunk with its header and malloc's is 16 pages, not a byte more:
+** shapedb has glibc map blocks this size on their own (repl/main.c), and
+** 64 KiB of room took a 17th page. */
+#define ARENA_CHUNK ((size_t)64 * 1024 - 64)
 
 struct sdb_arena_chunk {
   sdb_arena_chunk *next;
