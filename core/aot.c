@@ -19,6 +19,8 @@ typedef struct {
   sdb_value v;
   sdb_node *node;
   sdb_node **items;          /* an inlined body's outputs: the node of each element */
+  uint32_t last_use;         /* 1 + the index of the last node of its graph reading it, or 0 */
+  bool set;                  /* has a value (an entry may exist only for last_use) */
 } aotval;
 
 typedef struct {
@@ -97,8 +99,20 @@ static void vals_init(interp *it, const sdb_graph *g) {
   sdb_idmap_init_span(&it->val, base, g ? 2 * g->n + 4096 : 0);
 }
 
-static aotval *val_of(const interp *it, const sdb_node *n) {
+static aotval *entry_of(const interp *it, const sdb_node *n) {
   return sdb_idmap_get(&it->val, n->id, n);
+}
+
+static aotval *val_of(const interp *it, const sdb_node *n) {
+  aotval *a = entry_of(it, n);
+  return a && a->set ? a : NULL;
+}
+
+static aotval *new_entry(interp *it, const sdb_node *n) {
+  aotval *a = sdb_arena_alloc(it->mem, sizeof *a, _Alignof(aotval));
+  if (!a) return NULL;
+  memset(a, 0, sizeof *a);
+  return sdb_idmap_put(&it->val, n->id, n, a) ? a : NULL;
 }
 
 static void interp_free(interp *it) {
@@ -114,12 +128,9 @@ static void interp_free(interp *it) {
 }
 
 static aotval *set_val(interp *it, const sdb_node *n, const sdb_value *v, sdb_node *node) {
-  aotval *a = val_of(it, n);
+  aotval *a = entry_of(it, n);
   if (!a) {
-    a = sdb_arena_alloc(it->mem, sizeof *a, _Alignof(aotval));
-    if (!a) return NULL;
-    memset(a, 0, sizeof *a);
-    if (!sdb_idmap_put(&it->val, n->id, n, a)) return NULL;
+    if (!(a = new_entry(it, n))) return NULL;
   } else {
     sdb_value_free(&a->v);
     free(a->items);
@@ -127,6 +138,7 @@ static aotval *set_val(interp *it, const sdb_node *n, const sdb_value *v, sdb_no
   }
   a->v = v ? sdb_value_copy(v) : SDB_VALUE_NONE;
   a->node = node;
+  a->set = true;
   return a;
 }
 
@@ -610,6 +622,34 @@ out:
   return rc;
 }
 
+/* Marks each node read by arg a as last read by node 1 + ix (the graph is
+** walked from its end, so the first mark is the last use). */
+static bool mark_last_use(interp *it, const sdb_arg *a, uint32_t ix) {
+  if (a->kind == SDB_A_SEQ) {
+    for (size_t i = 0; i < a->n; i++)
+      if (!mark_last_use(it, &a->items[i], ix)) return false;
+  } else if (a->kind == SDB_A_NODE && a->node) {
+    aotval *x = entry_of(it, a->node);
+    if (!x && !(x = new_entry(it, a->node))) return false;
+    if (!x->last_use) x->last_use = ix + 1;
+  }
+  return true;
+}
+
+/* Frees the values node ix read last, as FX's generated code sets each
+** value to None after its last use: a pass holds the live values only,
+** not one per node (the metadata pass held every tensor of the graph at
+** once, a ninth of an inductor compile's peak). A placeholder's value
+** stays: the metadata pass starts from the root's. */
+static void free_last_uses(interp *it, const sdb_arg *a, uint32_t ix) {
+  if (a->kind == SDB_A_SEQ) {
+    for (size_t i = 0; i < a->n; i++) free_last_uses(it, &a->items[i], ix);
+  } else if (a->kind == SDB_A_NODE && a->node && a->node->op != SDB_N_PLACEHOLDER) {
+    aotval *x = val_of(it, a->node);
+    if (x && x->last_use == ix + 1) sdb_value_free(&x->v);
+  }
+}
+
 /* Interpret g with inputs bound to its placeholders (subgraphs), or with
 ** the root's placeholders already set. Fills *outputs with a tuple. */
 static int run_graph(interp *it, const sdb_graph *g, const sdb_value *inputs, size_t nin,
@@ -629,9 +669,15 @@ static int run_graph(interp *it, const sdb_graph *g, const sdb_value *inputs, si
       if (!set_val(it, g->nodes[i], &inputs[i], ph)) return oom(err);
     }
   }
+  for (size_t i = g->n; i-- > np;)
+    for (size_t k = 0; k < g->nodes[i]->nargs; k++)
+      if (!mark_last_use(it, &g->nodes[i]->args[k], (uint32_t)i)) return oom(err);
   for (size_t i = np; i < g->n; i++) {
-    int rc = run_node(it, g->nodes[i], err);
+    const sdb_node *n = g->nodes[i];
+    int rc = run_node(it, n, err);
     if (rc) return rc;
+    if (n->op != SDB_N_OUTPUT)
+      for (size_t k = 0; k < n->nargs; k++) free_last_uses(it, &n->args[k], (uint32_t)i);
   }
   const sdb_node *outn = sdb_graph_output_node(g);
   if (!outn || !outn->nargs) { *outputs = sdb_value_seq(SDB_V_TUPLE, 0); return SDB_OK; }
@@ -765,6 +811,9 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
       aotval *a = val_of(&it, dynamo->nodes[p]);
       if (!a || !set_val(&meta, dynamo->nodes[p], &a->v, NULL)) rc = oom(err);
     }
+    /* the first pass's values are done with: not held through the second */
+    interp_free(&it);
+    sdb_arena_free(&mem);
     sdb_value mouts = SDB_VALUE_NONE;
     if (rc == SDB_OK) rc = run_graph(&meta, dynamo, NULL, 0, &mouts, err);
     sdb_value_free(&mouts);
