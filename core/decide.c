@@ -13,8 +13,7 @@ static void emit_decision(sdb_shape_env *env, const char *fn, const sdb_expr *b,
   sdb_event e = {0};
   e.kind = SDB_EV_OBLIVIOUS;
   e.text = sdb_intern(fn);
-  e.expr = b;
-  sdb_event_more more = {.text2 = sdb_intern(result)};
+  sdb_event_more more = {.expr = b, .text2 = sdb_intern(result)};
   e.more = &more;
   e.detail = why;
   e.flags = guarded ? SDB_EVF_GUARDED : 0;

@@ -266,6 +266,7 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
   sdb_event_more u;
   if (in && sdb_more_packed(in)) {   /* another stream's copy: copied again, whole */
     memset(&u, 0, sizeof u);
+    u.expr = sdb_event_expr(e);
     u.sym2 = sdb_event_sym2(e);
     u.text2 = sdb_event_text2(e);
     u.has_range = sdb_event_has_range(e);
@@ -282,9 +283,10 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
   if (in && in->has_range) has |= SDB_MORE_RANGE;
   if (n) has |= SDB_MORE_SYMS;
   if (n && in->texts) has |= SDB_MORE_TEXTS;
+  if (in && in->expr) has |= SDB_MORE_EXPR;
   e->more = NULL;
   if (has != SDB_MORE_PACKED) {   /* some field set (most events have none) */
-    size_t words = sdb_more_words(has, SDB_MORE_TEXTS << 1);
+    size_t words = sdb_more_words(has, SDB_MORE_END);
     char *blk = sdb_arena_alloc(a, sizeof(sdb_more_head) + words * sizeof(void *), _Alignof(int64_t));
     if (!blk) return false;
     sdb_more_head *h = (sdb_more_head *)(void *)blk;
@@ -316,7 +318,9 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
       if (!t) return false;
       for (uint32_t i = 0; i < n; i++) t[i] = sdb_intern(in->texts[i]);
       memcpy(w, &t, sizeof t);
+      w += sizeof(void *);
     }
+    if (has & SDB_MORE_EXPR) memcpy(w, &in->expr, sizeof in->expr);
     e->more = (const sdb_event_more *)(const void *)blk;
   }
   if (sdb_event_owns_detail(e) && e->detail && !(e->detail = sdb_arena_strdup(a, e->detail))) return false;
@@ -482,7 +486,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       break;
     case SDB_EV_SPECIALIZATION:
       sdb_buf_printf(b, " %s = ", ev->text ? ev->text : "?");
-      put_expr(b, ev->expr);
+      put_expr(b, sdb_event_expr(ev));
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
       break;
     case SDB_EV_PENDING_CHANGED:
@@ -491,18 +495,18 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       break;
     case SDB_EV_GUARD_ADDED:
       sdb_buf_putc(b, ' ');
-      put_expr(b, ev->expr);
+      put_expr(b, sdb_event_expr(ev));
       break;
     case SDB_EV_REPLACEMENT_ADDED:
       sdb_buf_putc(b, ' ');
       put_expr(b, ev->sym);
       sdb_buf_puts(b, " -> ");
-      put_expr(b, ev->expr);
+      put_expr(b, sdb_event_expr(ev));
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
       break;
     case SDB_EV_RUNTIME_ASSERT:
       sdb_buf_putc(b, ' ');
-      put_expr(b, ev->expr);
+      put_expr(b, sdb_event_expr(ev));
       break;
     case SDB_EV_RANGE_REFINED:
       sdb_buf_putc(b, ' ');
@@ -559,9 +563,9 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
     case SDB_EV_OBLIVIOUS:
       /* guard_size_oblivious(Eq(u0, 1)) -> False: why */
       sdb_buf_printf(b, " %s", ev->text ? ev->text : "?");
-      if (ev->expr) {   /* else text is the whole call: sym_max(u0, 3) */
+      if (sdb_event_expr(ev)) {   /* else text is the whole call: sym_max(u0, 3) */
         sdb_buf_putc(b, '(');
-        put_expr(b, ev->expr);
+        put_expr(b, sdb_event_expr(ev));
         sdb_buf_putc(b, ')');
       }
       sdb_buf_printf(b, " -> %s", sdb_event_text2(ev) ? sdb_event_text2(ev) : "?");

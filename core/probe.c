@@ -233,9 +233,9 @@ static int load_symbols(sdb_probe *p, const sdb_view *v, sdb_err *err) {
 static int load_replacements(sdb_probe *p, const sdb_view *v, sdb_err *err) {
   for (size_t i = 0; i < sdb_view_replacement_count(v); i++) {
     const sdb_event *e = sdb_view_replacement_at(v, i);
-    if (!e || !e->sym || !e->expr) continue;
+    if (!e || !e->sym || !sdb_event_expr(e)) continue;
     sdb_err tmp = SDB_ERR_INIT;
-    int rc = sdb_restore_replacement(p->env, e->sym, e->expr, e->detail, &tmp);
+    int rc = sdb_restore_replacement(p->env, e->sym, sdb_event_expr(e), e->detail, &tmp);
     sdb_err_clear(&tmp);
     if (rc == SDB_E_OOM) return oom(err);   /* a cycle is dropped: the env could not follow it */
   }
@@ -267,13 +267,13 @@ static int load_facts(sdb_probe *p, const sdb_view *v, sdb_err *err) {
     const sdb_event *e;
     if (g && (!a || g->seq < a->seq)) { e = g; i++; }
     else { e = a; j++; }
-    if (!e || !e->expr || !sdb_is_bool(e->expr)) continue;
+    if (!e || !sdb_event_expr(e) || !sdb_is_bool(sdb_event_expr(e))) continue;
     sdb_err tmp = SDB_ERR_INIT;
-    int rc = sdb_check(p->env, e->expr, NULL, &tmp);
+    int rc = sdb_check(p->env, sdb_event_expr(e), NULL, &tmp);
     sdb_err_clear(&tmp);
     if (rc == SDB_E_OOM) return oom(err);
     if (rc) continue;
-    fact f = {e->expr, e == g ? FACT_GUARD : FACT_ASSERT, e->site->file, e->site->line, e->seq};
+    fact f = {sdb_event_expr(e), e == g ? FACT_GUARD : FACT_ASSERT, e->site->file, e->site->line, e->seq};
     if (!push_fact(p, f)) return oom(err);
   }
   return SDB_OK;
@@ -322,10 +322,10 @@ static int load_questions(sdb_probe *p, const sdb_view *v, sdb_err *err) {
   if (!p->questions) return oom(err);
   for (size_t i = 0; i < n; i++) {
     const sdb_event *e = sdb_view_at(v, SDB_EV_ERROR, i);
-    if (!e || e->seq < start || !e->expr) continue;
+    if (!e || e->seq < start || !sdb_event_expr(e)) continue;
     bool dup = false;
-    for (size_t k = 0; k < p->nquestions; k++) dup |= p->questions[k] == e->expr;
-    if (!dup) p->questions[p->nquestions++] = e->expr;
+    for (size_t k = 0; k < p->nquestions; k++) dup |= p->questions[k] == sdb_event_expr(e);
+    if (!dup) p->questions[p->nquestions++] = sdb_event_expr(e);
   }
   return SDB_OK;
 }

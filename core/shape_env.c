@@ -277,7 +277,8 @@ static int record_specialization(sdb_shape_env *env, const sdb_source *src,
   sdb_event e = {0};
   e.kind = SDB_EV_SPECIALIZATION;
   e.sym = sym;
-  e.expr = sdb_int(value);
+  sdb_event_more more = {.expr = sdb_int(value)};
+  e.more = &more;
   e.text = src ? src->name : NULL;
   e.detail = reason;
   sp->prov.seq = emit(env, &e);
@@ -1131,7 +1132,8 @@ static int set_replacement(sdb_shape_env *env, const sdb_expr *a,
   sdb_event e = {0};
   e.kind = SDB_EV_REPLACEMENT_ADDED;
   e.sym = a;
-  e.expr = tgt;
+  sdb_event_more more = {.expr = tgt};
+  e.more = &more;
   e.detail = reason;
   cur->prov.seq = emit(env, &e);
   return 0;
@@ -1216,7 +1218,8 @@ static long record_guard(sdb_shape_env *env, const sdb_expr *g) {
   gd->prov = prov_now(env);
   sdb_event e = {0};
   e.kind = SDB_EV_GUARD_ADDED;
-  e.expr = g;
+  sdb_event_more more = {.expr = g};
+  e.more = &more;
   gd->prov.seq = emit(env, &e);
   maybe_guard_rel(env, g);
   add_fact(env, g);
@@ -1470,7 +1473,8 @@ int sdb_check(sdb_shape_env *env, const sdb_expr *e, const char *msg, sdb_err *e
   ra->prov = prov_now(env);
   sdb_event ev = {0};
   ev.kind = SDB_EV_RUNTIME_ASSERT;
-  ev.expr = s;
+  sdb_event_more more = {.expr = s};
+  ev.more = &more;
   ev.sym = ra->key;
   ev.detail = msg;
   ra->prov.seq = emit(env, &ev);

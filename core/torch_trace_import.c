@@ -616,7 +616,8 @@ static void on_guard(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   mention(t, c, e, &w, rec->kind);
   sdb_event ev = {0};
   ev.phase = SDB_PHASE_TRACE;
-  ev.expr = e;
+  sdb_event_more more = {.expr = e};
+  ev.more = &more;
   if (is_assert) {
     ev.kind = SDB_EV_RUNTIME_ASSERT;
     ev.detail = sdb_intern(rec->kind);
@@ -648,7 +649,8 @@ static void on_propagate(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   sdb_event ev = {0};
   ev.kind = SDB_EV_RUNTIME_ASSERT;
   ev.phase = SDB_PHASE_TRACE;
-  ev.expr = e;
+  sdb_event_more more = {.expr = e};
+  ev.more = &more;
   ev.detail = sdb_intern(rec->kind);
   c->pub.asserts++;
   t->totals.asserts++;
@@ -670,7 +672,8 @@ static void on_specialization(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   if (ev.sym) mention(t, c, ev.sym, &w, rec->kind);
   char *end = NULL;
   long long v = val ? strtoll(val, &end, 10) : 0;
-  ev.expr = val && end && !*end ? sdb_int(v) : NULL;
+  sdb_event_more more = {.expr = val && end && !*end ? sdb_int(v) : NULL};
+  ev.more = &more;
   ev.value = v;
   ev.text = sdb_intern(src0);
   ev.detail = sdb_intern(jstr(rec->meta, "reason"));

@@ -167,7 +167,7 @@ static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
   if (e->op_first) set(o, "op_first", json_true());
   if (e->sym) set(o, "sym", expr_json(e->sym));
   if (sdb_event_sym2(e)) set(o, "sym2", expr_json(sdb_event_sym2(e)));
-  if (e->expr) set(o, "expr", expr_json(e->expr));
+  if (sdb_event_expr(e)) set(o, "expr", expr_json(sdb_event_expr(e)));
   if (sdb_event_has_range(e)) {
     json_t *r = json_array();
     json_array_append_new(r, bound_json(sdb_event_range(e).lo, sdb_event_range(e).is_bool));
@@ -416,9 +416,9 @@ static const char *required(sdb_event_kind k, sdb_event *e) {
     case SDB_EV_RENAMED:
       return !e->sym ? "sym" : !sdb_event_sym2(e) ? "sym2" : NULL;
     case SDB_EV_REPLACEMENT_ADDED:
-      return !e->sym ? "sym" : !e->expr ? "expr" : NULL;
+      return !e->sym ? "sym" : !sdb_event_expr(e) ? "expr" : NULL;
     case SDB_EV_GUARD_ADDED: case SDB_EV_RUNTIME_ASSERT:
-      return e->expr ? NULL : "expr";
+      return sdb_event_expr(e) ? NULL : "expr";
     case SDB_EV_NODE_PLACED: case SDB_EV_NODE_ERASED: case SDB_EV_UNBACKED_BINDINGS:
     case SDB_EV_TRACER_PUSH: case SDB_EV_TRACER_POP: case SDB_EV_BUFFER_LOWERED:
       return e->text ? NULL : "text";
@@ -500,7 +500,7 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
   static const char *const efields[] = { "sym", "sym2", "expr" };
   sdb_event_more *m = &p->more;
   memset(m, 0, sizeof *m);
-  const sdb_expr **eslots[] = { &e->sym, &m->sym2, &e->expr };
+  const sdb_expr **eslots[] = { &e->sym, &m->sym2, &m->expr };
   for (int i = 0; i < 3; i++) {
     const cJSON *j = f[F_SYM + i];
     if (!j || cJSON_IsNull(j)) continue;
@@ -556,7 +556,7 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
     m->texts = p->texts;
     m->nsyms = (uint32_t)ns;
   }
-  if (m->sym2 || m->text2 || m->has_range || m->nsyms) e->more = m;
+  if (m->expr || m->sym2 || m->text2 || m->has_range || m->nsyms) e->more = m;
   const char *missing = required((sdb_event_kind)kind, e);
   if (missing) {
     snprintf(buf, cap, "%s: missing field \"%s\"", name, missing);

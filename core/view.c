@@ -319,7 +319,8 @@ static bool same_range(const sdb_event *a, const sdb_event *b) {
 static bool same_event(const sdb_event *h, const sdb_event *e) {
   if (h->seq != e->seq || h->kind != e->kind || h->phase != e->phase || h->flags != e->flags ||
       h->site != e->site || h->op != e->op || h->sym != e->sym ||
-      sdb_event_sym2(h) != sdb_event_sym2(e) || h->expr != e->expr || !same_range(h, e) || h->value != e->value ||
+      sdb_event_sym2(h) != sdb_event_sym2(e) || sdb_event_expr(h) != sdb_event_expr(e) ||
+      !same_range(h, e) || h->value != e->value ||
       h->text != e->text || sdb_event_text2(h) != sdb_intern(sdb_event_text2(e)) || sdb_event_nsyms(h) != sdb_event_nsyms(e) ||
       (h->detail != e->detail && (!h->detail || !e->detail || strcmp(h->detail, e->detail))) ||
       (sdb_event_nsyms(h) && sdb_event_texts(h)) != (sdb_event_nsyms(e) && sdb_event_texts(e)))
@@ -581,10 +582,10 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
       break;
     }
     case SDB_EV_GUARD_ADDED:
-      touch_free_symbols(st, ci, h->expr, pos, &oom);
+      touch_free_symbols(st, ci, sdb_event_expr(h), pos, &oom);
       break;
     case SDB_EV_RUNTIME_ASSERT:
-      touch_free_symbols(st, ci, h->expr, pos, &oom);
+      touch_free_symbols(st, ci, sdb_event_expr(h), pos, &oom);
       touch(st, ci, h->sym, pos, &oom);
       break;
     case SDB_EV_REPLACEMENT_ADDED:
@@ -931,7 +932,7 @@ static void fill_sym(const sdb_view *v, const symrec *r, uint32_t at, sdb_view_s
   }
   out->size_like = r->size_like < at;
   uint32_t pp = last_below(&r->repls, at);
-  if (pp != NONE) out->replacement = ev_at(st, pp)->expr;
+  if (pp != NONE) out->replacement = sdb_event_expr(ev_at(st, pp));
   if (r->bound < at) {
     out->binding = ev_at(st, r->bound);
     out->keypath = keypath_in(out->binding, r->sym);
@@ -1311,7 +1312,7 @@ static void explain_event(sdb_buf *b, const sdb_view *v, const symrec *r, size_t
       break;
     case SDB_EV_REPLACEMENT_ADDED:
       sdb_buf_puts(b, "  replaced by ");
-      put_expr(b, e->expr);
+      put_expr(b, sdb_event_expr(e));
       paren(b, e->detail, true, false, e);
       break;
     case SDB_EV_RENAMED:
@@ -1323,17 +1324,17 @@ static void explain_event(sdb_buf *b, const sdb_view *v, const symrec *r, size_t
       break;
     case SDB_EV_GUARD_ADDED:
       sdb_buf_puts(b, "  in guard ");
-      put_expr(b, e->expr);
+      put_expr(b, sdb_event_expr(e));
       paren(b, NULL, true, true, e);
       break;
     case SDB_EV_RUNTIME_ASSERT:
       sdb_buf_puts(b, "  in runtime assert ");
-      put_expr(b, e->expr);
+      put_expr(b, sdb_event_expr(e));
       paren(b, NULL, true, true, e);
       break;
     case SDB_EV_SPECIALIZATION:
       sdb_buf_printf(b, "  specialized: %s = ", e->text ? e->text : r->sym->name);
-      put_expr(b, e->expr);
+      put_expr(b, sdb_event_expr(e));
       paren(b, e->detail, false, false, e);
       break;
     case SDB_EV_MEMO_HIT:
@@ -1476,17 +1477,17 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       break;
     case SDB_EV_GUARD_ADDED:
       sdb_buf_printf(b, "%sguard: ", undo);
-      put_expr(b, e->expr);
+      put_expr(b, sdb_event_expr(e));
       break;
     case SDB_EV_RUNTIME_ASSERT:
       sdb_buf_printf(b, "%sruntime assert: ", undo);
-      put_expr(b, e->expr);
+      put_expr(b, sdb_event_expr(e));
       break;
     case SDB_EV_REPLACEMENT_ADDED:
       sdb_buf_printf(b, "%sreplacement: ", undo);
       put_expr(b, e->sym);
       sdb_buf_puts(b, " -> ");
-      put_expr(b, e->expr);
+      put_expr(b, sdb_event_expr(e));
       if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
       break;
     case SDB_EV_RENAMED:
@@ -1498,7 +1499,7 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       break;
     case SDB_EV_SPECIALIZATION:
       sdb_buf_printf(b, "%sspecialization: %s = ", undo, e->text ? e->text : "?");
-      put_expr(b, e->expr);
+      put_expr(b, sdb_event_expr(e));
       if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
       break;
     case SDB_EV_SIZE_LIKE:

@@ -624,8 +624,11 @@ static int trace_abort(lua_State *L) {
   lua_pop(L, 1);
   lua_pushnil(L);
   lua_setfield(L, LUA_REGISTRYINDEX, LSDB_LAST_ERROR_COND);
-  if (cond && (!strcmp(kind, "GuardOnDataDependentSymNode") || !strcmp(kind, "RuntimeError")))
-    e.expr = cond;
+  sdb_event_more more = {0};
+  if (cond && (!strcmp(kind, "GuardOnDataDependentSymNode") || !strcmp(kind, "RuntimeError"))) {
+    more.expr = cond;
+    e.more = &more;
+  }
   if (at.file) sdb_emit_at(rt->ev, &e, &at);
   else sdb_emit(rt->ev, &e);
   lsdb_phase_event(rt, SDB_EV_PHASE_END, sdb_events_phase(rt->ev), t->name);

@@ -137,7 +137,7 @@ static bool bp_matches(const dbg *d, const dbg_bp *bp, const sdb_view *v, size_t
   case BP_GUARD: {
     if (e->kind != SDB_EV_GUARD_ADDED) return false;
     if (!bp->arg) return true;
-    char *text = e->expr ? sdb_expr_str(e->expr) : NULL;
+    char *text = sdb_event_expr(e) ? sdb_expr_str(sdb_event_expr(e)) : NULL;
     bool hit = text && strstr(text, bp->arg);
     free(text);
     return hit;

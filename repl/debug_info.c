@@ -106,7 +106,7 @@ static void list_facts(const sdb_view *v, sdb_event_kind kind, const char *what)
   for (size_t i = 0; i < n; i++) {
     const sdb_event *e = sdb_view_at(v, kind, i);
     printf("  ");
-    put_expr(e->expr);
+    put_expr(sdb_event_expr(e));
     printf("  (");
     put_where(e);
     if (kind == SDB_EV_RUNTIME_ASSERT && e->sym) printf(", on %s", e->sym->name);
@@ -136,7 +136,7 @@ static int info_replacements(repl_session *s, const repl_cmd *c, const repl_args
   for (size_t i = 0; i < n; i++) {
     const sdb_event *e = sdb_view_replacement_at(v, i);
     printf("  %s -> ", e->sym ? e->sym->name : "?");
-    put_expr(e->expr);
+    put_expr(sdb_event_expr(e));
     printf("  (%s%s", e->detail ? e->detail : "", e->detail ? ", " : "");
     put_where(e);
     printf(")\n");
@@ -533,7 +533,7 @@ static int cmd_where(repl_session *s, const repl_cmd *c, const repl_args *a) {
     size_t n = sdb_view_count(v, kinds[k]);
     for (size_t i = 0; i < n; i++) {
       const sdb_event *g = sdb_view_at(v, kinds[k], i);
-      char *text = g->expr ? sdb_expr_str(g->expr) : NULL;
+      char *text = sdb_event_expr(g) ? sdb_expr_str(sdb_event_expr(g)) : NULL;
       if (text && strstr(text, what)) {
         printf("%s%s %s was added at event %u, %s phase:\n", found ? "\n" : "",
                k == 0 ? "guard" : "runtime assert", text, g->seq, sdb_phase_name(g->phase));

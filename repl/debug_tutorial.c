@@ -262,8 +262,8 @@ static bool engine_fact(dbg *d, const char *what, sdb_buf *b) {
     if (!e || e->kind != SDB_EV_RENAMED || !e->sym || !sdb_event_sym2(e)) return false;
     sdb_buf_printf(b, "%s -> %s", e->sym->name, sdb_event_sym2(e)->name);
   } else if (!strcmp(kind, "expr")) {
-    if (!e || !e->expr) return false;
-    char *s = sdb_expr_str(e->expr);
+    if (!e || !sdb_event_expr(e)) return false;
+    char *s = sdb_expr_str(sdb_event_expr(e));
     sdb_buf_puts(b, s ? s : "?");
     free(s);
   } else if (!strcmp(kind, "event")) {
@@ -297,9 +297,9 @@ static bool engine_fact(dbg *d, const char *what, sdb_buf *b) {
     const char *base = strrchr(e->site->file, '/');
     sdb_buf_printf(b, "%s:%d", base ? base + 1 : e->site->file, (int)e->site->line);
   } else if (!strcmp(kind, "free")) {
-    if (!e || !e->expr) return false;
+    if (!e || !sdb_event_expr(e)) return false;
     const sdb_expr **syms = NULL;
-    long n = sdb_free_symbols(e->expr, &syms);
+    long n = sdb_free_symbols(sdb_event_expr(e), &syms);
     if (n < 0) return false;
     put_set(b, syms, (size_t)n);
     free(syms);

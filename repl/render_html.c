@@ -186,7 +186,7 @@ static void facts_table(sdb_buf *b, const sdb_view *v, sdb_event_kind kind, cons
   for (size_t i = 0; i < n; i++) {
     const sdb_event *e = sdb_view_at(v, kind, i);
     sdb_buf_puts(b, "<tr><td class=\"m\">");
-    esc_expr(b, e->expr);
+    esc_expr(b, sdb_event_expr(e));
     sdb_buf_printf(b, "</td><td>%s</td><td class=\"m\">", sdb_phase_name((sdb_phase)e->phase));
     where(b, e);
     sdb_buf_printf(b, "</td><td>%u</td></tr>\n", e->seq);

@@ -665,10 +665,12 @@ static void build_view_stream(long n) {
       e.kind = SDB_EV_PENDING_CHANGED;
       put(s, &e, SDB_PHASE_TRACE, tracer, i + 2);
       memset(&e, 0, sizeof e);
-      e.kind = SDB_EV_RUNTIME_ASSERT; e.sym = u; e.expr = sdb_le(u, sdb_sym("s0"));
+      sdb_event_more le = {.expr = sdb_le(u, sdb_sym("s0"))};
+      e.kind = SDB_EV_RUNTIME_ASSERT; e.sym = u; e.more = &le;
       put(s, &e, SDB_PHASE_TRACE, tracer, i + 2);
       memset(&e, 0, sizeof e);
-      e.kind = SDB_EV_GUARD_ADDED; e.expr = sdb_lt(sdb_int(i + 2), sdb_sym("s0"));
+      sdb_event_more lt = {.expr = sdb_lt(sdb_int(i + 2), sdb_sym("s0"))};
+      e.kind = SDB_EV_GUARD_ADDED; e.more = &lt;
       put(s, &e, SDB_PHASE_TRACE, tracer, i + 2);
     }
     memset(&e, 0, sizeof e);

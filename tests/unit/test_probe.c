@@ -129,7 +129,8 @@ static bool sc_branch(scenario *sc, int line, const char *text) {
   e.kind = SDB_EV_ERROR;
   e.text = err.kind;
   e.detail = sdb_intern(err.msg);
-  e.expr = err.cond;
+  sdb_event_more more = {.expr = err.cond};
+  e.more = &more;
   assert_true(sdb_emit(sc->ev, &e) >= 0);
   emit_kind(sc->ev, SDB_EV_PHASE_END, "model");
   sdb_events_set_phase(sc->ev, SDB_PHASE_NONE);

@@ -151,7 +151,8 @@ static void with_expr(builder *b, sdb_event_kind k, const char *sym, const char 
                       const char *detail) {
   sdb_event e = ev(k);
   e.sym = sym ? S(sym) : NULL;
-  e.expr = P(expr);
+  sdb_event_more more = {.expr = P(expr)};
+  e.more = &more;
   e.detail = detail;
   put(b, e);
 }
@@ -440,8 +441,8 @@ static void test_lists_and_phases(void **state) {
   const sdb_event *g0 = sdb_view_at(v, SDB_EV_GUARD_ADDED, 0);
   const sdb_event *g1 = sdb_view_at(v, SDB_EV_GUARD_ADDED, 1);
   assert_null(sdb_view_at(v, SDB_EV_GUARD_ADDED, 2));
-  assert_true(g0->expr == P("s0 > 2") && g0->phase == SDB_PHASE_TRACE && g0->site->line == 9 && g0->seq == 12);
-  assert_true(g1->expr == P("s0 <= 100") && g1->phase == SDB_PHASE_AOT && g1->seq == 23);
+  assert_true(sdb_event_expr(g0) == P("s0 > 2") && g0->phase == SDB_PHASE_TRACE && g0->site->line == 9 && g0->seq == 12);
+  assert_true(sdb_event_expr(g1) == P("s0 <= 100") && g1->phase == SDB_PHASE_AOT && g1->seq == 23);
   assert_int_equal(sdb_view_count(v, SDB_EV_RUNTIME_ASSERT), 1);
   assert_true(sdb_view_at(v, SDB_EV_RUNTIME_ASSERT, 0)->sym == S("u0"));
   assert_int_equal(sdb_view_count(v, SDB_EV_RENAMED), 1);
@@ -647,7 +648,8 @@ static void test_compiles(void **state) {
   with_expr(&b, SDB_EV_GUARD_ADDED, NULL, "s0 <= 2", NULL);     /* 12 */
   range_refined(&b, "s0", 2, 2, NULL);                          /* 13 */
   sdb_event sp = ev(SDB_EV_SPECIALIZATION);
-  sp.expr = sdb_int(2);
+  sdb_event_more two = {.expr = sdb_int(2)};
+  sp.more = &two;
   sp.text = "L['x'].size()[0]";
   sp.detail = "range_refined_to_singleton";
   put(&b, sp);                                                  /* 14: sym NULL, as PyTorch logs it */
@@ -893,7 +895,7 @@ static sdb_events *real_nonzero_run(const nzrun *o) {
   assert_int_equal(sdb_view_count(v, SDB_EV_GUARD_ADDED), sdb_guard_count(env));
   for (size_t i = 0; i < sdb_guard_count(env); i++) {
     const sdb_event *e = sdb_view_at(v, SDB_EV_GUARD_ADDED, i);
-    assert_true(e->expr == sdb_guard_at(env, i)->expr);
+    assert_true(sdb_event_expr(e) == sdb_guard_at(env, i)->expr);
     assert_int_equal(e->seq, sdb_guard_at(env, i)->prov.seq);
   }
   assert_int_equal(sdb_view_count(v, SDB_EV_RUNTIME_ASSERT), sdb_assert_count(env));
@@ -902,7 +904,7 @@ static sdb_events *real_nonzero_run(const nzrun *o) {
   for (size_t i = 0; i < sdb_replacement_count(env); i++) {
     const sdb_event *e = sdb_view_replacement_at(v, i);
     assert_true(e->sym == sdb_replacement_at(env, i)->sym);
-    assert_true(e->expr == sdb_replacement_at(env, i)->target);
+    assert_true(sdb_event_expr(e) == sdb_replacement_at(env, i)->target);
   }
   sdb_view_free(v);
   sdb_lowered_free(&low);
@@ -1295,7 +1297,7 @@ static void test_event_more_packed(void **state) {
   (void)state;
   const sdb_expr *syms[3] = {sdb_sym("u1"), sdb_sym("u2"), sdb_sym("u3")};
   const char *texts[3] = {".size()[0]", NULL, "[1]"};
-  for (unsigned has = 0; has < 32; has++) {
+  for (unsigned has = 0; has < 64; has++) {
     sdb_events *a = sdb_events_new(), *b = sdb_events_new();
     sdb_event e = {0};
     e.kind = SDB_EV_UNBACKED_BINDINGS;
@@ -1306,12 +1308,14 @@ static void test_event_more_packed(void **state) {
     if (has & 4) { m.has_range = true; m.range = sdb_range_make(-3, SDB_PINF); m.range.is_bool = has & 8; }
     if (has & 8) { m.syms = syms; m.nsyms = 3; }
     if (has & 16) m.texts = texts;   /* without syms: nothing to be parallel to */
+    if (has & 32) m.expr = sdb_parse("u1 + 2*s7", NULL, 0);
     e.more = &m;
     assert_true(sdb_emit_raw(a, &e) >= 0);
     assert_true(sdb_emit_raw(b, sdb_events_at(a, 0)) >= 0);
     sdb_events_free(a);
     const sdb_event *g = sdb_events_at(b, 0);
     assert_ptr_equal(sdb_event_sym2(g), has & 1 ? sdb_sym("s7") : NULL);
+    assert_ptr_equal(sdb_event_expr(g), has & 32 ? sdb_parse("u1 + 2*s7", NULL, 0) : NULL);
     if (has & 2) assert_string_equal(sdb_event_text2(g), "anchor");
     else assert_null(sdb_event_text2(g));
     assert_int_equal(sdb_event_has_range(g), (has & 4) != 0);
