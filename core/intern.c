@@ -2,7 +2,6 @@
 ** intern.c — a global open-addressing table of strings (see intern.h).
 */
 #include "intern.h"
-#include "arena.h"
 #include "buf.h"
 
 #include <stdarg.h>
@@ -11,12 +10,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The strings' bytes, in chunks of their own (a malloc per string cost
+** its header and rounding: a name like "add_12" took 32 bytes, and a
+** tenth of the time of interning one). A string is named by a 32-bit
+** reference: its chunk's index + 1 (0: an empty slot), then its offset in
+** the chunk. A string longer than a quarter chunk gets a chunk to itself. */
+#define CHUNK ((size_t)64 * 1024 - 64)   /* with malloc's header: 16 pages */
+static char **chunks;
+static size_t nchunks, capchunks, used;   /* used: of the last standard chunk */
+static size_t last_std = SIZE_MAX;         /* index of the chunk being filled */
+
+static char *at_ref(uint32_t ref) { return chunks[(ref >> 16) - 1] + (ref & 0xffff); }
+
+/* Room for n bytes; *ref names it. NULL on OOM, or past 65,535 chunks. */
+static char *str_alloc(size_t n, uint32_t *ref) {
+  bool own = n > CHUNK / 4;
+  if (!own && last_std != SIZE_MAX && CHUNK - used >= n) {
+    *ref = (uint32_t)((last_std + 1) << 16 | used);
+    char *p = chunks[last_std] + used;
+    used += n;
+    return p;
+  }
+  if (nchunks == 0xffff) return NULL;
+  if (nchunks == capchunks) {
+    size_t c = capchunks ? 2 * capchunks : 16;
+    char **v = realloc(chunks, c * sizeof *v);
+    if (!v) return NULL;
+    chunks = v;
+    capchunks = c;
+  }
+  char *p = malloc(own ? n : CHUNK);
+  if (!p) return NULL;
+  chunks[nchunks] = p;
+  *ref = (uint32_t)((nchunks + 1) << 16);
+  if (!own) {
+    last_std = nchunks;
+    used = n;
+  }
+  nchunks++;
+  return p;
+}
+
 /* A slot keeps its string's hash: probing compares hashes first, and
-** growing does not rehash the text. The table fills to three quarters
-** before it doubles: a long program interns every node's name, and at
-** half full the slots were 6% of its memory (probes compare the hash,
-** so the longer runs cost little). */
-typedef struct slot { char *s; uint32_t h; } slot;
+** growing does not rehash the text. 8 bytes, the string named by its
+** reference: the table of a million-op run holds millions of names (at
+** 16 bytes a slot, with a pointer, it was 8% of the run's memory). The
+** table fills to three quarters before it doubles (probes compare the
+** hash, so the longer runs cost little). */
+typedef struct slot { uint32_t h, ref; } slot;
 static slot *slots;
 static size_t cap, len;
 
@@ -42,9 +83,9 @@ static int grow(void) {
   slot *t = calloc(ncap, sizeof *t);
   if (!t) return -1;
   for (size_t i = 0; i < cap; i++) {
-    if (!slots[i].s) continue;
+    if (!slots[i].ref) continue;
     size_t j = slots[i].h & (ncap - 1);
-    while (t[j].s) j = (j + 1) & (ncap - 1);
+    while (t[j].ref) j = (j + 1) & (ncap - 1);
     t[j] = slots[i];
   }
   free(slots);
@@ -60,17 +101,12 @@ static int grow(void) {
 #define KNOWN_SIZE 1024
 static const char *known[KNOWN_SIZE];
 
-/* Every bit of the address counts: strings are packed in the arena, two
+/* Every bit of the address counts: strings are packed in their chunks, two
 ** or three to 16 bytes, and a hash of p >> 4 gave neighbours one slot, so
 ** a name evicted the one interned just before it. */
 static size_t known_slot(const char *p) {
   return (size_t)(((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15u) >> 54);   /* 10 bits */
 }
-
-/* The strings' bytes, from an arena freed at reset: a malloc per string
-** cost its header and rounding (a name like "add_12" took 32 bytes) and a
-** tenth of the time of interning one. */
-static sdb_arena strings;
 
 /* s[0..n) holds no NUL; *fresh (if given) says whether it was new */
 static const char *intern_len_fresh(const char *s, size_t n, bool *fresh) {
@@ -78,16 +114,20 @@ static const char *intern_len_fresh(const char *s, size_t n, bool *fresh) {
   if (len * 4 >= cap * 3 && grow() != 0) return NULL;
   uint32_t h = hash_str(s, n);
   size_t j = h & (cap - 1);
-  for (; slots[j].s; j = (j + 1) & (cap - 1))
-    if (slots[j].h == h && strncmp(slots[j].s, s, n) == 0 && slots[j].s[n] == '\0') {
-      known[known_slot(slots[j].s)] = slots[j].s;   /* handed on: likely asked again */
-      return slots[j].s;
+  for (; slots[j].ref; j = (j + 1) & (cap - 1)) {
+    if (slots[j].h != h) continue;
+    char *c = at_ref(slots[j].ref);
+    if (strncmp(c, s, n) == 0 && c[n] == '\0') {
+      known[known_slot(c)] = c;   /* handed on: likely asked again */
+      return c;
     }
-  char *c = sdb_arena_alloc(&strings, n + 1, 1);
+  }
+  uint32_t ref;
+  char *c = str_alloc(n + 1, &ref);
   if (!c) return NULL;
   memcpy(c, s, n);
   c[n] = '\0';
-  slots[j].s = c;
+  slots[j].ref = ref;
   slots[j].h = h;
   len++;
   known[known_slot(c)] = c;
@@ -101,8 +141,11 @@ const char *sdb_intern_lookup(const char *s, size_t n) {
   if (!s || !cap) return NULL;
   n = strnlen(s, n);
   uint32_t h = hash_str(s, n);
-  for (size_t j = h & (cap - 1); slots[j].s; j = (j + 1) & (cap - 1))
-    if (slots[j].h == h && strncmp(slots[j].s, s, n) == 0 && slots[j].s[n] == '\0') return slots[j].s;
+  for (size_t j = h & (cap - 1); slots[j].ref; j = (j + 1) & (cap - 1)) {
+    if (slots[j].h != h) continue;
+    const char *c = at_ref(slots[j].ref);
+    if (strncmp(c, s, n) == 0 && c[n] == '\0') return c;
+  }
   return NULL;
 }
 
@@ -171,7 +214,11 @@ const char *sdb_intern_num(const char *prefix, size_t plen, unsigned long n) {
 void sdb_intern_reset(void) {
   memset(known, 0, sizeof known);
   memset(at_cache, 0, sizeof at_cache);
-  sdb_arena_free(&strings);
+  for (size_t i = 0; i < nchunks; i++) free(chunks[i]);
+  free(chunks);
+  chunks = NULL;
+  nchunks = capchunks = used = 0;
+  last_std = SIZE_MAX;
   free(slots);
   slots = NULL;
   cap = len = 0;

@@ -1,0 +1,116 @@
+/*
+** test_intern.c — interned strings (core/intern): one pointer per
+** distinct string, whatever chunk its bytes went to, long strings in
+** chunks of their own among short ones, lookups that add nothing, and a
+** reset that starts over.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "intern.h"
+
+#define NSTR 150000   /* past a dozen chunks, and through several table doublings */
+
+static void name_of(char *buf, size_t cap, size_t i) {
+  snprintf(buf, cap, "%s_%zu", i % 3 ? "add" : "sym_size_int", i);
+}
+
+/* A long string (a quarter chunk and more) every few thousand names: it
+** takes a chunk of its own, and the short names after it go on filling
+** the chunk they were filling. */
+static char *long_text(size_t i) {
+  size_t n = 20000 + i % 50000;
+  char *s = malloc(n + 1);
+  assert_non_null(s);
+  for (size_t k = 0; k < n; k++) s[k] = (char)('a' + (k * 7 + i) % 26);
+  s[n] = '\0';
+  return s;
+}
+
+static void test_one_pointer_each(void **state) {
+  (void)state;
+  const char **got = calloc(NSTR, sizeof *got);
+  assert_non_null(got);
+  char buf[64];
+  for (size_t i = 0; i < NSTR; i++) {
+    if (i % 5000 == 17) {
+      char *s = long_text(i);
+      got[i] = sdb_intern(s);
+      assert_non_null(got[i]);
+      assert_ptr_not_equal(got[i], s);
+      assert_string_equal(got[i], s);
+      free(s);
+      continue;
+    }
+    name_of(buf, sizeof buf, i);
+    bool fresh = false;
+    got[i] = i % 2 ? sdb_intern(buf) : sdb_intern_num_fresh(buf, strlen(buf), 0, &fresh);
+    assert_non_null(got[i]);
+    if (i % 2 == 0) {   /* "add_12" then 0: "add_120" is new */
+      assert_true(fresh);
+      snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "0");
+    }
+    assert_string_equal(got[i], buf);
+  }
+  /* every string again, from another copy of its text: the same pointer */
+  for (size_t i = 0; i < NSTR; i++) {
+    if (i % 5000 == 17) {
+      char *s = long_text(i);
+      assert_ptr_equal(sdb_intern(s), got[i]);
+      assert_ptr_equal(sdb_intern_lookup(s, strlen(s)), got[i]);
+      free(s);
+      continue;
+    }
+    name_of(buf, sizeof buf, i);
+    if (i % 2 == 0) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "0");
+    char copy[64];
+    memcpy(copy, buf, sizeof copy);
+    assert_ptr_equal(sdb_intern(copy), got[i]);
+    assert_ptr_equal(sdb_intern_n(copy, strlen(copy)), got[i]);
+    assert_ptr_equal(sdb_intern_lookup(copy, strlen(copy)), got[i]);
+    bool fresh = true;
+    if (i % 2 == 0) {
+      copy[strlen(copy) - 1] = '\0';
+      assert_ptr_equal(sdb_intern_num_fresh(copy, strlen(copy), 0, &fresh), got[i]);
+      assert_false(fresh);
+    }
+  }
+  /* a lookup of a string never interned finds nothing and adds nothing */
+  assert_null(sdb_intern_lookup("never_interned_1", 16));
+  assert_null(sdb_intern_lookup("never_interned_1", 16));
+  /* n bytes: a NUL inside ends the string */
+  assert_ptr_equal(sdb_intern_n("add_1\0xyz", 9), sdb_intern("add_1"));
+  free(got);
+  sdb_intern_reset();
+}
+
+/* After a reset the table and the chunks start over: strings intern
+** again, as new. */
+static void test_reset(void **state) {
+  (void)state;
+  const char *a = sdb_intern("relu_7");
+  assert_string_equal(a, "relu_7");
+  sdb_intern_reset();
+  assert_null(sdb_intern_lookup("relu_7", 6));
+  bool fresh = false;
+  const char *b = sdb_intern_num_fresh("relu_", 5, 7, &fresh);
+  assert_true(fresh);
+  assert_string_equal(b, "relu_7");
+  assert_ptr_equal(sdb_intern("relu_7"), b);
+  sdb_intern_reset();
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_one_pointer_each),
+    cmocka_unit_test(test_reset),
+  };
+  cmocka_set_message_output(CM_OUTPUT_TAP);
+  return cmocka_run_group_tests_name("intern", tests, NULL, NULL);
+}
