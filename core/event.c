@@ -266,6 +266,7 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
   sdb_event_more u;
   if (in && sdb_more_packed(in)) {   /* another stream's copy: copied again, whole */
     memset(&u, 0, sizeof u);
+    u.sym = sdb_event_sym(e);
     u.expr = sdb_event_expr(e);
     u.sym2 = sdb_event_sym2(e);
     u.text2 = sdb_event_text2(e);
@@ -284,6 +285,7 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
   if (n) has |= SDB_MORE_SYMS;
   if (n && in->texts) has |= SDB_MORE_TEXTS;
   if (in && in->expr) has |= SDB_MORE_EXPR;
+  if (in && in->sym) has |= SDB_MORE_SYM;
   e->more = NULL;
   if (has != SDB_MORE_PACKED) {   /* some field set (most events have none) */
     size_t words = sdb_more_words(has, SDB_MORE_END);
@@ -320,7 +322,8 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
       memcpy(w, &t, sizeof t);
       w += sizeof(void *);
     }
-    if (has & SDB_MORE_EXPR) memcpy(w, &in->expr, sizeof in->expr);
+    if (has & SDB_MORE_EXPR) { memcpy(w, &in->expr, sizeof in->expr); w += sizeof(void *); }
+    if (has & SDB_MORE_SYM) memcpy(w, &in->sym, sizeof in->sym);
     e->more = (const sdb_event_more *)(const void *)blk;
   }
   if (sdb_event_owns_detail(e) && e->detail && !(e->detail = sdb_arena_strdup(a, e->detail))) return false;
@@ -465,7 +468,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       break;
     case SDB_EV_CREATE_SYMBOL:
       sdb_buf_putc(b, ' ');
-      put_expr(b, ev->sym);
+      put_expr(b, sdb_event_sym(ev));
       if (ev->flags & SDB_EVF_NO_HINT) {
         sdb_buf_printf(b, " (no hint) for %s", ev->text ? ev->text : "?");
         if (sdb_event_has_range(ev)) { sdb_buf_putc(b, ' '); put_range(b, sdb_event_range(ev)); }
@@ -477,7 +480,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       break;
     case SDB_EV_CREATE_UNBACKED:
       sdb_buf_putc(b, ' ');
-      put_expr(b, ev->sym);
+      put_expr(b, sdb_event_sym(ev));
       sdb_buf_putc(b, ' ');
       put_range(b, sdb_event_range(ev));
       if (ev->text && strcmp(ev->text, "int")) sdb_buf_printf(b, " (%s)", ev->text);
@@ -499,7 +502,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       break;
     case SDB_EV_REPLACEMENT_ADDED:
       sdb_buf_putc(b, ' ');
-      put_expr(b, ev->sym);
+      put_expr(b, sdb_event_sym(ev));
       sdb_buf_puts(b, " -> ");
       put_expr(b, sdb_event_expr(ev));
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
@@ -510,18 +513,18 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       break;
     case SDB_EV_RANGE_REFINED:
       sdb_buf_putc(b, ' ');
-      put_expr(b, ev->sym);
+      put_expr(b, sdb_event_sym(ev));
       sdb_buf_putc(b, ' ');
       put_range(b, sdb_event_range(ev));
       break;
     case SDB_EV_SIZE_LIKE: case SDB_EV_MEMO_HIT: case SDB_EV_SYMBOL_BOUND:
       sdb_buf_putc(b, ' ');
-      put_expr(b, ev->sym);
+      put_expr(b, sdb_event_sym(ev));
       if (ev->text) sdb_buf_printf(b, " %s", ev->text);
       break;
     case SDB_EV_RENAMED:
       sdb_buf_putc(b, ' ');
-      put_expr(b, ev->sym);
+      put_expr(b, sdb_event_sym(ev));
       sdb_buf_puts(b, " -> ");
       put_expr(b, sdb_event_sym2(ev));
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
@@ -538,7 +541,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       break;
     case SDB_EV_COND_OUTPUT_SYMBOL:
       sdb_buf_putc(b, ' ');
-      put_expr(b, ev->sym);
+      put_expr(b, sdb_event_sym(ev));
       sdb_buf_putc(b, ' ');
       put_range(b, sdb_event_range(ev));
       if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
@@ -585,7 +588,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       break;
     }
     default:
-      if (ev->sym) { sdb_buf_putc(b, ' '); put_expr(b, ev->sym); }
+      if (sdb_event_sym(ev)) { sdb_buf_putc(b, ' '); put_expr(b, sdb_event_sym(ev)); }
       if (ev->text) sdb_buf_printf(b, " %s", ev->text);
       if (ev->detail) sdb_buf_printf(b, ": %s", ev->detail);
       break;

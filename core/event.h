@@ -132,7 +132,7 @@ void sdb_sites_reset(void);
 
 /* Fields that few kinds use (a fifth of the events of a long run): kept
 ** apart, so the common event (a placed node appended at the end, a
-** lowered buffer) is 64 bytes, not 144. An emitter points `more` at its
+** lowered buffer) is 56 bytes, not 144. An emitter points `more` at its
 ** own (this struct, `packed_` zero); the stream keeps a packed copy of the
 ** fields set only (none when none is), read through the accessors below
 ** whichever it is: a range alone is 24 bytes, a set of symbols 16. */
@@ -140,6 +140,7 @@ typedef struct sdb_event_more {
   uint8_t packed_;          /* 0 here; the stream's copy: which fields follow */
   bool has_range;           /* range is set */
   uint32_t nsyms;           /* of syms (and texts) */
+  const sdb_expr *sym;      /* the symbol (created, bound, refined, replaced, renamed) */
   const sdb_expr *expr;     /* the expression (a guard's, a replacement's target, a hint) */
   const sdb_expr *sym2;     /* a second sym (renamed: the new symbol) */
   const char *text2;        /* a second text, as sym2 is a second sym (interned) */
@@ -153,8 +154,8 @@ typedef struct sdb_event_more {
 ** range's. */
 enum {
   SDB_MORE_PACKED = 1, SDB_MORE_SYM2 = 2, SDB_MORE_TEXT2 = 4, SDB_MORE_RANGE = 8,
-  SDB_MORE_SYMS = 16, SDB_MORE_TEXTS = 32, SDB_MORE_EXPR = 64,
-  SDB_MORE_END = 128          /* past the last */
+  SDB_MORE_SYMS = 16, SDB_MORE_TEXTS = 32, SDB_MORE_EXPR = 64, SDB_MORE_SYM = 128,
+  SDB_MORE_END = 256          /* past the last */
 };
 typedef struct sdb_more_head {
   uint8_t packed_;
@@ -172,7 +173,6 @@ typedef struct sdb_event {
                                of one op on one line are two calls) */
   const sdb_site *site;     /* tracer and location (never NULL once appended) */
   const char *op;           /* operator being run, or NULL */
-  const sdb_expr *sym;
   int64_t value;
   const char *text;         /* interned */
   const char *detail;       /* interned, or the stream's copy (sdb_event_owns_detail) */
@@ -207,6 +207,10 @@ static inline const void *sdb_more_word(const sdb_event_more *m, unsigned bit) {
 /* The rarer fields, read through these (NULL, no range, no symbols, no
 ** texts when the event has none), from an emitter's struct or the
 ** stream's packed copy alike. */
+static inline const sdb_expr *sdb_event_sym(const sdb_event *e) {
+  const sdb_event_more *m = e->more;
+  return !m ? NULL : sdb_more_packed(m) ? sdb_more_word(m, SDB_MORE_SYM) : m->sym;
+}
 static inline const sdb_expr *sdb_event_expr(const sdb_event *e) {
   const sdb_event_more *m = e->more;
   return !m ? NULL : sdb_more_packed(m) ? sdb_more_word(m, SDB_MORE_EXPR) : m->expr;

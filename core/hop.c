@@ -161,8 +161,7 @@ static const sdb_expr *fresh_merged(sdb_shape_env *env, const sdb_expr *a, const
   if (sdb_constrain_range(env, u, lo, hi, "cond output: union of the branches' ranges", err)) return NULL;
   sdb_event e = {0};
   e.kind = SDB_EV_COND_OUTPUT_SYMBOL;
-  e.sym = u;
-  sdb_event_more e_more = {.has_range = true, .range = sdb_symbol_range(env, u)};
+  sdb_event_more e_more = {.sym = u, .has_range = true, .range = sdb_symbol_range(env, u)};
   e.more = &e_more;
   e.detail = why;
   sdb_emit(sdb_shape_env_events(env), &e);

@@ -14,7 +14,8 @@
 static int emit_memo_hit(sdb_fake_mode *m, const sdb_expr *sym, const char *what) {
   sdb_event e = {0};
   e.kind = SDB_EV_MEMO_HIT;
-  e.sym = sym;
+  sdb_event_more e_sym = {.sym = sym};
+  e.more = &e_sym;
   e.text = what;
   sdb_emit(sdb_shape_env_events(m->env), &e);
   return 0;

@@ -233,9 +233,9 @@ static int load_symbols(sdb_probe *p, const sdb_view *v, sdb_err *err) {
 static int load_replacements(sdb_probe *p, const sdb_view *v, sdb_err *err) {
   for (size_t i = 0; i < sdb_view_replacement_count(v); i++) {
     const sdb_event *e = sdb_view_replacement_at(v, i);
-    if (!e || !e->sym || !sdb_event_expr(e)) continue;
+    if (!e || !sdb_event_sym(e) || !sdb_event_expr(e)) continue;
     sdb_err tmp = SDB_ERR_INIT;
-    int rc = sdb_restore_replacement(p->env, e->sym, sdb_event_expr(e), e->detail, &tmp);
+    int rc = sdb_restore_replacement(p->env, sdb_event_sym(e), sdb_event_expr(e), e->detail, &tmp);
     sdb_err_clear(&tmp);
     if (rc == SDB_E_OOM) return oom(err);   /* a cycle is dropped: the env could not follow it */
   }

@@ -276,8 +276,7 @@ static int record_specialization(sdb_shape_env *env, const sdb_source *src,
   sp->prov = prov_now(env);
   sdb_event e = {0};
   e.kind = SDB_EV_SPECIALIZATION;
-  e.sym = sym;
-  sdb_event_more more = {.expr = sdb_int(value)};
+  sdb_event_more more = {.sym = sym, .expr = sdb_int(value)};
   e.more = &more;
   e.text = src ? src->name : NULL;
   e.detail = reason;
@@ -345,9 +344,8 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
       sdb_event e = {0};
       e.kind = SDB_EV_CREATE_SYMBOL;
       e.flags = 1;
-      e.sym = hit;
       e.value = hint;
-      sdb_event_more e_more = {.has_range = true, .range = s->range};
+      sdb_event_more e_more = {.sym = hit, .has_range = true, .range = s->range};
       e.more = &e_more;
       e.text = source->name;
       e.detail = "duck sized";
@@ -375,9 +373,8 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
       if (duck && !sdb_map_put(&env->val_to_var, key, (void *)r)) return oom(err);
       sdb_event e = {0};
       e.kind = SDB_EV_CREATE_SYMBOL;
-      e.sym = r;
       e.value = hint;
-      sdb_event_more e_more = {.has_range = true, .range = vr};
+      sdb_event_more e_more = {.sym = r, .has_range = true, .range = vr};
       e.more = &e_more;
       e.text = source->name;
       s->created.seq = emit(env, &e);
@@ -404,8 +401,7 @@ static const sdb_expr *create_unbacked(sdb_shape_env *env, const char *prefix,
   s->size_like = size_like;
   sdb_event e = {0};
   e.kind = SDB_EV_CREATE_UNBACKED;
-  e.sym = sym;
-  sdb_event_more e_more = {.has_range = true, .range = vr};
+  sdb_event_more e_more = {.sym = sym, .has_range = true, .range = vr};
   e.more = &e_more;
   e.text = what;
   e.flags = size_like ? SDB_EVF_SIZE_LIKE : 0;
@@ -1050,8 +1046,7 @@ static void update_range(sdb_shape_env *env, const sdb_expr *sym, sdb_range nr,
   env->rewrite_gen++;
   sdb_event e = {0};
   e.kind = SDB_EV_RANGE_REFINED;
-  e.sym = sym;
-  sdb_event_more e_more = {.has_range = true, .range = nr};
+  sdb_event_more e_more = {.sym = sym, .has_range = true, .range = nr};
   e.more = &e_more;
   e.detail = why;
   emit(env, &e);
@@ -1131,8 +1126,7 @@ static int set_replacement(sdb_shape_env *env, const sdb_expr *a,
   sdb_map_put(&env->repl_dirty, a, (void *)a);
   sdb_event e = {0};
   e.kind = SDB_EV_REPLACEMENT_ADDED;
-  e.sym = a;
-  sdb_event_more more = {.expr = tgt};
+  sdb_event_more more = {.sym = a, .expr = tgt};
   e.more = &more;
   e.detail = reason;
   cur->prov.seq = emit(env, &e);
@@ -1473,9 +1467,8 @@ int sdb_check(sdb_shape_env *env, const sdb_expr *e, const char *msg, sdb_err *e
   ra->prov = prov_now(env);
   sdb_event ev = {0};
   ev.kind = SDB_EV_RUNTIME_ASSERT;
-  sdb_event_more more = {.expr = s};
+  sdb_event_more more = {.sym = ra->key, .expr = s};
   ev.more = &more;
-  ev.sym = ra->key;
   ev.detail = msg;
   ra->prov.seq = emit(env, &ev);
   maybe_guard_rel(env, s);
@@ -1492,7 +1485,8 @@ int sdb_mark_size_like(sdb_shape_env *env, const sdb_expr *sym, sdb_err *err) {
     env->version++;
     sdb_event e = {0};
     e.kind = SDB_EV_SIZE_LIKE;
-    e.sym = sym;
+    sdb_event_more e_sym = {.sym = sym};
+    e.more = &e_sym;
     emit(env, &e);
   }
   update_range(env, sym, sdb_range_make(0, SDB_PINF), "size-like", true);
@@ -1551,8 +1545,7 @@ int sdb_rename_unbacked_to(sdb_shape_env *env, const sdb_expr *orig,
   rn->prov = prov_now(env);
   sdb_event e = {0};
   e.kind = SDB_EV_RENAMED;
-  e.sym = orig;
-  sdb_event_more e_more = {.sym2 = new_sym};
+  sdb_event_more e_more = {.sym = orig, .sym2 = new_sym};
   e.more = &e_more;
   e.detail = rn->why;
   rn->prov.seq = emit(env, &e);

@@ -368,9 +368,8 @@ static void mention(sdb_tti *t, cstate *c, const sdb_expr *e, const where *w, co
     const char *src = sdb_map_get(&t->symsrc, fs[i]);
     sdb_map_put(&c->syms, fs[i], (void *)(intptr_t)(src ? 2 : 1));
     sdb_event ev = {0};
-    sdb_event_more unknown = {.has_range = true, .range = sdb_range_unknown()};
+    sdb_event_more unknown = {.sym = fs[i], .has_range = true, .range = sdb_range_unknown()};
     ev.phase = SDB_PHASE_TRACE;
-    ev.sym = fs[i];
     ev.detail = sdb_internf("mentioned in %s", why);
     if (fs[i]->name[0] == 'u' || !strncmp(fs[i]->name, "zuf", 3)) {
       ev.kind = SDB_EV_CREATE_UNBACKED;
@@ -382,6 +381,8 @@ static void mention(sdb_tti *t, cstate *c, const sdb_expr *e, const where *w, co
       ev.kind = SDB_EV_CREATE_SYMBOL;
       ev.flags = SDB_EVF_NOT_CREATED | SDB_EVF_NO_HINT;
       ev.text = src;
+      unknown.has_range = false;   /* a backed symbol mentioned: its range is not known */
+      ev.more = &unknown;
     }
     c->pub.symbols++;
     t->totals.symbols++;
@@ -403,7 +404,8 @@ static void learn_source(sdb_tti *t, cstate *c, const sdb_expr *sym, const where
   ev.kind = SDB_EV_CREATE_SYMBOL;
   ev.phase = SDB_PHASE_TRACE;
   ev.flags = SDB_EVF_NOT_CREATED | SDB_EVF_NO_HINT;
-  ev.sym = sym;
+  sdb_event_more ev_sym = {.sym = sym};
+  ev.more = &ev_sym;
   ev.text = src;
   ev.detail = sdb_internf("source from %s", kind);
   emit(t, &ev, w);
@@ -444,10 +446,9 @@ static void on_create_symbol(sdb_tti *t, cstate *c, const sdb_tt_record *rec, bo
   }
   sdb_event e = {0};
   e.phase = SDB_PHASE_TRACE;
-  e.sym = sym;
-  sdb_event_more more = {0};
+  sdb_event_more more = {.sym = sym};
   more.has_range = parse_range(jstr(rec->meta, "vr"), &more.range);
-  if (more.has_range) e.more = &more;
+  e.more = &more;
   int64_t nid;
   if (sdb_jl_int(sdb_jl_get(rec->meta, "node_id"), &nid))
     sdb_map_put(&t->idsym, (void *)(intptr_t)nid, (void *)sym->name);
@@ -664,15 +665,15 @@ static void on_specialization(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   sdb_event ev = {0};
   ev.kind = SDB_EV_SPECIALIZATION;
   ev.phase = SDB_PHASE_TRACE;
-  ev.sym = name ? sdb_parse(name, (char[64]){0}, 64) : NULL;
-  if (ev.sym && !sdb_is_sym(ev.sym)) ev.sym = NULL;
+  const sdb_expr *sym = name ? sdb_parse(name, (char[64]){0}, 64) : NULL;
+  if (sym && !sdb_is_sym(sym)) sym = NULL;
   const char *src0 = cJSON_IsArray(srcs) ? sdb_jl_str(srcs->child) : NULL;
-  if (ev.sym && src0 && !sdb_map_has(&t->symsrc, ev.sym))
-    sdb_map_put(&t->symsrc, ev.sym, (void *)sdb_intern(src0));
-  if (ev.sym) mention(t, c, ev.sym, &w, rec->kind);
+  if (sym && src0 && !sdb_map_has(&t->symsrc, sym))
+    sdb_map_put(&t->symsrc, sym, (void *)sdb_intern(src0));
+  if (sym) mention(t, c, sym, &w, rec->kind);
   char *end = NULL;
   long long v = val ? strtoll(val, &end, 10) : 0;
-  sdb_event_more more = {.expr = val && end && !*end ? sdb_int(v) : NULL};
+  sdb_event_more more = {.sym = sym, .expr = val && end && !*end ? sdb_int(v) : NULL};
   ev.more = &more;
   ev.value = v;
   ev.text = sdb_intern(src0);
@@ -867,8 +868,7 @@ static void range_constraints(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
     sdb_event ev = {0};
     ev.kind = SDB_EV_RANGE_REFINED;
     ev.phase = SDB_PHASE_TRACE;
-    ev.sym = sym;
-    sdb_event_more ev_more = {.has_range = true, .range = r};
+    sdb_event_more ev_more = {.sym = sym, .has_range = true, .range = r};
     ev.more = &ev_more;
     ev.detail = sdb_intern("exported_program range constraints");
     emit(t, &ev, &w);

@@ -165,7 +165,7 @@ static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
   if (e->site->func) set(o, "func", jstr(e->site->func));
   if (e->op) set(o, "op", jstr(e->op));
   if (e->op_first) set(o, "op_first", json_true());
-  if (e->sym) set(o, "sym", expr_json(e->sym));
+  if (sdb_event_sym(e)) set(o, "sym", expr_json(sdb_event_sym(e)));
   if (sdb_event_sym2(e)) set(o, "sym2", expr_json(sdb_event_sym2(e)));
   if (sdb_event_expr(e)) set(o, "expr", expr_json(sdb_event_expr(e)));
   if (sdb_event_has_range(e)) {
@@ -412,11 +412,11 @@ static const char *required(sdb_event_kind k, sdb_event *e) {
     case SDB_EV_CREATE_SYMBOL: case SDB_EV_CREATE_UNBACKED: case SDB_EV_RANGE_REFINED:
     case SDB_EV_SIZE_LIKE: case SDB_EV_MEMO_HIT: case SDB_EV_SYMBOL_BOUND:
     case SDB_EV_COND_OUTPUT_SYMBOL:
-      return e->sym ? NULL : "sym";
+      return sdb_event_sym(e) ? NULL : "sym";
     case SDB_EV_RENAMED:
-      return !e->sym ? "sym" : !sdb_event_sym2(e) ? "sym2" : NULL;
+      return !sdb_event_sym(e) ? "sym" : !sdb_event_sym2(e) ? "sym2" : NULL;
     case SDB_EV_REPLACEMENT_ADDED:
-      return !e->sym ? "sym" : !sdb_event_expr(e) ? "expr" : NULL;
+      return !sdb_event_sym(e) ? "sym" : !sdb_event_expr(e) ? "expr" : NULL;
     case SDB_EV_GUARD_ADDED: case SDB_EV_RUNTIME_ASSERT:
       return sdb_event_expr(e) ? NULL : "expr";
     case SDB_EV_NODE_PLACED: case SDB_EV_NODE_ERASED: case SDB_EV_UNBACKED_BINDINGS:
@@ -435,9 +435,9 @@ static const char *not_symbol(sdb_event_kind k, const sdb_event *e) {
     case SDB_EV_CREATE_SYMBOL: case SDB_EV_CREATE_UNBACKED: case SDB_EV_RANGE_REFINED:
     case SDB_EV_SIZE_LIKE: case SDB_EV_MEMO_HIT: case SDB_EV_SYMBOL_BOUND:
     case SDB_EV_COND_OUTPUT_SYMBOL: case SDB_EV_REPLACEMENT_ADDED:
-      return e->sym->kind != SDB_SYM ? "sym" : NULL;
+      return sdb_event_sym(e)->kind != SDB_SYM ? "sym" : NULL;
     case SDB_EV_RENAMED:
-      return e->sym->kind != SDB_SYM ? "sym" : sdb_event_sym2(e)->kind != SDB_SYM ? "sym2" : NULL;
+      return sdb_event_sym(e)->kind != SDB_SYM ? "sym" : sdb_event_sym2(e)->kind != SDB_SYM ? "sym2" : NULL;
     default:
       return NULL;
   }
@@ -500,7 +500,7 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
   static const char *const efields[] = { "sym", "sym2", "expr" };
   sdb_event_more *m = &p->more;
   memset(m, 0, sizeof *m);
-  const sdb_expr **eslots[] = { &e->sym, &m->sym2, &m->expr };
+  const sdb_expr **eslots[] = { &m->sym, &m->sym2, &m->expr };
   for (int i = 0; i < 3; i++) {
     const cJSON *j = f[F_SYM + i];
     if (!j || cJSON_IsNull(j)) continue;
@@ -556,7 +556,7 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
     m->texts = p->texts;
     m->nsyms = (uint32_t)ns;
   }
-  if (m->expr || m->sym2 || m->text2 || m->has_range || m->nsyms) e->more = m;
+  if (m->sym || m->expr || m->sym2 || m->text2 || m->has_range || m->nsyms) e->more = m;
   const char *missing = required((sdb_event_kind)kind, e);
   if (missing) {
     snprintf(buf, cap, "%s: missing field \"%s\"", name, missing);

@@ -183,7 +183,8 @@ static void graph_input_event(sdb_tracer *tr, sdb_node *ph, const sdb_node *from
   sdb_event e = {0};
   e.kind = SDB_EV_GRAPH_INPUT;
   e.text = ph->name;
-  e.sym = sym;
+  sdb_event_more e_sym = {.sym = sym};
+  e.more = &e_sym;
   if (from) e.detail = sdb_internf("lifted from %s in %s", from->name,
                                    tr->parent ? tr->parent->path : "?");
   emit(tr, &e);
@@ -192,7 +193,8 @@ static void graph_input_event(sdb_tracer *tr, sdb_node *ph, const sdb_node *from
 static void symbol_bound_event(sdb_tracer *tr, const sdb_expr *sym, const sdb_node *n) {
   sdb_event e = {0};
   e.kind = SDB_EV_SYMBOL_BOUND;
-  e.sym = sym;
+  sdb_event_more e_sym = {.sym = sym};
+  e.more = &e_sym;
   e.text = n->name;
   emit(tr, &e);
 }

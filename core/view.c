@@ -318,7 +318,7 @@ static bool same_range(const sdb_event *a, const sdb_event *b) {
 /* Is e (interned) the event the history holds at h? */
 static bool same_event(const sdb_event *h, const sdb_event *e) {
   if (h->seq != e->seq || h->kind != e->kind || h->phase != e->phase || h->flags != e->flags ||
-      h->site != e->site || h->op != e->op || h->sym != e->sym ||
+      h->site != e->site || h->op != e->op || sdb_event_sym(h) != sdb_event_sym(e) ||
       sdb_event_sym2(h) != sdb_event_sym2(e) || sdb_event_expr(h) != sdb_event_expr(e) ||
       !same_range(h, e) || h->value != e->value ||
       h->text != e->text || sdb_event_text2(h) != sdb_intern(sdb_event_text2(e)) || sdb_event_nsyms(h) != sdb_event_nsyms(e) ||
@@ -557,14 +557,14 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
       break;
     }
     case SDB_EV_CREATE_SYMBOL:
-      si = touch(st, ci, h->sym, pos, &oom);
+      si = touch(st, ci, sdb_event_sym(h), pos, &oom);
       if (si == NONE) break;
       if (st->syms[si].created == NONE && !(h->flags & 1)) st->syms[si].created = pos;
       if (!u32_push(&st->syms[si].sources, pos)) oom = true;
       if (sdb_event_has_range(h) && !u32_push(&st->syms[si].ranges, pos)) oom = true;
       break;
     case SDB_EV_CREATE_UNBACKED:
-      si = touch(st, ci, h->sym, pos, &oom);
+      si = touch(st, ci, sdb_event_sym(h), pos, &oom);
       if (si == NONE) break;
       if (st->syms[si].created == NONE) st->syms[si].created = pos;
       if ((h->flags & SDB_EVF_SIZE_LIKE) && st->syms[si].size_like == NONE)
@@ -586,10 +586,10 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
       break;
     case SDB_EV_RUNTIME_ASSERT:
       touch_free_symbols(st, ci, sdb_event_expr(h), pos, &oom);
-      touch(st, ci, h->sym, pos, &oom);
+      touch(st, ci, sdb_event_sym(h), pos, &oom);
       break;
     case SDB_EV_REPLACEMENT_ADDED:
-      si = touch(st, ci, h->sym, pos, &oom);
+      si = touch(st, ci, sdb_event_sym(h), pos, &oom);
       if (si == NONE) break;
       if (st->syms[si].first_repl == NONE) {
         st->syms[si].first_repl = pos;
@@ -598,20 +598,20 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
       if (!u32_push(&st->syms[si].repls, pos)) oom = true;
       break;
     case SDB_EV_RANGE_REFINED: case SDB_EV_COND_OUTPUT_SYMBOL:
-      si = touch(st, ci, h->sym, pos, &oom);
+      si = touch(st, ci, sdb_event_sym(h), pos, &oom);
       if (si != NONE && sdb_event_has_range(h) && !u32_push(&st->syms[si].ranges, pos)) oom = true;
       break;
     case SDB_EV_SIZE_LIKE:
-      si = touch(st, ci, h->sym, pos, &oom);
+      si = touch(st, ci, sdb_event_sym(h), pos, &oom);
       if (si != NONE && st->syms[si].size_like == NONE) st->syms[si].size_like = pos;
       break;
     case SDB_EV_RENAMED:
-      touch(st, ci, h->sym, pos, &oom);
+      touch(st, ci, sdb_event_sym(h), pos, &oom);
       touch(st, ci, sdb_event_sym2(h), pos, &oom);
       break;
     case SDB_EV_SPECIALIZATION: case SDB_EV_MEMO_HIT: case SDB_EV_GRAPH_INPUT:
     case SDB_EV_SYMBOL_BOUND:
-      touch(st, ci, h->sym, pos, &oom);
+      touch(st, ci, sdb_event_sym(h), pos, &oom);
       break;
     case SDB_EV_BUFFER_LOWERED:
       for (uint32_t i = 0; i < sdb_event_nsyms(h); i++) touch(st, ci, sdb_event_syms(h)[i], pos, &oom);
@@ -1049,8 +1049,8 @@ sdb_view_renames *sdb_view_renames_new(const sdb_view *v) {
   ** u0). Folded from the last: a's name is then what b's is, or b. */
   for (size_t i = nr; i-- > 0;) {
     const sdb_event *e = sdb_view_at(v, SDB_EV_RENAMED, i);
-    if (!e || !is_symbol(e->sym) || !is_symbol(sdb_event_sym2(e))) continue;
-    const char *a = sdb_intern(e->sym->name), *b = sdb_intern(sdb_event_sym2(e)->name);
+    if (!e || !is_symbol(sdb_event_sym(e)) || !is_symbol(sdb_event_sym2(e))) continue;
+    const char *a = sdb_intern(sdb_event_sym(e)->name), *b = sdb_intern(sdb_event_sym2(e)->name);
     const char *to = sdb_map_get(&r->to, b);
     if (!a || !b || !sdb_map_put(&r->to, a, (void *)(to ? to : b))) {
       sdb_view_renames_free(r);
@@ -1248,7 +1248,7 @@ static void explain_pending(sdb_buf *b, const sdb_view *v, const symrec *r, size
   for (size_t j = i + 1; j < n; j++) {
     const sdb_event *f = ev_at(st, r->events.v[j]);
     if (f->kind == SDB_EV_UNBACKED_BINDINGS) bind = f;
-    if (f->kind == SDB_EV_RENAMED && f->sym == r->sym) ren = f;
+    if (f->kind == SDB_EV_RENAMED && sdb_event_sym(f) == r->sym) ren = f;
     if (f->kind == SDB_EV_PENDING_CHANGED && !contains(f, r->sym)) {
       sdb_buf_printf(b, "  pending from event %u until event %u", (unsigned)e->seq, (unsigned)f->seq);
       if (bind && bind->text)
@@ -1317,7 +1317,7 @@ static void explain_event(sdb_buf *b, const sdb_view *v, const symrec *r, size_t
       break;
     case SDB_EV_RENAMED:
       sdb_buf_puts(b, "  renamed: ");
-      put_expr(b, e->sym);
+      put_expr(b, sdb_event_sym(e));
       sdb_buf_puts(b, " -> ");
       put_expr(b, sdb_event_sym2(e));
       paren(b, e->detail, false, false, e);
@@ -1401,7 +1401,7 @@ static bool range_eq(sdb_range a, sdb_range b) { return a.lo == b.lo && a.hi == 
 static int diff_range(sdb_buf *b, const store *st, uint32_t pos, uint32_t lo, uint32_t hi,
                       bool undo, sdb_map *seen) {
   const sdb_event *e = ev_at(st, pos);
-  uint32_t si = symrec_find(st, st->ctx[pos].compile, e->sym);
+  uint32_t si = symrec_find(st, st->ctx[pos].compile, sdb_event_sym(e));
   if (si == NONE || sdb_map_has(seen, (void *)(uintptr_t)(si + 1))) return 0;
   sdb_map_put(seen, (void *)(uintptr_t)(si + 1), (void *)1);
   const symrec *r = &st->syms[si];
@@ -1450,18 +1450,18 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
     case SDB_EV_CREATE_SYMBOL:
       if (e->flags & 1) {
         sdb_buf_printf(b, "%ssource: %s for ", undo, e->text ? e->text : "?");
-        put_expr(b, e->sym);
+        put_expr(b, sdb_event_sym(e));
         if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
       } else {
         sdb_buf_printf(b, "%snew symbol: ", undo);
-        put_expr(b, e->sym);
+        put_expr(b, sdb_event_sym(e));
         sdb_buf_printf(b, " = %lld for %s", (long long)e->value, e->text ? e->text : "?");
         if (sdb_event_has_range(e)) { sdb_buf_putc(b, ' '); put_range(b, sdb_event_range(e)); }
       }
       break;
     case SDB_EV_CREATE_UNBACKED:
       sdb_buf_printf(b, "%snew symbol: ", undo);
-      put_expr(b, e->sym);
+      put_expr(b, sdb_event_sym(e));
       if (sdb_event_has_range(e)) { sdb_buf_putc(b, ' '); put_range(b, sdb_event_range(e)); }
       if (e->text && strcmp(e->text, "int")) sdb_buf_printf(b, " (%s)", e->text);
       break;
@@ -1485,14 +1485,14 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       break;
     case SDB_EV_REPLACEMENT_ADDED:
       sdb_buf_printf(b, "%sreplacement: ", undo);
-      put_expr(b, e->sym);
+      put_expr(b, sdb_event_sym(e));
       sdb_buf_puts(b, " -> ");
       put_expr(b, sdb_event_expr(e));
       if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
       break;
     case SDB_EV_RENAMED:
       sdb_buf_printf(b, "%srenamed: ", undo);
-      put_expr(b, e->sym);
+      put_expr(b, sdb_event_sym(e));
       sdb_buf_puts(b, " -> ");
       put_expr(b, sdb_event_sym2(e));
       if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
@@ -1504,7 +1504,7 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       break;
     case SDB_EV_SIZE_LIKE:
       sdb_buf_printf(b, "%ssize-like: ", undo);
-      put_expr(b, e->sym);
+      put_expr(b, sdb_event_sym(e));
       break;
     case SDB_EV_BUFFER_LOWERED:
       if (!sdb_event_nsyms(e)) return;
@@ -1583,7 +1583,7 @@ static size_t diff_count_rest(const store *st, uint32_t from, uint32_t lo, uint3
     if (i == j) continue;
     if (k == SDB_EV_RANGE_REFINED || k == SDB_EV_COND_OUTPUT_SYMBOL) {
       for (; i < j; i++)
-        if (is_symbol(ev_at(st, v->v[i])->sym))
+        if (is_symbol(sdb_event_sym(ev_at(st, v->v[i]))))
           n += (size_t)diff_range(NULL, st, v->v[i], lo, hi, undo, seen);
     } else if (k == SDB_EV_UNBACKED_BINDINGS || k == SDB_EV_BUFFER_LOWERED) {
       const uint32_t *c = st->klines[k].v;
@@ -1626,7 +1626,7 @@ char *sdb_view_diff_n(const sdb_view *a, const sdb_view *b, size_t max, size_t *
     size_t at = o.len;
     diff_event(&o, e, undo ? "undo " : "");
     lines += count_lines(&o, at);
-    if ((e->kind == SDB_EV_RANGE_REFINED || e->kind == SDB_EV_COND_OUTPUT_SYMBOL) && is_symbol(e->sym))
+    if ((e->kind == SDB_EV_RANGE_REFINED || e->kind == SDB_EV_COND_OUTPUT_SYMBOL) && is_symbol(sdb_event_sym(e)))
       lines += (size_t)diff_range(&o, st, p, lo, hi, undo, &seen);
   }
   if (p < hi) extra = diff_count_rest(st, p, lo, hi, undo, &seen);

@@ -109,7 +109,7 @@ static void list_facts(const sdb_view *v, sdb_event_kind kind, const char *what)
     put_expr(sdb_event_expr(e));
     printf("  (");
     put_where(e);
-    if (kind == SDB_EV_RUNTIME_ASSERT && e->sym) printf(", on %s", e->sym->name);
+    if (kind == SDB_EV_RUNTIME_ASSERT && sdb_event_sym(e)) printf(", on %s", sdb_event_sym(e)->name);
     printf(")\n");
     if (kind == SDB_EV_RUNTIME_ASSERT && e->detail) printf("      message: %s\n", e->detail);
   }
@@ -135,7 +135,7 @@ static int info_replacements(repl_session *s, const repl_cmd *c, const repl_args
   if (!n) printf("No replacements at this step.\n");
   for (size_t i = 0; i < n; i++) {
     const sdb_event *e = sdb_view_replacement_at(v, i);
-    printf("  %s -> ", e->sym ? e->sym->name : "?");
+    printf("  %s -> ", sdb_event_sym(e) ? sdb_event_sym(e)->name : "?");
     put_expr(sdb_event_expr(e));
     printf("  (%s%s", e->detail ? e->detail : "", e->detail ? ", " : "");
     put_where(e);

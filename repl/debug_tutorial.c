@@ -256,11 +256,11 @@ static bool engine_fact(dbg *d, const char *what, sdb_buf *b) {
     sdb_buf_puts(b, s ? s : "?");
     free(s);
   } else if (!strcmp(kind, "created") || !strcmp(kind, "symbol")) {
-    if (!e || !e->sym) return false;
-    sdb_buf_puts(b, e->sym->name);
+    if (!e || !sdb_event_sym(e)) return false;
+    sdb_buf_puts(b, sdb_event_sym(e)->name);
   } else if (!strcmp(kind, "renamed")) {
-    if (!e || e->kind != SDB_EV_RENAMED || !e->sym || !sdb_event_sym2(e)) return false;
-    sdb_buf_printf(b, "%s -> %s", e->sym->name, sdb_event_sym2(e)->name);
+    if (!e || e->kind != SDB_EV_RENAMED || !sdb_event_sym(e) || !sdb_event_sym2(e)) return false;
+    sdb_buf_printf(b, "%s -> %s", sdb_event_sym(e)->name, sdb_event_sym2(e)->name);
   } else if (!strcmp(kind, "expr")) {
     if (!e || !sdb_event_expr(e)) return false;
     char *s = sdb_expr_str(sdb_event_expr(e));

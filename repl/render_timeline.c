@@ -65,7 +65,7 @@ static int mark_of(const sdb_event *e, const sdb_expr *sym) {
     case SDB_EV_CREATE_SYMBOL: case SDB_EV_CREATE_UNBACKED: return M_CREATED;
     case SDB_EV_UNBACKED_BINDINGS: return M_BOUND;
     case SDB_EV_SYMBOL_BOUND: case SDB_EV_GRAPH_INPUT: return M_LIFTED;
-    case SDB_EV_RENAMED: return e->sym == sym ? M_RENAMED_FROM : M_RENAMED_TO;
+    case SDB_EV_RENAMED: return sdb_event_sym(e) == sym ? M_RENAMED_FROM : M_RENAMED_TO;
     case SDB_EV_GUARD_ADDED: case SDB_EV_RUNTIME_ASSERT: return M_GUARD;
     case SDB_EV_REPLACEMENT_ADDED: case SDB_EV_SPECIALIZATION: return M_REPLACED;
     case SDB_EV_BUFFER_LOWERED: return M_DEFINED;
@@ -195,7 +195,7 @@ int repl_timeline_build(sdb_timeline *t, size_t cursor, size_t max_cols, repl_ti
         pending = now;
         continue;
       }
-      if (e->kind == SDB_EV_RENAMED && e->sym == r->sym) {
+      if (e->kind == SDB_EV_RENAMED && sdb_event_sym(e) == r->sym) {
         r->renamed_to = sdb_event_sym2(e);
         r->renamed_col = col;
       }

@@ -634,9 +634,9 @@ static void build_view_stream(long n) {
     e.kind = SDB_EV_TRACER_PUSH; e.text = tracer;
     put(s, &e, SDB_PHASE_TRACE, tracer, 1);
     memset(&e, 0, sizeof e);
-    e.kind = SDB_EV_CREATE_SYMBOL; e.sym = sdb_sym("s0"); e.value = 1000 + c;
+    e.kind = SDB_EV_CREATE_SYMBOL; e.value = 1000 + c;
     e.text = sdb_intern("L['x'].size()[0]");
-    sdb_event_more s0_range = {.has_range = true, .range = sdb_range_make(2, SDB_PINF)};
+    sdb_event_more s0_range = {.sym = sdb_sym("s0"), .has_range = true, .range = sdb_range_make(2, SDB_PINF)};
     e.more = &s0_range;
     put(s, &e, SDB_PHASE_TRACE, tracer, 1);
     for (int i = 0; i < 400; i++) {
@@ -644,8 +644,8 @@ static void build_view_stream(long n) {
       snprintf(node_name, sizeof node_name, "nonzero_%d", i);
       const sdb_expr *u = sdb_sym(name);
       memset(&e, 0, sizeof e);
-      sdb_event_more u_range = {.has_range = true, .range = sdb_range_make(0, SDB_PINF)};
-      e.kind = SDB_EV_CREATE_UNBACKED; e.sym = u; e.more = &u_range; e.text = sdb_intern("int");
+      sdb_event_more u_range = {.sym = u, .has_range = true, .range = sdb_range_make(0, SDB_PINF)};
+      e.kind = SDB_EV_CREATE_UNBACKED; e.more = &u_range; e.text = sdb_intern("int");
       put(s, &e, SDB_PHASE_TRACE, tracer, i + 2);
       memset(&e, 0, sizeof e);
       sdb_event_more u_pending = {.syms = &u, .nsyms = 1};
@@ -665,8 +665,8 @@ static void build_view_stream(long n) {
       e.kind = SDB_EV_PENDING_CHANGED;
       put(s, &e, SDB_PHASE_TRACE, tracer, i + 2);
       memset(&e, 0, sizeof e);
-      sdb_event_more le = {.expr = sdb_le(u, sdb_sym("s0"))};
-      e.kind = SDB_EV_RUNTIME_ASSERT; e.sym = u; e.more = &le;
+      sdb_event_more le = {.sym = u, .expr = sdb_le(u, sdb_sym("s0"))};
+      e.kind = SDB_EV_RUNTIME_ASSERT; e.more = &le;
       put(s, &e, SDB_PHASE_TRACE, tracer, i + 2);
       memset(&e, 0, sizeof e);
       sdb_event_more lt = {.expr = sdb_lt(sdb_int(i + 2), sdb_sym("s0"))};

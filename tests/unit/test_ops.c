@@ -1491,7 +1491,7 @@ static void test_nonzero_memo(void **state) {
     const sdb_event *ev = sdb_events_at(F->ev, i);
     if (ev->kind == SDB_EV_CREATE_UNBACKED || ev->kind == SDB_EV_MEMO_HIT) {
       assert_string_equal(ev->op, "nonzero");
-      assert_ptr_equal(ev->sym, SZ(a, 0));
+      assert_ptr_equal(sdb_event_sym(ev), SZ(a, 0));
     }
   }
   /* a new epoch: a new symbol */

@@ -91,10 +91,9 @@ static void tracer_pop(builder *b, const char *path, int depth, const char *pare
 static void create_symbol(builder *b, const char *sym, int64_t hint, const char *source,
                           bool duck) {
   sdb_event e = ev(SDB_EV_CREATE_SYMBOL);
-  e.sym = S(sym);
   e.value = hint;
   e.text = source;
-  sdb_event_more e_more = {.has_range = true, .range = sdb_range_make(2, SDB_PINF)};
+  sdb_event_more e_more = {.sym = S(sym), .has_range = true, .range = sdb_range_make(2, SDB_PINF)};
   e.more = &e_more;
   if (duck) { e.flags = 1; e.detail = "duck sized"; }
   put(b, e);
@@ -102,8 +101,7 @@ static void create_symbol(builder *b, const char *sym, int64_t hint, const char 
 
 static void create_unbacked(builder *b, const char *sym, int64_t lo, int64_t hi) {
   sdb_event e = ev(SDB_EV_CREATE_UNBACKED);
-  e.sym = S(sym);
-  sdb_event_more e_more = {.has_range = true, .range = sdb_range_make(lo, hi)};
+  sdb_event_more e_more = {.sym = S(sym), .has_range = true, .range = sdb_range_make(lo, hi)};
   e.more = &e_more;
   e.text = "int";
   put(b, e);
@@ -141,7 +139,8 @@ static void bindings(builder *b, const char *node_name, const char *sym, const c
 static void with_sym(builder *b, sdb_event_kind k, const char *sym, const char *text,
                      const char *detail) {
   sdb_event e = ev(k);
-  e.sym = sym ? S(sym) : NULL;
+  sdb_event_more e_sym = {.sym = sym ? S(sym) : NULL};
+  e.more = &e_sym;
   e.text = text;
   e.detail = detail;
   put(b, e);
@@ -150,8 +149,7 @@ static void with_sym(builder *b, sdb_event_kind k, const char *sym, const char *
 static void with_expr(builder *b, sdb_event_kind k, const char *sym, const char *expr,
                       const char *detail) {
   sdb_event e = ev(k);
-  e.sym = sym ? S(sym) : NULL;
-  sdb_event_more more = {.expr = P(expr)};
+  sdb_event_more more = {.sym = sym ? S(sym) : NULL, .expr = P(expr)};
   e.more = &more;
   e.detail = detail;
   put(b, e);
@@ -159,8 +157,7 @@ static void with_expr(builder *b, sdb_event_kind k, const char *sym, const char 
 
 static void range_refined(builder *b, const char *sym, int64_t lo, int64_t hi, const char *why) {
   sdb_event e = ev(SDB_EV_RANGE_REFINED);
-  e.sym = S(sym);
-  sdb_event_more e_more = {.has_range = true, .range = sdb_range_make(lo, hi)};
+  sdb_event_more e_more = {.sym = S(sym), .has_range = true, .range = sdb_range_make(lo, hi)};
   e.more = &e_more;
   e.detail = why;
   put(b, e);
@@ -168,8 +165,7 @@ static void range_refined(builder *b, const char *sym, int64_t lo, int64_t hi, c
 
 static void renamed(builder *b, const char *from, const char *to, const char *why) {
   sdb_event e = ev(SDB_EV_RENAMED);
-  e.sym = S(from);
-  sdb_event_more e_more = {.sym2 = S(to)};
+  sdb_event_more e_more = {.sym = S(from), .sym2 = S(to)};
   e.more = &e_more;
   e.detail = why;
   put(b, e);
@@ -444,7 +440,7 @@ static void test_lists_and_phases(void **state) {
   assert_true(sdb_event_expr(g0) == P("s0 > 2") && g0->phase == SDB_PHASE_TRACE && g0->site->line == 9 && g0->seq == 12);
   assert_true(sdb_event_expr(g1) == P("s0 <= 100") && g1->phase == SDB_PHASE_AOT && g1->seq == 23);
   assert_int_equal(sdb_view_count(v, SDB_EV_RUNTIME_ASSERT), 1);
-  assert_true(sdb_view_at(v, SDB_EV_RUNTIME_ASSERT, 0)->sym == S("u0"));
+  assert_true(sdb_event_sym(sdb_view_at(v, SDB_EV_RUNTIME_ASSERT, 0)) == S("u0"));
   assert_int_equal(sdb_view_count(v, SDB_EV_RENAMED), 1);
   assert_int_equal(sdb_view_count(v, SDB_EV_BUFFER_LOWERED), 2);
   assert_int_equal(sdb_view_count(v, SDB_EV_BINDING_CHECK), 1);
@@ -653,7 +649,7 @@ static void test_compiles(void **state) {
   sp.text = "L['x'].size()[0]";
   sp.detail = "range_refined_to_singleton";
   put(&b, sp);                                                  /* 14: sym NULL, as PyTorch logs it */
-  sp.sym = S("s0");
+  two.sym = S("s0");
   put(&b, sp);                                                  /* 15: with the symbol */
   with_expr(&b, SDB_EV_REPLACEMENT_ADDED, "s0", "2", "range_refined_to_singleton"); /* 16 */
   sdb_event er = ev(SDB_EV_ERROR);
@@ -903,7 +899,7 @@ static sdb_events *real_nonzero_run(const nzrun *o) {
   assert_int_equal(sdb_view_replacement_count(v), sdb_replacement_count(env));
   for (size_t i = 0; i < sdb_replacement_count(env); i++) {
     const sdb_event *e = sdb_view_replacement_at(v, i);
-    assert_true(e->sym == sdb_replacement_at(env, i)->sym);
+    assert_true(sdb_event_sym(e) == sdb_replacement_at(env, i)->sym);
     assert_true(sdb_event_expr(e) == sdb_replacement_at(env, i)->target);
   }
   sdb_view_free(v);
@@ -1297,7 +1293,7 @@ static void test_event_more_packed(void **state) {
   (void)state;
   const sdb_expr *syms[3] = {sdb_sym("u1"), sdb_sym("u2"), sdb_sym("u3")};
   const char *texts[3] = {".size()[0]", NULL, "[1]"};
-  for (unsigned has = 0; has < 64; has++) {
+  for (unsigned has = 0; has < 128; has++) {
     sdb_events *a = sdb_events_new(), *b = sdb_events_new();
     sdb_event e = {0};
     e.kind = SDB_EV_UNBACKED_BINDINGS;
@@ -1309,6 +1305,7 @@ static void test_event_more_packed(void **state) {
     if (has & 8) { m.syms = syms; m.nsyms = 3; }
     if (has & 16) m.texts = texts;   /* without syms: nothing to be parallel to */
     if (has & 32) m.expr = sdb_parse("u1 + 2*s7", NULL, 0);
+    if (has & 64) m.sym = sdb_sym("u9");
     e.more = &m;
     assert_true(sdb_emit_raw(a, &e) >= 0);
     assert_true(sdb_emit_raw(b, sdb_events_at(a, 0)) >= 0);
@@ -1316,6 +1313,7 @@ static void test_event_more_packed(void **state) {
     const sdb_event *g = sdb_events_at(b, 0);
     assert_ptr_equal(sdb_event_sym2(g), has & 1 ? sdb_sym("s7") : NULL);
     assert_ptr_equal(sdb_event_expr(g), has & 32 ? sdb_parse("u1 + 2*s7", NULL, 0) : NULL);
+    assert_ptr_equal(sdb_event_sym(g), has & 64 ? sdb_sym("u9") : NULL);
     if (has & 2) assert_string_equal(sdb_event_text2(g), "anchor");
     else assert_null(sdb_event_text2(g));
     assert_int_equal(sdb_event_has_range(g), (has & 4) != 0);
