@@ -374,10 +374,7 @@ static sdb_node *call_at(sdb_graph *g, size_t at, sdb_node_op op, const char *ta
     free(args);
     return NULL;
   }
-  if (nargs) {   /* the arguments move in; their array goes */
-    n->args = (sdb_arg *)(n + 1);
-    memcpy(n->args, args, nargs * sizeof *args);
-  }
+  if (nargs) memcpy(n->args, args, nargs * sizeof *args);   /* they move in; their array goes */
   free(args);
   n->nargs = nargs;
   for (size_t i = 0; i < nargs; i++) count_users(&n->args[i], +1);

@@ -88,7 +88,6 @@ struct sdb_node {          /* small fields first: they share two words */
   bool impure;             /* has side effects: never removed by DCE */
   const char *name;        /* unique in its graph (interned) */
   const char *target;      /* "torch.nonzero", "operator.add", "nonzero" (method), ... */
-  sdb_arg *args;           /* in the node's own block, after it (what they hold is owned) */
   sdb_value example;       /* meta['example_value'] (owned) */
   sdb_bindings *bindings;  /* meta['unbacked_bindings'], NULL when none (owned; read
                               through sdb_node_bindings: most nodes bind nothing) */
@@ -97,12 +96,13 @@ struct sdb_node {          /* small fields first: they share two words */
     sdb_graph *sub_;           /* a get_attr of a subgraph (not owned: the graph owns it) */
   };
   const sdb_site *at;      /* the user's line (a site with no tracer), or NULL */
+  sdb_arg args[];          /* nargs of them, in the node's own block (what they hold is owned) */
 };
 
-/* 96 bytes before its arguments, which follow it in its block (a long
+/* 88 bytes before its arguments, which follow it in its block (a long
 ** program holds millions): source and sub share a word, as no node is
 ** both a placeholder and a get_attr, and a node does not point at its
-** graph. */
+** graph or its arguments. */
 static inline const sdb_source *sdb_node_source(const sdb_node *n) {
   return n->op == SDB_N_PLACEHOLDER ? n->source_ : NULL;
 }
