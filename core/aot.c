@@ -380,7 +380,7 @@ static const sdb_expr *accessor_value(const sdb_node *n, const sdb_value *vals) 
   if (!strcmp(t, "torch.ops.aten.sym_size.int") || (n->op == SDB_N_CALL_METHOD && !strcmp(t, "size") && has_dim))
     return x->sizes[d];
   if (!strcmp(t, "torch.ops.aten.sym_stride.int") || (n->op == SDB_N_CALL_METHOD && !strcmp(t, "stride") && has_dim))
-    return x->strides[d];
+    return sdb_fake_strides(x)[d];
   if (!strcmp(t, "torch.ops.aten.sym_storage_offset.default") ||
       (n->op == SDB_N_CALL_METHOD && !strcmp(t, "storage_offset")))
     return x->storage_offset;

@@ -120,21 +120,27 @@ static const sdb_expr *product(const sdb_expr *const *v, int n) {
 
 /* --- shapes --------------------------------------------------------------------- */
 
-/* A tensor's sizes and strides are interned: every tensor of one shape
-** points at one block (sizes, then strides), as expressions are shared.
-** A long program makes millions of tensors in a few shapes, and the copy
-** in each was a third of its block. Blocks live in an arena until the
-** expressions they hold are reset. */
+/* A tensor's sizes, strides and device are interned: every tensor of one
+** shape on one device points at one block (sizes, then strides, the
+** device in its head), as expressions are shared. A long program makes
+** millions of tensors in a few shapes, and the copy in each was a third
+** of its block. Blocks live in an arena until the expressions they hold
+** are reset. */
 typedef struct dims_block {
   uint64_t h;
   int ndim;
+  const char *device;         /* interned */
   const sdb_expr *v[];        /* ndim sizes, then ndim strides */
 } dims_block;
 
 static sdb_arena dims_arena;
 static const dims_block **dims_tab;
 static size_t dims_cap, dims_len;
-static const sdb_expr *const no_dims[1];
+
+const char *sdb_fake_device(const sdb_fake *t) {
+  const char *b = (const char *)(const void *)t->sizes - offsetof(dims_block, v);
+  return ((const dims_block *)(const void *)b)->device;
+}
 
 static void dims_reset(void) {
   sdb_arena_free(&dims_arena);
@@ -143,8 +149,9 @@ static void dims_reset(void) {
   dims_cap = dims_len = 0;
 }
 
-static uint64_t dims_hash(const sdb_expr *const *sizes, const sdb_expr *const *strides, int ndim) {
-  uint64_t h = 0x9E3779B97F4A7C15u ^ (uint64_t)ndim;
+static uint64_t dims_hash(const char *device, const sdb_expr *const *sizes,
+                          const sdb_expr *const *strides, int ndim) {
+  uint64_t h = (0x9E3779B97F4A7C15u ^ (uint64_t)ndim ^ (uintptr_t)device) * 0xff51afd7ed558ccdu;
   for (int i = 0; i < ndim; i++) {
     h = (h ^ (uintptr_t)sizes[i]) * 0xff51afd7ed558ccdu;
     h = (h ^ (uintptr_t)strides[i]) * 0xc4ceb9fe1a85ec53u;
@@ -169,25 +176,28 @@ static bool dims_grow(void) {
   return true;
 }
 
-/* The shared sizes of this shape (its strides follow them), or NULL on OOM. */
-static const sdb_expr *const *intern_dims(const sdb_expr *const *sizes,
+/* The shared sizes of this shape on this device (interned; its strides
+** follow them), or NULL on OOM. */
+static const sdb_expr *const *intern_dims(const char *device, const sdb_expr *const *sizes,
                                           const sdb_expr *const *strides, int ndim) {
-  if (ndim == 0) return no_dims;
   if (!dims_tab && !sdb_expr_on_reset(dims_reset)) return NULL;
   if (dims_len * 4 >= dims_cap * 3 && !dims_grow()) return NULL;
-  uint64_t h = dims_hash(sizes, strides, ndim);
+  uint64_t h = dims_hash(device, sizes, strides, ndim);
   size_t j = (size_t)h & (dims_cap - 1);
   size_t n = (size_t)ndim;
   for (const dims_block *b; (b = dims_tab[j]); j = (j + 1) & (dims_cap - 1))
-    if (b->h == h && b->ndim == ndim && !memcmp(b->v, sizes, n * sizeof *sizes) &&
-        !memcmp(b->v + n, strides, n * sizeof *strides))
+    if (b->h == h && b->ndim == ndim && b->device == device &&
+        (!n || (!memcmp(b->v, sizes, n * sizeof *sizes) && !memcmp(b->v + n, strides, n * sizeof *strides))))
       return b->v;
   dims_block *b = sdb_arena_alloc(&dims_arena, sizeof *b + 2 * n * sizeof b->v[0], _Alignof(dims_block));
   if (!b) return NULL;
   b->h = h;
   b->ndim = ndim;
-  memcpy(b->v, sizes, n * sizeof *sizes);
-  memcpy(b->v + n, strides, n * sizeof *strides);
+  b->device = device;
+  if (n) {   /* a 0-dim tensor may have no arrays */
+    memcpy(b->v, sizes, n * sizeof *sizes);
+    memcpy(b->v + n, strides, n * sizeof *strides);
+  }
   dims_tab[j] = b;
   dims_len++;
   return b->v;
@@ -212,7 +222,8 @@ sdb_fake *sdb_fake_new_strided(sdb_fake_mode *m, sdb_dtype dtype, const char *de
   if (!offset) return NULL;
   const sdb_expr *nelems = NULL;
   if (!storage && !(nelems = product(sizes, ndim))) return NULL;
-  const sdb_expr *const *dims = intern_dims(sizes, strides, ndim);
+  const char *dev = sdb_intern(device ? device : "cpu");
+  const sdb_expr *const *dims = dev ? intern_dims(dev, sizes, strides, ndim) : NULL;
   if (!dims) return NULL;
   size_t own = storage ? 0 : sizeof(sdb_storage);
   char *block = calloc(1, own + sizeof(sdb_fake));
@@ -222,10 +233,8 @@ sdb_fake *sdb_fake_new_strided(sdb_fake_mode *m, sdb_dtype dtype, const char *de
   t->id = next_tensor_id++;
   t->mode = m;
   t->dtype = (uint8_t)dtype;
-  t->device = sdb_intern(device ? device : "cpu");
   t->ndim = ndim;
   t->sizes = dims;
-  t->strides = dims + ndim;
   t->storage_offset = offset;
   if (storage) {
     storage->refcount++;
@@ -273,7 +282,7 @@ bool sdb_fake_is_contiguous(sdb_shape_env *env, const sdb_fake *t) {
   for (int i = 0; i < t->ndim; i++) {
     const sdb_expr *sz = env ? sdb_simplify(env, t->sizes[i]) : t->sizes[i];
     if (sz && sz->kind == SDB_INT && sz->ival == 1) continue;   /* any stride is fine */
-    const sdb_expr *eq = sdb_eq(t->strides[i], want[i]);
+    const sdb_expr *eq = sdb_eq(sdb_fake_strides(t)[i], want[i]);
     if (!eq || !(env ? sdb_statically_known_true(env, eq) : eq->kind == SDB_TRUE)) return false;
   }
   return true;
@@ -296,10 +305,9 @@ uint32_t sdb_fake_next_storage_id(void) { return next_storage_id; }
 int sdb_fake_set_metadata(sdb_fake *t, const sdb_expr *const *sizes,
                           const sdb_expr *const *strides, int ndim,
                           const sdb_expr *offset) {
-  const sdb_expr *const *dims = intern_dims(sizes, strides, ndim);
+  const sdb_expr *const *dims = intern_dims(sdb_fake_device(t), sizes, strides, ndim);
   if (!dims) return -1;
   t->sizes = dims;
-  t->strides = dims + ndim;
   t->ndim = ndim;
   t->storage_offset = offset;
   sdb_fake_bump_version(t);
@@ -436,7 +444,7 @@ static void put_dims(sdb_buf *b, const sdb_fake *t, const sdb_expr *const *v) {
 void sdb_fake_meta_put(sdb_buf *b, const sdb_fake *t, bool with_strides) {
   sdb_buf_puts(b, sdb_dtype_short(t->dtype));
   put_dims(b, t, t->sizes);
-  if (with_strides) put_dims(b, t, t->strides);
+  if (with_strides) put_dims(b, t, sdb_fake_strides(t));
 }
 
 char *sdb_fake_meta_str(const sdb_fake *t, bool with_strides) {
@@ -448,7 +456,7 @@ char *sdb_fake_meta_str(const sdb_fake *t, bool with_strides) {
 char *sdb_fake_repr(const sdb_fake *t) {
   sdb_buf b = SDB_BUF_INIT;
   sdb_buf_puts(&b, "FakeTensor(...");
-  if (strcmp(t->device, "cpu")) sdb_buf_printf(&b, ", device='%s'", t->device);
+  if (strcmp(sdb_fake_device(t), "cpu")) sdb_buf_printf(&b, ", device='%s'", sdb_fake_device(t));
   sdb_buf_puts(&b, ", size=(");
   for (int i = 0; i < t->ndim; i++) {
     if (i) sdb_buf_puts(&b, ", ");

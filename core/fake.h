@@ -60,8 +60,10 @@ typedef struct sdb_memo {
 
 typedef struct sdb_fake_mode sdb_fake_mode;
 
-/* 72 bytes (a long program holds millions: an 80-byte malloc block, 112
-** with its fresh storage). */
+/* 56 bytes (a long program holds millions: a 64-byte malloc block, 96
+** with its fresh storage). Its strides and device are read through
+** sdb_fake_strides and sdb_fake_device: they live with its sizes, in the
+** block every tensor of its shape on its device shares. */
 typedef struct sdb_fake {
   int refcount;
   uint32_t id;                /* unique per process, for printing and maps */
@@ -69,9 +71,7 @@ typedef struct sdb_fake {
   uint8_t dtype;              /* sdb_dtype */
   bool requires_grad;
   sdb_fake_mode *mode;        /* the mode that made it (not owned) */
-  const char *device;         /* "cpu", "cuda:0" (interned) */
-  const sdb_expr *const *sizes;   /* ndim of them, then the strides: shared by */
-  const sdb_expr *const *strides; /*   every tensor of this shape (interned) */
+  const sdb_expr *const *sizes;   /* ndim of them, then the strides (interned) */
   const sdb_expr *storage_offset;
   sdb_storage *storage;       /* shared with views */
   sdb_memo *memos;            /* SDB_MEMO_COUNT of them, allocated when a
@@ -85,6 +85,9 @@ struct sdb_fake_mode {
   uint64_t epoch;
   const char *why;            /* "fresh", "trace", ... (interned) */
 };
+
+static inline const sdb_expr *const *sdb_fake_strides(const sdb_fake *t) { return t->sizes + t->ndim; }
+const char *sdb_fake_device(const sdb_fake *t);   /* "cpu", "cuda:0" (interned) */
 
 /* --- modes ------------------------------------------------------------------ */
 sdb_fake_mode *sdb_fake_mode_new(sdb_shape_env *env, const char *why);

@@ -201,8 +201,8 @@ static int fill_order(sdb_shape_env *env, const sdb_fake *t, int *order, sdb_err
     while (j > 0) {   /* insertion: does dim order[j] go before order[j - 1]? */
       int x = order[j], y = order[j - 1];
       bool lt, gt;
-      int rc = less(env, t->strides[x], t->strides[y], &lt, err);
-      if (!rc && !lt) rc = less(env, t->strides[y], t->strides[x], &gt, err);
+      int rc = less(env, sdb_fake_strides(t)[x], sdb_fake_strides(t)[y], &lt, err);
+      if (!rc && !lt) rc = less(env, sdb_fake_strides(t)[y], sdb_fake_strides(t)[x], &gt, err);
       if (rc) return rc;
       bool before = lt || (!gt && x > y);
       if (!before) break;
@@ -269,7 +269,7 @@ static int bound_stride(sdb_shape_env *env, const sdb_fake *ta, const sdb_fake *
   stride_map ma = {0}, mb = {0};
   for (int r = 0; r < n && !kind; r++) {
     int i = oa[r];
-    const sdb_expr *av = sdb_simplify(env, ta->strides[i]), *bv = sdb_simplify(env, tb->strides[i]);
+    const sdb_expr *av = sdb_simplify(env, sdb_fake_strides(ta)[i]), *bv = sdb_simplify(env, sdb_fake_strides(tb)[i]);
     if (!av || !bv) return sdb_err_expr(err);
     if (av->kind == SDB_INT && av->ival == 0) {
       if (!(bv->kind == SDB_INT && bv->ival == 0)) { kind = "zero"; break; }
@@ -302,9 +302,9 @@ static int bound_stride(sdb_shape_env *env, const sdb_fake *ta, const sdb_fake *
     sdb_buf_puts(&b, "The sorted order of strides of the two branches' output doesn't match."
                      "this indicates the contiguousness of the two branches are different. "
                      "True branch has stride ");
-    put_tuple(&b, ta->strides, n);
+    put_tuple(&b, sdb_fake_strides(ta), n);
     sdb_buf_puts(&b, " but false branch has stride ");
-    put_tuple(&b, tb->strides, n);
+    put_tuple(&b, sdb_fake_strides(tb), n);
     sdb_buf_puts(&b, ".Consider using contiguous() to make the two branches have the same contiguousness.");
   } else {
     sdb_buf_puts(&b, "It seems one of cond's output stride is not a simple accumulative multiplication "
@@ -312,11 +312,11 @@ static int bound_stride(sdb_shape_env *env, const sdb_fake *ta, const sdb_fake *
                      "dense in memory. True branch has size ");
     put_size(&b, ta);
     sdb_buf_puts(&b, ", stride ");
-    put_tuple(&b, ta->strides, n);
+    put_tuple(&b, sdb_fake_strides(ta), n);
     sdb_buf_puts(&b, " and false branch has size ");
     put_size(&b, tb);
     sdb_buf_puts(&b, " stride ");
-    put_tuple(&b, tb->strides, n);
+    put_tuple(&b, sdb_fake_strides(tb), n);
     sdb_buf_puts(&b, ". Hint: can call t.contiguous(). ");
   }
   if (b.failed) { sdb_buf_free(&b); return oom(err); }
@@ -351,9 +351,9 @@ static int merge_leaf(sdb_fake_mode *m, const sdb_value *a, const sdb_value *b, 
   if (ta->dtype != tb->dtype)
     return sdb_err_set(err, SDB_E_HOP, "RuntimeError", "%s expected same dtype but got %s and %s.",
                        prefix, sdb_dtype_name(ta->dtype), sdb_dtype_name(tb->dtype));
-  if (strcmp(ta->device, tb->device))
+  if (strcmp(sdb_fake_device(ta), sdb_fake_device(tb)))
     return sdb_err_set(err, SDB_E_HOP, "RuntimeError", "%s expected same device but got %s and %s.",
-                       prefix, ta->device, tb->device);
+                       prefix, sdb_fake_device(ta), sdb_fake_device(tb));
   if (ta->ndim != tb->ndim)
     return sdb_err_set(err, SDB_E_HOP, "RuntimeError", "%s expected same dim but got %d and %d.",
                        prefix, ta->ndim, tb->ndim);
@@ -383,7 +383,7 @@ static int merge_leaf(sdb_fake_mode *m, const sdb_value *a, const sdb_value *b, 
   const sdb_expr *strides[64];
   int rc = bound_stride(env, ta, tb, sizes, strides, err);
   if (rc) return rc;
-  sdb_fake *r = sdb_fake_new_strided(m, ta->dtype, ta->device, sizes, strides, ta->ndim, sdb_int(0), NULL);
+  sdb_fake *r = sdb_fake_new_strided(m, ta->dtype, sdb_fake_device(ta), sizes, strides, ta->ndim, sdb_int(0), NULL);
   if (!r) return oom(err);
   r->requires_grad = ta->requires_grad || tb->requires_grad;
   *out = sdb_value_tensor(r);

@@ -132,7 +132,7 @@ const sdb_expr *sdb_keypath_get(sdb_shape_env *env, const sdb_value *v,
       case SDB_KEY_SIZE: case SDB_KEY_STRIDE: case SDB_KEY_STORAGE_OFFSET:
         if (e || vec || !cur || cur->kind != SDB_V_TENSOR) goto bad;
         if (k->kind == SDB_KEY_STORAGE_OFFSET) { e = cur->tensor->storage_offset; break; }
-        vec = k->kind == SDB_KEY_SIZE ? cur->tensor->sizes : cur->tensor->strides;
+        vec = k->kind == SDB_KEY_SIZE ? cur->tensor->sizes : sdb_fake_strides(cur->tensor);
         veclen = cur->tensor->ndim;
         break;
       case SDB_KEY_INDEX:
@@ -187,7 +187,7 @@ static bool find_rec(const sdb_value *v, const sdb_expr *sym, sdb_keypath *p) {
       const sdb_fake *t = v->tensor;
       for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < t->ndim; i++) {
-          if ((pass ? t->strides : t->sizes)[i] != sym) continue;
+          if ((pass ? sdb_fake_strides(t) : t->sizes)[i] != sym) continue;
           sdb_key k1 = {(uint8_t)(pass ? SDB_KEY_STRIDE : SDB_KEY_SIZE), {.index = 0}};
           sdb_key k2 = {SDB_KEY_INDEX, {.index = i}};
           return push(p, k1) && push(p, k2);
@@ -339,7 +339,7 @@ static void visit(walk *w, const sdb_value *v, const sdb_keypath *p) {
     case SDB_V_TENSOR: {
       const sdb_fake *t = v->tensor;
       visit_vec(w, t->sizes, t->ndim, SDB_KEY_SIZE, p);
-      visit_vec(w, t->strides, t->ndim, SDB_KEY_STRIDE, p);
+      visit_vec(w, sdb_fake_strides(t), t->ndim, SDB_KEY_STRIDE, p);
       sdb_keypath q = *p;
       sdb_key k = {SDB_KEY_STORAGE_OFFSET, {.index = 0}};
       if (push(&q, k)) visit_expr(w, t->storage_offset, &q);
@@ -391,7 +391,7 @@ int sdb_compute_unbacked_bindings(sdb_shape_env *env, const sdb_value *v,
         const sdb_fake *t = v->tensor;
         sdb_buf_puts(&extra, " ((");
         for (int i = 0; i < t->ndim; i++) {
-          char *s = sdb_expr_str(t->strides[i]);
+          char *s = sdb_expr_str(sdb_fake_strides(t)[i]);
           sdb_buf_printf(&extra, "%s%s", i ? ", " : "", s ? s : "?");
           free(s);
         }

@@ -308,7 +308,7 @@ static int dynamic_select_offset(lowering *lw, const sdb_node *n, sdb_err *err) 
     sdb_buf_printf(&lw->code, "    %s = ", s->name);
     put_expr(lw, &lw->code, t->storage_offset);
     sdb_buf_puts(&lw->code, " + ");
-    put_expr(lw, &lw->code, t->strides[dim]);
+    put_expr(lw, &lw->code, sdb_fake_strides(t)[dim]);
     sdb_buf_puts(&lw->code, " * (");
     put_expr(lw, &lw->code, idx);
     sdb_buf_puts(&lw->code, " if ");
@@ -401,7 +401,7 @@ static int repropagate(lowering *lw, const sdb_node *n, const sdb_op *op, sdb_ib
       const sdb_value *ex = &a->node->example;
       if (ex->kind == SDB_V_TENSOR) {
         const sdb_fake *t = ex->tensor;
-        sdb_fake *fresh = sdb_fake_new_strided(lw->mode, t->dtype, t->device, t->sizes, t->strides,
+        sdb_fake *fresh = sdb_fake_new_strided(lw->mode, t->dtype, sdb_fake_device(t), t->sizes, sdb_fake_strides(t),
                                                t->ndim, t->storage_offset, NULL);
         if (!fresh) { rc = oom(err); goto out; }
         v = sdb_value_tensor(fresh);
@@ -585,7 +585,7 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
                 ", ", (const char *)NULL);
     put_shape(lw, c, v->sizes, v->ndim);
     sdb_buf_puts(c, ", ");
-    put_shape(lw, c, v->strides, v->ndim);
+    put_shape(lw, c, sdb_fake_strides(v), v->ndim);
     sdb_buf_puts(c, ", ");
     put_expr(lw, c, v->storage_offset);
     sdb_buf_puts(c, ")  # ReinterpretView\n");

@@ -468,7 +468,7 @@ int out_new(sdb_fake_mode *m, sdb_dtype dt, const char *device,
 sdb_fake *mk_view(sdb_fake_mode *m, sdb_fake *x, const sdb_expr *const *sizes,
                   const sdb_expr *const *strides, int n, const sdb_expr *offset,
                   sdb_err *err) {
-  sdb_fake *r = sdb_fake_new_strided(m, x->dtype, x->device, sizes, strides, n, offset, x->storage);
+  sdb_fake *r = sdb_fake_new_strided(m, x->dtype, sdb_fake_device(x), sizes, strides, n, offset, x->storage);
   if (!r) {
     sdb_err_set(err, SDB_E_EXPR, "RuntimeError", "cannot make a view: %s", sdb_expr_error());
     return NULL;
@@ -496,13 +496,13 @@ static int like_strides(sdb_shape_env *env, const sdb_fake *x, const sdb_expr **
   for (int k = 0; k < x->ndim; k++) {
     int pick = -1;
     for (int i = x->ndim - 1; i >= 0 && pick < 0; i--)
-      if (!used[i] && known_true(env, sdb_eq(x->strides[i], acc))) pick = i;
+      if (!used[i] && known_true(env, sdb_eq(sdb_fake_strides(x)[i], acc))) pick = i;
     if (pick < 0) return sdb_contiguous_strides(x->sizes, x->ndim, st);
     used[pick] = true;
     acc = sdb_mul(acc, x->sizes[pick]);
     if (!acc) return -1;
   }
-  for (int i = 0; i < x->ndim; i++) st[i] = x->strides[i];
+  for (int i = 0; i < x->ndim; i++) st[i] = sdb_fake_strides(x)[i];
   return 0;
 }
 
@@ -584,13 +584,13 @@ int elementwise_strides(sdb_shape_env *env, sdb_fake *const *ops, int nops,
   int k = 0;
   for (int j = 0; j < nops && k < MAX_OPS; j++) {
     const sdb_fake *t = ops[j];
-    if (!t || (t->ndim == 0 && !strcmp(t->device, "cpu"))) continue;   /* CPU scalars */
+    if (!t || (t->ndim == 0 && !strcmp(sdb_fake_device(t), "cpu"))) continue;   /* CPU scalars */
     /* the operand as broadcast to the result: expanded dims have stride 0 */
     for (int d = 0; d < n; d++) {
       int od = d - (n - t->ndim);
       bool expanded = od < 0 || (sdb_is_int(t->sizes[od]) && t->sizes[od]->ival == 1 &&
                                  !(sdb_is_int(shape[d]) && shape[d]->ival == 1));
-      es[k][d] = expanded ? sdb_int(0) : t->strides[od];
+      es[k][d] = expanded ? sdb_int(0) : sdb_fake_strides(t)[od];
     }
     k++;
   }
@@ -656,7 +656,7 @@ int out_like(sdb_fake_mode *m, sdb_fake *x, sdb_dtype dt, const char *device, bo
              sdb_value *out, sdb_err *err) {
   const sdb_expr *st[MAX_DIMS];
   if (like_strides(m->env, x, st)) return sdb_err_expr(err);
-  sdb_fake *r = sdb_fake_new_strided(m, dt, device ? device : x->device, x->sizes, st, x->ndim,
+  sdb_fake *r = sdb_fake_new_strided(m, dt, device ? device : sdb_fake_device(x), x->sizes, st, x->ndim,
                                      sdb_int(0), NULL);
   if (!r) return sdb_err_set(err, SDB_E_EXPR, "RuntimeError", "cannot make a tensor: %s", sdb_expr_error());
   r->requires_grad = rg && sdb_dtype_is_floating(dt);

@@ -58,7 +58,7 @@ int m_nonzero(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a,
   if ((rc = nonzero_nnz(m, x, &nnz, err))) return rc;
   const sdb_expr *sizes[2] = {nnz, sdb_int(x->ndim)};
   const sdb_expr *strides[2] = {sdb_int(1), nnz};
-  sdb_fake *r = sdb_fake_new_strided(m, SDB_I64, x->device, sizes, strides, 2, sdb_int(0), NULL);
+  sdb_fake *r = sdb_fake_new_strided(m, SDB_I64, sdb_fake_device(x), sizes, strides, 2, sdb_int(0), NULL);
   if (!r) return oom(err);
   return give(out, r);
 }
@@ -107,7 +107,7 @@ int m_masked_select(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_v
   int64_t num = numel_upper(m, numel);
   const sdb_expr *nnz = sdb_create_unbacked_size(m->env, 0, num > 2 ? num : SDB_PINF);
   if (!nnz) return oom(err);
-  return out_new(m, x->dtype, x->device, &nnz, 1, x->requires_grad, out, err);
+  return out_new(m, x->dtype, sdb_fake_device(x), &nnz, 1, x->requires_grad, out, err);
 }
 
 /* _unique: values of a fresh size (memoized on self when dim is None and
@@ -145,20 +145,20 @@ static int unique_common(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, 
   }
   sdb_value vals = SDB_VALUE_NONE, iv = SDB_VALUE_NONE, cv = SDB_VALUE_NONE;
   if (!has_dim) {
-    rc = out_new(m, x->dtype, x->device, &nnz, 1, false, &vals, err);
+    rc = out_new(m, x->dtype, sdb_fake_device(x), &nnz, 1, false, &vals, err);
   } else {
     const sdb_expr *shape[MAX_DIMS];
     for (int i = 0; i < x->ndim; i++) shape[i] = x->sizes[i];
     if (x->ndim) shape[dim] = nnz;
-    rc = out_new(m, x->dtype, x->device, shape, x->ndim, false, &vals, err);
+    rc = out_new(m, x->dtype, sdb_fake_device(x), shape, x->ndim, false, &vals, err);
   }
   /* inverse and counts are arg.new_empty(...) in fake_impls: self's dtype
   ** (eager gives int64; the fake tensors PyTorch traces with do not) */
   if (!rc && inv) {
-    if (has_dim) rc = out_new(m, x->dtype, x->device, &numel, 1, false, &iv, err);
-    else rc = out_new(m, x->dtype, x->device, x->sizes, x->ndim, false, &iv, err);
+    if (has_dim) rc = out_new(m, x->dtype, sdb_fake_device(x), &numel, 1, false, &iv, err);
+    else rc = out_new(m, x->dtype, sdb_fake_device(x), x->sizes, x->ndim, false, &iv, err);
   }
-  if (!rc && counts) rc = out_new(m, x->dtype, x->device, &nnz, 1, false, &cv, err);
+  if (!rc && counts) rc = out_new(m, x->dtype, sdb_fake_device(x), &nnz, 1, false, &cv, err);
   if (rc) {
     sdb_value_free(&vals);
     sdb_value_free(&iv);
@@ -212,7 +212,7 @@ int m_repeat_interleave(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, s
                          "repeat_interleave only accept 1D vector as repeat");
     const sdb_expr *u = given ? given : sdb_create_unbacked_size(m->env, 0, SDB_PINF);
     if (!u) return oom(err);
-    return out_new(m, x->dtype, x->device, &u, 1, false, out, err);
+    return out_new(m, x->dtype, sdb_fake_device(x), &u, 1, false, out, err);
   }
   const sdb_value *dv = ah_get(a, 2, "dim");
   bool has_dim = dv && dv->kind != SDB_V_NONE;
@@ -254,5 +254,5 @@ int m_repeat_interleave(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, s
   } else {
     return bad_arg(op, "repeats", 1, "Tensor or int", rv, err);
   }
-  return out_new(m, x->dtype, x->device, shape, n, x->requires_grad, out, err);
+  return out_new(m, x->dtype, sdb_fake_device(x), shape, n, x->requires_grad, out, err);
 }

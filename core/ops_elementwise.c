@@ -62,7 +62,7 @@ int out_elementwise(sdb_fake_mode *m, sdb_fake *const *ops, int nops, const bin_
                     sdb_value *out, sdb_err *err) {
   const sdb_expr *st[MAX_DIMS];
   if (elementwise_strides(m->env, ops, nops, r->shape, r->n, st)) return sdb_err_expr(err);
-  sdb_fake *t = sdb_fake_new_strided(m, r->dt, r->self->device, r->shape, st, r->n, sdb_int(0),
+  sdb_fake *t = sdb_fake_new_strided(m, r->dt, sdb_fake_device(r->self), r->shape, st, r->n, sdb_int(0),
                                      NULL);
   if (!t) return sdb_err_set(err, SDB_E_EXPR, "RuntimeError", "cannot make a tensor: %s", sdb_expr_error());
   t->requires_grad = r->rg && sdb_dtype_is_floating(r->dt);
@@ -151,7 +151,7 @@ int m_where(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *ou
   promo p = {{false}, {SDB_F32}};
   promo_add(&p, x);
   promo_add(&p, y);
-  return out_new(m, promo_result(&p), c->device, shape, n, rg, out, err);
+  return out_new(m, promo_result(&p), sdb_fake_device(c), shape, n, rg, out, err);
 }
 
 /* masked_fill(self, mask, value): self and mask broadcast (expand_outplace),
@@ -188,7 +188,7 @@ int m_masked_fill(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_val
   int n = 0;
   if ((rc = sdb_broadcast_shapes(m->env, mask->sizes, mask->ndim, x->sizes, x->ndim, shape, &n, err)))
     return rc;
-  return out_new(m, x->dtype, x->device, shape, n, x->requires_grad, out, err);
+  return out_new(m, x->dtype, sdb_fake_device(x), shape, n, x->requires_grad, out, err);
 }
 
 /* ------------------------------------------------------------------------
@@ -296,7 +296,7 @@ int m_clamp(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *ou
   bin_res r;
   int rc = clamp_meta(m, op, a, &r, err);
   if (rc) return rc;
-  return out_new(m, r.dt, r.self->device, r.shape, r.n, r.rg, out, err);
+  return out_new(m, r.dt, sdb_fake_device(r.self), r.shape, r.n, r.rg, out, err);
 }
 
 /* The activation functions of torch.nn.functional: floating inputs only
@@ -395,8 +395,8 @@ bool looks_like_device(const char *s) {
 ** PyTorch's to() returns self), else a fresh tensor with x's layout. */
 static int convert(sdb_fake_mode *m, sdb_fake *x, sdb_dtype dt, const char *device, bool copy,
                    sdb_value *out, sdb_err *err) {
-  const char *dev = device ? sdb_intern(device) : x->device;
-  if (!copy && dt == x->dtype && dev == x->device) {
+  const char *dev = device ? sdb_intern(device) : sdb_fake_device(x);
+  if (!copy && dt == x->dtype && dev == sdb_fake_device(x)) {
     *out = sdb_value_tensor(x);
     return SDB_OK;
   }
@@ -433,7 +433,7 @@ int m_to(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, 
       if (nbools++ == 1) copy = b != 0;
     } else if (v->kind == SDB_V_TENSOR) {
       dtype = v->tensor->dtype;
-      device = v->tensor->device;
+      device = sdb_fake_device(v->tensor);
     } else if (v->kind == SDB_V_STR) {
       int d = sdb_dtype_from_name(v->str);
       if (d >= 0) dtype = d;

@@ -181,7 +181,7 @@ int m_new(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out,
   bool full = !strcmp(op->name, "new_full");
   const sdb_expr *sizes[MAX_DIMS];
   int n = 0, dtype = -1;
-  const char *device = x->device;
+  const char *device = sdb_fake_device(x);
   bool rg = false;
   if (full) {
     const sdb_value *sv = ah_get(a, 1, "size");

@@ -32,7 +32,7 @@ int m_index_select(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_va
   const sdb_expr *numel = sdb_fake_numel(idx);
   if (!numel) return sdb_err_expr(err);
   if (x->ndim) shape[dim] = numel;
-  return out_new(m, x->dtype, x->device, shape, x->ndim, x->requires_grad, out, err);
+  return out_new(m, x->dtype, sdb_fake_device(x), shape, x->ndim, x->requires_grad, out, err);
 }
 
 /* gather(dim, index): the shape of index */
@@ -49,7 +49,7 @@ int m_gather(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *o
   if (idx->ndim != x->ndim && !(x->ndim <= 1 && idx->ndim <= 1))
     return sdb_err_set(err, SDB_E_SHAPE, "RuntimeError",
                        "Index tensor must have the same number of dimensions as input tensor");
-  return out_new(m, x->dtype, x->device, idx->sizes, idx->ndim, x->requires_grad, out, err);
+  return out_new(m, x->dtype, sdb_fake_device(x), idx->sizes, idx->ndim, x->requires_grad, out, err);
 }
 
 /* scatter(dim, index, src|value): the shape of self */
@@ -111,7 +111,7 @@ int m_narrow(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *o
   vmeta r;
   vmeta_of(x, &r);
   r.sizes[dim] = len;
-  r.offset = sdb_add(x->storage_offset, sdb_mul(start, x->strides[dim]));
+  r.offset = sdb_add(x->storage_offset, sdb_mul(start, sdb_fake_strides(x)[dim]));
   if (!r.offset) return sdb_err_expr(err);
   return out_vmeta(m, x, &r, out, err);
 }
@@ -135,9 +135,9 @@ int select_meta(sdb_fake_mode *m, const sdb_op *op, const sdb_fake *x, int64_t d
                           index, x->sizes, x->ndim, d), err);
   const sdb_expr *off = NULL;
   if (sdb_guard_or_false(env, sdb_ge(index, sdb_int(0))))
-    off = sdb_add(x->storage_offset, sdb_mul(index, x->strides[d]));
+    off = sdb_add(x->storage_offset, sdb_mul(index, sdb_fake_strides(x)[d]));
   else if (sdb_guard_or_false(env, sdb_lt(index, sdb_int(0))))
-    off = sdb_add(x->storage_offset, sdb_mul(sdb_add(index, size), x->strides[d]));
+    off = sdb_add(x->storage_offset, sdb_mul(sdb_add(index, size), sdb_fake_strides(x)[d]));
   else if (!(off = sdb_create_unbacked_symint(env)))
     return oom(err);
   if (!off) return sdb_err_expr(err);
@@ -145,7 +145,7 @@ int select_meta(sdb_fake_mode *m, const sdb_op *op, const sdb_fake *x, int64_t d
   for (int i = 0; i < x->ndim; i++) {
     if (i == d) continue;
     r->sizes[r->n] = x->sizes[i];
-    r->strides[r->n++] = x->strides[i];
+    r->strides[r->n++] = sdb_fake_strides(x)[i];
   }
   r->offset = off;
   return SDB_OK;
@@ -258,9 +258,9 @@ int m_slice(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *ou
   vmeta r;
   vmeta_of(x, &r);
   r.sizes[dim] = len;
-  r.strides[dim] = sdb_mul(x->strides[dim], sdb_int(step));
+  r.strides[dim] = sdb_mul(sdb_fake_strides(x)[dim], sdb_int(step));
   if (s) {
-    r.offset = sdb_add(x->storage_offset, sdb_mul(s, x->strides[dim]));
+    r.offset = sdb_add(x->storage_offset, sdb_mul(s, sdb_fake_strides(x)[dim]));
   } else {
     r.offset = sdb_create_unbacked_symint(env);
     if (!r.offset) return sdb_err_expr(err);
@@ -359,7 +359,7 @@ int m_index(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *ou
     }
     for (int i = p; i < x->ndim; i++) shape[n++] = x->sizes[i];
   }
-  return out_new(m, x->dtype, x->device, shape, n, x->requires_grad, out, err);
+  return out_new(m, x->dtype, sdb_fake_device(x), shape, n, x->requires_grad, out, err);
 }
 
 /* clone(): a new tensor, same layout when dense */
@@ -370,7 +370,7 @@ int m_clone(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *ou
   if (rc) return rc;
   const sdb_value *mf = ah_get(a, KW, "memory_format");
   if (mf && mf->kind == SDB_V_STR && strstr(mf->str, "contiguous_format"))
-    return out_new(m, x->dtype, x->device, x->sizes, x->ndim, x->requires_grad, out, err);
+    return out_new(m, x->dtype, sdb_fake_device(x), x->sizes, x->ndim, x->requires_grad, out, err);
   if (mf && mf->kind != SDB_V_NONE && !(mf->kind == SDB_V_STR && strstr(mf->str, "preserve_format")))
     return ah_reject(op, a, KW, "memory_format", "only preserve_format and contiguous_format", err);
   return out_like(m, x, x->dtype, NULL, x->requires_grad, out, err);
@@ -382,7 +382,7 @@ int m_detach(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *o
   int rc = ah_tensor(op, a, 0, "self", &x, err);
   if (!rc) rc = ah_max_pos(op, a, 1, err);
   if (rc) return rc;
-  sdb_fake *r = mk_view(m, x, x->sizes, x->strides, x->ndim, x->storage_offset, err);
+  sdb_fake *r = mk_view(m, x, x->sizes, sdb_fake_strides(x), x->ndim, x->storage_offset, err);
   if (!r) return fail_code(err);
   r->requires_grad = false;
   return give(out, r);

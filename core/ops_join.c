@@ -61,7 +61,7 @@ int m_cat(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out,
   sdb_dtype dt = promo_result(&p);
   if (nk == 0) {
     const sdb_expr *zero = sdb_int(0);
-    return out_new(m, dt, ts[0].tensor->device, &zero, 1, rg, out, err);
+    return out_new(m, dt, sdb_fake_device(ts[0].tensor), &zero, 1, rg, out, err);
   }
   int64_t dim = 0;
   if ((rc = ah_dim(op, a, 1, "dim", kept[0]->ndim, 0, false, &dim, err))) return rc;
@@ -84,7 +84,7 @@ int m_cat(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out,
   }
   shape[dim] = sdb_add_n(parts, nk);
   if (!shape[dim]) return sdb_err_expr(err);
-  return out_new(m, dt, kept[0]->device, shape, nd, rg, out, err);
+  return out_new(m, dt, sdb_fake_device(kept[0]), shape, nd, rg, out, err);
 }
 
 /* stack(tensors, dim=0): equal shapes, a new dim of len(tensors) */
@@ -116,7 +116,7 @@ int m_stack(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *ou
     if (d == dim) shape[n++] = sdb_int((int64_t)nt);
     if (d < t0->ndim) shape[n++] = t0->sizes[d];
   }
-  return out_new(m, promo_result(&p), t0->device, shape, n, rg, out, err);
+  return out_new(m, promo_result(&p), sdb_fake_device(t0), shape, n, rg, out, err);
 }
 
 /* Views of x along dim with the given lengths, one after the other. */
@@ -130,7 +130,7 @@ static int split_views(sdb_fake_mode *m, sdb_fake *x, int64_t dim, const sdb_exp
     vmeta r;
     vmeta_of(x, &r);
     r.sizes[dim] = lens[k];
-    r.offset = sdb_add(x->storage_offset, sdb_mul(start, x->strides[dim]));
+    r.offset = sdb_add(x->storage_offset, sdb_mul(start, sdb_fake_strides(x)[dim]));
     start = sdb_add(start, lens[k]);
     int rc = r.offset && start ? out_vmeta(m, x, &r, &t.items[k], err) : sdb_err_expr(err);
     if (rc) { sdb_value_free(&t); return rc; }
@@ -290,7 +290,7 @@ static int repeat_core(sdb_fake_mode *m, const sdb_op *op, sdb_fake *x, const sd
     shape[i] = i < pad ? reps[i] : sdb_mul(reps[i], x->sizes[i - pad]);
     if (!shape[i]) return sdb_err_expr(err);
   }
-  return out_new(m, x->dtype, x->device, shape, nr, x->requires_grad, out, err);
+  return out_new(m, x->dtype, sdb_fake_device(x), shape, nr, x->requires_grad, out, err);
 }
 
 /* repeat(*sizes) */

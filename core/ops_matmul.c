@@ -50,7 +50,7 @@ int m_mm(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, 
   if ((rc = same_dtype(x, y, err))) return rc;
   if ((rc = mm_check(m, x->sizes[0], x->sizes[1], y->sizes[0], y->sizes[1], err))) return rc;
   const sdb_expr *shape[2] = {x->sizes[0], y->sizes[1]};
-  return out_new(m, x->dtype, x->device, shape, 2, x->requires_grad || y->requires_grad, out, err);
+  return out_new(m, x->dtype, sdb_fake_device(x), shape, 2, x->requires_grad || y->requires_grad, out, err);
 }
 
 int m_bmm(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, sdb_err *err) {
@@ -66,7 +66,7 @@ int m_bmm(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out,
                        sdb_dtype_name(x->dtype), sdb_dtype_name(y->dtype));
   if ((rc = bmm_check(m, x->sizes[0], x->sizes[2], y->sizes[0], y->sizes[1], err))) return rc;
   const sdb_expr *shape[3] = {x->sizes[0], x->sizes[1], y->sizes[2]};
-  return out_new(m, x->dtype, x->device, shape, 3, x->requires_grad || y->requires_grad, out, err);
+  return out_new(m, x->dtype, sdb_fake_device(x), shape, 3, x->requires_grad || y->requires_grad, out, err);
 }
 
 /* torch.matmul as torch/_decomp's matmul takes it apart: dot, mv, mm, the
@@ -166,7 +166,7 @@ int m_matmul(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *o
   const sdb_expr *shape[MAX_DIMS];
   int n = 0;
   if ((rc = matmul_shape(m, x, y, x->sizes, x->ndim, y->sizes, y->ndim, shape, &n, err))) return rc;
-  return out_new(m, x->dtype, x->device, shape, n, x->requires_grad || y->requires_grad, out, err);
+  return out_new(m, x->dtype, sdb_fake_device(x), shape, n, x->requires_grad || y->requires_grad, out, err);
 }
 
 /* linear(input, weight, bias=None): addmm for 2-D input with a bias, else
@@ -189,11 +189,10 @@ int m_linear(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *o
   if ((rc = same_dtype(x, w, err))) return rc;
   const sdb_expr *shape[MAX_DIMS];
   int n = 0;
-  sdb_fake wtf = *w;            /* weight.t() as matmul sees it (contiguity, grad) */
-  wtf.sizes = wt.sizes;
-  wtf.strides = wt.strides;
-  wtf.ndim = wt.n;
-  if ((rc = matmul_shape(m, x, &wtf, x->sizes, x->ndim, wt.sizes, wt.n, shape, &n, err))) return rc;
+  /* weight.t() as matmul sees it: the shape of wt, the grad of w. A 2-D
+  ** second operand is never the one whose contiguity decides folding
+  ** (that is the one of 3 dims and more), so w itself stands for it. */
+  if ((rc = matmul_shape(m, x, w, x->sizes, x->ndim, wt.sizes, wt.n, shape, &n, err))) return rc;
   if (b) {
     if (x->ndim == 2) {         /* addmm: self.expand((n, p)) */
       vmeta e;
@@ -203,7 +202,7 @@ int m_linear(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *o
     }
   }
   bool rg = x->requires_grad || w->requires_grad || (b && b->requires_grad);
-  return out_new(m, x->dtype, x->device, shape, n, rg, out, err);
+  return out_new(m, x->dtype, sdb_fake_device(x), shape, n, rg, out, err);
 }
 
 /* addmm(self, mat1, mat2, *, beta=1, alpha=1) */
@@ -224,5 +223,5 @@ int m_addmm(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *ou
   vmeta e;
   if ((rc = expand_meta(m, op, s, shape, 2, &e, err))) return rc;
   bool rg = s->requires_grad || x->requires_grad || y->requires_grad;
-  return out_new(m, x->dtype, x->device, shape, 2, rg, out, err);
+  return out_new(m, x->dtype, sdb_fake_device(x), shape, 2, rg, out, err);
 }

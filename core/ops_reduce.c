@@ -83,7 +83,7 @@ int reduction(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a,
       dt = x->dtype == SDB_U8 ? SDB_U8 : SDB_BOOL;
       break;
   }
-  return out_new(m, dt, x->device, shape, n, x->requires_grad, out, err);
+  return out_new(m, dt, sdb_fake_device(x), shape, n, x->requires_grad, out, err);
 }
 
 int m_sum(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out, sdb_err *err) {
@@ -116,12 +116,12 @@ int m_maxmin(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *o
     self.kind = SDB_V_TENSOR;
     self.tensor = x;
     if ((rc = binary_meta(m, op, &self, d, BIN_TENSORS, &r, err))) return rc;
-    return out_new(m, r.dt, x->device, r.shape, r.n, r.rg, out, err);
+    return out_new(m, r.dt, sdb_fake_device(x), r.shape, r.n, r.rg, out, err);
   }
   if ((rc = ah_max_pos(op, a, 3, err))) return rc;
   if (!d || d->kind == SDB_V_NONE) {
     if ((rc = ah_reject(op, a, 2, "keepdim", "keepdim needs a dim", err))) return rc;
-    return out_new(m, x->dtype, x->device, NULL, 0, x->requires_grad, out, err);
+    return out_new(m, x->dtype, sdb_fake_device(x), NULL, 0, x->requires_grad, out, err);
   }
   if (d->kind == SDB_V_LIST || d->kind == SDB_V_TUPLE) return bad_arg(op, "dim", 1, "int", d, err);
   bool mask[MAX_DIMS], all = true, keepdim = false;
@@ -131,8 +131,8 @@ int m_maxmin(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *o
   red_shape(x, mask, all, keepdim, shape, &n);
   sdb_value t = sdb_value_seq(SDB_V_TUPLE, 2);
   if (t.kind != SDB_V_TUPLE) return oom(err);
-  rc = out_new(m, x->dtype, x->device, shape, n, x->requires_grad, &t.items[0], err);
-  if (!rc) rc = out_new(m, SDB_I64, x->device, shape, n, false, &t.items[1], err);
+  rc = out_new(m, x->dtype, sdb_fake_device(x), shape, n, x->requires_grad, &t.items[0], err);
+  if (!rc) rc = out_new(m, SDB_I64, sdb_fake_device(x), shape, n, false, &t.items[1], err);
   if (rc) { sdb_value_free(&t); return rc; }
   *out = t;
   return SDB_OK;
@@ -151,7 +151,7 @@ int m_argmaxmin(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value
   const sdb_expr *shape[MAX_DIMS];
   int n = 0;
   red_shape(x, mask, all, keepdim, shape, &n);
-  return out_new(m, SDB_I64, x->device, shape, n, false, out, err);
+  return out_new(m, SDB_I64, sdb_fake_device(x), shape, n, false, out, err);
 }
 
 /* std/var(self, dim=None, unbiased=True, keepdim=False, *, correction=None);
@@ -177,7 +177,7 @@ int m_stdvar(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *o
   const sdb_expr *shape[MAX_DIMS];
   int n = 0;
   red_shape(x, mask, all, keepdim, shape, &n);
-  return out_new(m, x->dtype, x->device, shape, n, x->requires_grad, out, err);
+  return out_new(m, x->dtype, sdb_fake_device(x), shape, n, x->requires_grad, out, err);
 }
 
 /* norm(self, p=2, dim=None, keepdim=False, dtype=None): vector norms. */
@@ -203,6 +203,6 @@ int m_norm(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *out
   const sdb_expr *shape[MAX_DIMS];
   int n = 0;
   red_shape(x, mask, all, keepdim, shape, &n);
-  return out_new(m, dtype >= 0 ? (sdb_dtype)dtype : x->dtype, x->device, shape, n,
+  return out_new(m, dtype >= 0 ? (sdb_dtype)dtype : x->dtype, sdb_fake_device(x), shape, n,
                  x->requires_grad, out, err);
 }

@@ -15,7 +15,7 @@ void vmeta_of(const sdb_fake *x, vmeta *r) {
   r->n = x->ndim;
   for (int i = 0; i < x->ndim; i++) {
     r->sizes[i] = x->sizes[i];
-    r->strides[i] = x->strides[i];
+    r->strides[i] = sdb_fake_strides(x)[i];
   }
   r->offset = x->storage_offset;
 }
@@ -95,7 +95,7 @@ static int infer_size(sdb_fake_mode *m, const sdb_expr **shape, int n, const sdb
 ** decisions made statically, never by guarding. false: no view exists. */
 static bool compute_stride(sdb_shape_env *env, const sdb_fake *x, const sdb_expr *const *ns,
                            int nn, const sdb_expr **out) {
-  const sdb_expr *const *os = x->sizes, *const *ost = x->strides;
+  const sdb_expr *const *os = x->sizes, *const *ost = sdb_fake_strides(x);
   int on = x->ndim;
   if (on == 0) {
     for (int i = 0; i < nn; i++) out[i] = sdb_int(1);
@@ -156,10 +156,10 @@ static int view_core(sdb_fake_mode *m, sdb_fake *x, const sdb_expr **shape, int 
   if (sdb_fake_is_contiguous(env, x)) {
     if (sdb_contiguous_strides(shape, n, st)) return sdb_err_expr(err);
   } else if (!compute_stride(env, x, shape, n, st)) {
-    if (allow_copy) return out_new(m, x->dtype, x->device, shape, n, x->requires_grad, out, err);
+    if (allow_copy) return out_new(m, x->dtype, sdb_fake_device(x), shape, n, x->requires_grad, out, err);
     return fail_cond(m, NULL, SDB_E_SHAPE, "ValueError",
                      msgf(env, "Cannot view a tensor with shape torch.Size({s}) and strides {T} as a "
-                               "tensor with shape {T}!", x->sizes, x->ndim, x->strides, x->ndim, shape, n),
+                               "tensor with shape {T}!", x->sizes, x->ndim, sdb_fake_strides(x), x->ndim, shape, n),
                      err);
   }
   return out_view(m, x, shape, st, n, x->storage_offset, out, err);
@@ -281,7 +281,7 @@ int unsqueeze_meta(const sdb_op *op, const sdb_fake *x, int64_t dim, vmeta *r, s
   int64_t d = 0;
   int rc = ah_wrap_dim(op, dim, x->ndim + 1, &d, err);
   if (rc) return rc;
-  const sdb_expr *st = d >= x->ndim ? sdb_int(1) : sdb_mul(x->sizes[d], x->strides[d]);
+  const sdb_expr *st = d >= x->ndim ? sdb_int(1) : sdb_mul(x->sizes[d], sdb_fake_strides(x)[d]);
   if (!st) return sdb_err_expr(err);
   r->n = 0;
   for (int i = 0; i <= x->ndim; i++) {
@@ -291,7 +291,7 @@ int unsqueeze_meta(const sdb_op *op, const sdb_fake *x, int64_t dim, vmeta *r, s
     }
     if (i < x->ndim) {
       r->sizes[r->n] = x->sizes[i];
-      r->strides[r->n++] = x->strides[i];
+      r->strides[r->n++] = sdb_fake_strides(x)[i];
     }
   }
   r->offset = x->storage_offset;
@@ -327,7 +327,7 @@ int squeeze_meta(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, const sd
   for (int i = 0; i < x->ndim; i++) {
     if (which[i] && known_true(m->env, sdb_eq(x->sizes[i], sdb_int(1)))) continue;
     r->sizes[r->n] = x->sizes[i];
-    r->strides[r->n++] = x->strides[i];
+    r->strides[r->n++] = sdb_fake_strides(x)[i];
   }
   r->offset = x->storage_offset;
   return SDB_OK;
@@ -352,8 +352,8 @@ int transpose_meta(const sdb_op *op, const sdb_fake *x, int64_t d0, int64_t d1, 
   if (x->ndim == 0) return SDB_OK;
   r->sizes[a0] = x->sizes[a1];
   r->sizes[a1] = x->sizes[a0];
-  r->strides[a0] = x->strides[a1];
-  r->strides[a1] = x->strides[a0];
+  r->strides[a0] = sdb_fake_strides(x)[a1];
+  r->strides[a1] = sdb_fake_strides(x)[a0];
   return SDB_OK;
 }
 
@@ -413,7 +413,7 @@ static int permute_core(sdb_fake_mode *m, sdb_fake *x, const int64_t *dims, int 
       return sdb_err_set(err, SDB_E_INVALID, "RuntimeError", "permute(): duplicate dims are not allowed.");
     seen[dims[i]] = true;
     r.sizes[i] = x->sizes[dims[i]];
-    r.strides[i] = x->strides[dims[i]];
+    r.strides[i] = sdb_fake_strides(x)[dims[i]];
   }
   return out_vmeta(m, x, &r, out, err);
 }
@@ -491,7 +491,7 @@ int expand_meta(sdb_fake_mode *m, const sdb_op *op, const sdb_fake *x,
   for (int i = nt - 1; i >= 0; i--) {
     int dim = i - (nt - x->ndim);
     const sdb_expr *size = dim >= 0 ? x->sizes[dim] : sdb_int(1);
-    const sdb_expr *stride = dim >= 0 ? x->strides[dim]
+    const sdb_expr *stride = dim >= 0 ? sdb_fake_strides(x)[dim]
                            : i == nt - 1 ? sdb_int(1) : sdb_mul(r->sizes[i + 1], r->strides[i + 1]);
     const sdb_expr *t = target[i];
     if (is_const_val(t, -1)) {
@@ -567,7 +567,7 @@ int m_alias(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *ou
   sdb_fake *x = NULL;
   int rc = ah_tensor(op, a, 0, "self", &x, err);
   if (rc) return rc;
-  sdb_fake *r = mk_view(m, x, x->sizes, x->strides, x->ndim, x->storage_offset, err);
+  sdb_fake *r = mk_view(m, x, x->sizes, sdb_fake_strides(x), x->ndim, x->storage_offset, err);
   return r ? give(out, r) : fail_code(err);
 }
 
@@ -602,13 +602,13 @@ int m_contiguous(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_valu
     for (int i = 0; i < x->ndim && same; i++) {
       const sdb_expr *one = sdb_eq(x->sizes[i], sdb_int(1));
       same = (one && sdb_statically_known_true(m->env, one)) ||
-             sdb_statically_known_true(m->env, sdb_eq(x->strides[i], st[i]));
+             sdb_statically_known_true(m->env, sdb_eq(sdb_fake_strides(x)[i], st[i]));
     }
     if (same) {
       *out = sdb_value_tensor(x);
       return SDB_OK;
     }
-    sdb_fake *r = sdb_fake_new_strided(m, x->dtype, x->device, x->sizes, st, x->ndim, sdb_int(0),
+    sdb_fake *r = sdb_fake_new_strided(m, x->dtype, sdb_fake_device(x), x->sizes, st, x->ndim, sdb_int(0),
                                        NULL);
     if (!r) return sdb_err_set(err, SDB_E_EXPR, "RuntimeError", "cannot make a tensor: %s", sdb_expr_error());
     r->requires_grad = x->requires_grad;
@@ -621,7 +621,7 @@ int m_contiguous(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_valu
     *out = sdb_value_tensor(x);
     return SDB_OK;
   }
-  return out_new(m, x->dtype, x->device, x->sizes, x->ndim, x->requires_grad, out, err);
+  return out_new(m, x->dtype, sdb_fake_device(x), x->sizes, x->ndim, x->requires_grad, out, err);
 }
 
 /* flip(dims), roll(shifts, dims=None): same shape, a new tensor */

@@ -159,7 +159,7 @@ static bool unify(rctx *c, const char *text, const sdb_expr *ours) {
 static const char *our_text(const sdb_value *v) {
   if (v->kind == SDB_V_TENSOR) {
     char *m = sdb_fake_meta_str(v->tensor, true);
-    const char *r = sdb_internf("%s%s", m ? m : "?", v->tensor->device);
+    const char *r = sdb_internf("%s%s", m ? m : "?", sdb_fake_device(v->tensor));
     free(m);
     return r;
   }
@@ -189,8 +189,8 @@ static const char *compare(rctx *c, const sdb_value *v, const sdb_fx_meta *m) {
     if (!unify(c, m->sizes[i], t->sizes[i])) return "sizes";
   if (m->strides)
     for (int i = 0; i < m->ndim; i++)
-      if (!unify(c, m->strides[i], t->strides[i])) return "strides";
-  if (m->device && strcmp(m->device, t->device)) return "device";
+      if (!unify(c, m->strides[i], sdb_fake_strides(t)[i])) return "strides";
+  if (m->device && strcmp(m->device, sdb_fake_device(t))) return "device";
   return NULL;
 }
 
@@ -728,7 +728,7 @@ static int run_call(rctx *c, frame *f, const sdb_fx_node *n, size_t idx, sdb_err
         argv_free(&a);
         return fail_node(n, err, SDB_E_SHAPE, "%s: dimension out of range", t);
       }
-      *out = sdb_value_int(stride ? x->strides[d] : x->sizes[d]);
+      *out = sdb_value_int(stride ? sdb_fake_strides(x)[d] : x->sizes[d]);
       rc = place_value(f, n, method ? SDB_N_CALL_METHOD : SDB_N_CALL_FUNCTION, &a, out, false, err);
       argv_free(&a);
       return rc;

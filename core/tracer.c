@@ -224,7 +224,7 @@ static int bind_tensor_symbols(sdb_tracer *tr, const sdb_fake *t, const sdb_node
   const sdb_expr *all[3 * 64 + 1];
   size_t n = 0;
   for (int i = 0; i < t->ndim && n < 64; i++) all[n++] = t->sizes[i];
-  for (int i = 0; i < t->ndim && n < 2 * 64; i++) all[n++] = t->strides[i];
+  for (int i = 0; i < t->ndim && n < 2 * 64; i++) all[n++] = sdb_fake_strides(t)[i];
   all[n++] = t->storage_offset;
   for (size_t k = 0; k < n; k++) {
     if (sdb_is_const(all[k])) continue;

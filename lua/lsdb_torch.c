@@ -543,7 +543,7 @@ static int64_t check_dim(lua_State *L, sdb_fake *t, int idx) {
 static int push_shape_table(lua_State *L, sdb_fake *t, bool stride) {
   lua_createtable(L, t->ndim, 0);
   for (int i = 0; i < t->ndim; i++) {
-    push_dim_value(L, t, stride ? t->strides[i] : t->sizes[i], stride ? "stride" : "size", i);
+    push_dim_value(L, t, stride ? sdb_fake_strides(t)[i] : t->sizes[i], stride ? "stride" : "size", i);
     lua_rawseti(L, -2, i + 1);
   }
   luaL_setmetatable(L, "shapedb.Size");
@@ -574,7 +574,7 @@ static int t_stride(lua_State *L) {
   sdb_fake *t = self_tensor(L)->t;
   if (lua_isnoneornil(L, 2)) return push_shape_table(L, t, true);
   int64_t d = check_dim(L, t, 2);
-  push_dim_value(L, t, t->strides[d], "stride", d);
+  push_dim_value(L, t, sdb_fake_strides(t)[d], "stride", d);
   return 1;
 }
 
@@ -745,7 +745,7 @@ static int tensor_index(lua_State *L) {
   if (!strcmp(k, "shape")) return push_shape_table(L, t, false);
   if (!strcmp(k, "dtype")) { lua_pushstring(L, sdb_dtype_name(t->dtype)); return 1; }
   if (!strcmp(k, "ndim")) { lua_pushinteger(L, t->ndim); return 1; }
-  if (!strcmp(k, "device")) { lua_pushstring(L, t->device); return 1; }
+  if (!strcmp(k, "device")) { lua_pushstring(L, sdb_fake_device(t)); return 1; }
   if (!strcmp(k, "requires_grad")) { lua_pushboolean(L, t->requires_grad); return 1; }
   lua_getfield(L, LUA_REGISTRYINDEX, "shapedb.TensorMethods");
   if (lua_getfield(L, -1, k) == LUA_TNIL && k[0] != '_')

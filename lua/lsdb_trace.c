@@ -226,14 +226,14 @@ static int trace_input(lua_State *L) {
     in->ndim = r->ndim;
     for (int i = 0; i < r->ndim && i < 64; i++) in->sizes[i] = sizes[i];
     in->dtype = r->dtype;
-    in->device = r->device;
+    in->device = sdb_fake_device(r);
     in->requires_grad = r->requires_grad;
     sdb_fake *fake = NULL;
     /* an unbacked input dim says where it came from: mark_unbacked */
     bool marked = false;
     for (int i = 0; i < r->ndim; i++) marked |= ctx->sizes[i].dynamic == SDB_DIM_UNBACKED;
     if (marked) sdb_events_push_op(t->rt->ev, "mark_unbacked");
-    int rc = sdb_fakify(t->mode, sizes, r->ndim, r->dtype, r->device, r->requires_grad, src, ctx,
+    int rc = sdb_fakify(t->mode, sizes, r->ndim, r->dtype, sdb_fake_device(r), r->requires_grad, src, ctx,
                         &fake, &err);
     if (marked) sdb_events_pop_op(t->rt->ev);
     if (rc) return lsdb_raise(L, &err);

@@ -713,7 +713,7 @@ static void test_conversions(void **state) {
   free(r);
   sdb_value *cd = OP("to", T(x), S("cuda"), S("float16"));
   META(cd, "f16[s0, s1]");
-  assert_string_equal(TEN(cd)->device, "cuda");
+  assert_string_equal(sdb_fake_device(TEN(cd)), "cuda");
   sdb_fake *o = X("o", SDB_I32, "2");
   META(OP("to", T(x), T(o)), "i32[s0, s1]");
   META(OP("long", T(x)), "i64[s0, s1]");
@@ -1434,7 +1434,7 @@ static void test_factories(void **state) {
   META(OP("eye", I(3)), "f32[3, 3]");
   META(OP("eye", I(2), E(x->sizes[1])), "f32[2, s1]");
   sdb_value *dev = OPK("zeros", K({"device", S("cuda:0")}), I(2));
-  assert_string_equal(TEN(dev)->device, "cuda:0");
+  assert_string_equal(sdb_fake_device(TEN(dev)), "cuda:0");
   assert_string_equal(ERR("zeros", I(-1), I(2)), "Trying to create tensor with negative dimension -1: [-1, 2]");
   assert_string_equal(ERR("full", I(2), I(1)), "full(): argument 'size' (position 1) must be tuple of ints, not int");
   GUARDS("");
@@ -1733,10 +1733,22 @@ static void test_inplace_metadata(void **state) {
   ** strides with any tensor of that shape, and not with a transposed one */
   sdb_fake *c = TEN(OP("clone", T(x)));
   assert_ptr_equal(c->sizes, x->sizes);
-  assert_ptr_equal(c->strides, x->strides);
+  assert_ptr_equal(sdb_fake_strides(c), sdb_fake_strides(x));
   sdb_fake *tx = TEN(OP("transpose", T(x), I(0), I(1)));
   assert_ptr_not_equal(tx->sizes, x->sizes);
   assert_ptr_equal(tx->sizes[0], x->sizes[1]);
+  /* the device lives with the shape: the same shape on another device is
+  ** another block, and an in-place change of shape keeps the device */
+  sdb_fake *g = TEN(OP("to", T(x), S("cuda:1")));
+  assert_string_equal(sdb_fake_device(g), "cuda:1");
+  assert_ptr_not_equal(g->sizes, x->sizes);
+  OP("unsqueeze_", T(g), I(0));
+  assert_string_equal(sdb_fake_device(g), "cuda:1");
+  assert_string_equal(sdb_fake_device(x), "cpu");
+  sdb_fake *sum = TEN(OP("sum", T(x)));
+  sdb_fake *z = TEN(OP("to", T(sum), S("cuda:1")));   /* 0-dim: a block of no sizes */
+  assert_int_equal(z->ndim, 0);
+  assert_string_equal(sdb_fake_device(z), "cuda:1");
   /* resize_ grows the storage */
   sdb_fake *r = X("r", SDB_F32, "!2");
   OP("resize_", T(r), I(3), I(4));
