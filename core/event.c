@@ -296,7 +296,9 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
     h->packed_ = (uint8_t)has;
     h->is_bool = (has & SDB_MORE_RANGE) && in->range.is_bool;
     h->nsyms = n;
-    char *w = blk + sizeof *h;
+    char *w = blk + sizeof *h;   /* the fields in the order of their bits */
+    if (has & SDB_MORE_SYM) { memcpy(w, &in->sym, sizeof in->sym); w += sizeof(void *); }
+    if (has & SDB_MORE_EXPR) { memcpy(w, &in->expr, sizeof in->expr); w += sizeof(void *); }
     if (has & SDB_MORE_SYM2) { memcpy(w, &in->sym2, sizeof in->sym2); w += sizeof(void *); }
     if (has & SDB_MORE_TEXT2) {
       const char *t = sdb_intern(in->text2);
@@ -320,10 +322,7 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
       if (!t) return false;
       for (uint32_t i = 0; i < n; i++) t[i] = sdb_intern(in->texts[i]);
       memcpy(w, &t, sizeof t);
-      w += sizeof(void *);
     }
-    if (has & SDB_MORE_EXPR) { memcpy(w, &in->expr, sizeof in->expr); w += sizeof(void *); }
-    if (has & SDB_MORE_SYM) memcpy(w, &in->sym, sizeof in->sym);
     e->more = (const sdb_event_more *)(const void *)blk;
   }
   if (sdb_event_owns_detail(e) && e->detail && !(e->detail = sdb_arena_strdup(a, e->detail))) return false;

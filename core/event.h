@@ -151,10 +151,11 @@ typedef struct sdb_event_more {
 
 /* The stream's copy: packed_ (never 0) says which fields follow the
 ** 8-byte head, in this order, each a word (a range two); is_bool is the
-** range's. */
+** range's. The symbol first, the field read most (a goto folds every
+** symbol event): its word is always the first. */
 enum {
-  SDB_MORE_PACKED = 1, SDB_MORE_SYM2 = 2, SDB_MORE_TEXT2 = 4, SDB_MORE_RANGE = 8,
-  SDB_MORE_SYMS = 16, SDB_MORE_TEXTS = 32, SDB_MORE_EXPR = 64, SDB_MORE_SYM = 128,
+  SDB_MORE_PACKED = 1, SDB_MORE_SYM = 2, SDB_MORE_EXPR = 4, SDB_MORE_SYM2 = 8,
+  SDB_MORE_TEXT2 = 16, SDB_MORE_RANGE = 32, SDB_MORE_SYMS = 64, SDB_MORE_TEXTS = 128,
   SDB_MORE_END = 256          /* past the last */
 };
 typedef struct sdb_more_head {
@@ -186,10 +187,10 @@ static inline unsigned sdb_more_packed(const sdb_event_more *m) { return *(const
 /* Words taken by the fields of `has` below bit (a range takes two):
 ** where a field of a packed copy is, and (bit past the last) its size. */
 static inline size_t sdb_more_words(unsigned has, unsigned bit) {
-  size_t words = 0;
-  for (unsigned b = SDB_MORE_SYM2; b < bit; b <<= 1)
-    if (has & b) words += b == SDB_MORE_RANGE ? 2 : 1;
-  return words;
+  unsigned b = has & (bit - 1);   /* a bit test each, no loop: this runs for every field read */
+  return (size_t)(!!(b & SDB_MORE_SYM) + !!(b & SDB_MORE_EXPR) + !!(b & SDB_MORE_SYM2) +
+                  !!(b & SDB_MORE_TEXT2) + 2 * !!(b & SDB_MORE_RANGE) + !!(b & SDB_MORE_SYMS) +
+                  !!(b & SDB_MORE_TEXTS));
 }
 
 /* Where a field of a packed copy is (its bit must be set). */
