@@ -202,6 +202,10 @@ typedef struct store {
   /* for the kinds whose diff lines vary per event (bindings, buffers):
   ** the lines of kpos[k][0..i], so a window's count is a subtraction */
   u32vec klines[SDB_EV_COUNT];
+  /* for the kinds that refine a range: the record of each one's symbol
+  ** (NONE: none), parallel to kpos, so a diff's count of the changes it
+  ** does not show reads no event (a goto across a million events) */
+  u32vec ksym[SDB_EV_COUNT];
   installed *inst;                 /* parallel to kpos[SDB_EV_GUARDS_INSTALLED] */
   size_t ninst, capinst;
   symrec *syms;
@@ -273,6 +277,7 @@ static void store_release(store *st) {
   for (int k = 0; k < SDB_EV_COUNT; k++) {
     free(st->kpos[k].v);
     free(st->klines[k].v);
+    free(st->ksym[k].v);
   }
   for (size_t i = 0; i < st->ninst; i++) free(st->inst[i].lines);
   free(st->inst);
@@ -516,7 +521,7 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
   ctx cur = *ctx_at(st, pos);
   bool oom = false;
   uint32_t ci = cur.compile;
-  uint32_t si;
+  uint32_t si = NONE;
   switch ((sdb_event_kind)h->kind) {
     case SDB_EV_PHASE_START:
       if (h->phase == SDB_PHASE_TRACE && !stack_has_phase(st, cur.phase_top, SDB_PHASE_TRACE)) {
@@ -660,6 +665,9 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
       break;
   }
   if (!oom && h->kind < SDB_EV_COUNT && !u32_push(&st->kpos[h->kind], pos)) oom = true;
+  if (!oom && (h->kind == SDB_EV_RANGE_REFINED || h->kind == SDB_EV_COND_OUTPUT_SYMBOL) &&
+      !u32_push(&st->ksym[h->kind], si))
+    oom = true;
   if (!oom && (h->kind == SDB_EV_UNBACKED_BINDINGS || h->kind == SDB_EV_BUFFER_LOWERED)) {
     u32vec *c = &st->klines[h->kind];
     uint32_t before = c->n ? c->v[c->n - 1] : 0;
@@ -1398,10 +1406,8 @@ static bool range_eq(sdb_range a, sdb_range b) { return a.lo == b.lo && a.hi == 
 ** the window [lo, hi) of st, going forward or backward. */
 /* The line a range change makes, into b; with b NULL only counted.
 ** Returns the number of lines (0 or 1). */
-static int diff_range(sdb_buf *b, const store *st, uint32_t pos, uint32_t lo, uint32_t hi,
+static int diff_range(sdb_buf *b, const store *st, uint32_t si, uint32_t lo, uint32_t hi,
                       bool undo, sdb_map *seen) {
-  const sdb_event *e = ev_at(st, pos);
-  uint32_t si = symrec_find(st, st->ctx[pos].compile, sdb_event_sym(e));
   if (si == NONE || sdb_map_has(seen, (void *)(uintptr_t)(si + 1))) return 0;
   sdb_map_put(seen, (void *)(uintptr_t)(si + 1), (void *)1);
   const symrec *r = &st->syms[si];
@@ -1582,9 +1588,7 @@ static size_t diff_count_rest(const store *st, uint32_t from, uint32_t lo, uint3
     size_t i = lower_bound(v->v, v->n, from), j = lower_bound(v->v, v->n, hi);
     if (i == j) continue;
     if (k == SDB_EV_RANGE_REFINED || k == SDB_EV_COND_OUTPUT_SYMBOL) {
-      for (; i < j; i++)
-        if (is_symbol(sdb_event_sym(ev_at(st, v->v[i]))))
-          n += (size_t)diff_range(NULL, st, v->v[i], lo, hi, undo, seen);
+      for (const uint32_t *s = st->ksym[k].v; i < j; i++) n += (size_t)diff_range(NULL, st, s[i], lo, hi, undo, seen);
     } else if (k == SDB_EV_UNBACKED_BINDINGS || k == SDB_EV_BUFFER_LOWERED) {
       const uint32_t *c = st->klines[k].v;
       n += c[j - 1] - (i ? c[i - 1] : 0);
@@ -1626,8 +1630,9 @@ char *sdb_view_diff_n(const sdb_view *a, const sdb_view *b, size_t max, size_t *
     size_t at = o.len;
     diff_event(&o, e, undo ? "undo " : "");
     lines += count_lines(&o, at);
-    if ((e->kind == SDB_EV_RANGE_REFINED || e->kind == SDB_EV_COND_OUTPUT_SYMBOL) && is_symbol(sdb_event_sym(e)))
-      lines += (size_t)diff_range(&o, st, p, lo, hi, undo, &seen);
+    if (e->kind == SDB_EV_RANGE_REFINED || e->kind == SDB_EV_COND_OUTPUT_SYMBOL)
+      lines += (size_t)diff_range(&o, st, symrec_find(st, st->ctx[p].compile, sdb_event_sym(e)), lo, hi,
+                                  undo, &seen);
   }
   if (p < hi) extra = diff_count_rest(st, p, lo, hi, undo, &seen);
   sdb_map_free(&seen);
