@@ -235,7 +235,7 @@ static void bindings_event(interp *it, sdb_node *node) {
   for (size_t i = 0; i < n; i++) {
     char ps[256];
     syms[i] = sdb_node_bindings(node)->v[i].sym;
-    texts[i] = sdb_intern(sdb_keypath_str(&sdb_node_bindings(node)->v[i].path, ps, sizeof ps));
+    texts[i] = sdb_intern(sdb_keypath_str(sdb_node_bindings(node)->v[i].path, ps, sizeof ps));
   }
   sdb_event e = {0};
   e.kind = SDB_EV_UNBACKED_BINDINGS;

@@ -771,7 +771,7 @@ static void print_graph(sdb_buf *b, const sdb_graph *g, const sdb_print_opts *o,
         const sdb_expr *now = env ? sdb_resolve_renamed(env, sym) : sym;
         char ps[256];
         sdb_buf_cat(b, k ? ", " : "", now && now->kind == SDB_SYM ? now->name : sym->name, ": ",
-                    sdb_node_bindings(n)->v[k].path.n ? sdb_keypath_str(&sdb_node_bindings(n)->v[k].path, ps, sizeof ps)
+                    sdb_node_bindings(n)->v[k].path->n ? sdb_keypath_str(sdb_node_bindings(n)->v[k].path, ps, sizeof ps)
                                             : "<value>", (const char *)NULL);
       }
       sdb_buf_putc(b, '\n');

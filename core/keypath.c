@@ -6,12 +6,82 @@
 ** symbols are binding sites and never get substitutions.
 */
 #include "keypath.h"
+#include "arena.h"
 #include "buf.h"
 #include "fake.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ------------------------------------------------------------------------
+** Shared paths
+** ---------------------------------------------------------------------- */
+
+static sdb_arena paths_arena;
+static const sdb_keypath **paths_tab;
+static size_t paths_cap, paths_len;
+
+static void paths_reset(void) {
+  sdb_arena_free(&paths_arena);
+  free(paths_tab);
+  paths_tab = NULL;
+  paths_cap = paths_len = 0;
+}
+
+static uint64_t path_hash(const sdb_keypath *p) {
+  uint64_t h = 0x9E3779B97F4A7C15u ^ p->n;
+  for (int i = 0; i < p->n; i++) {
+    uint64_t w = p->k[i].kind == SDB_KEY_DIVIDE ? (uint64_t)(uintptr_t)p->k[i].divisor : (uint64_t)p->k[i].index;
+    h = (h ^ p->k[i].kind) * 0xff51afd7ed558ccdu;
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+static bool path_eq(const sdb_keypath *a, const sdb_keypath *b) {
+  if (a->n != b->n) return false;
+  for (int i = 0; i < a->n; i++) {
+    if (a->k[i].kind != b->k[i].kind) return false;
+    if (a->k[i].kind == SDB_KEY_DIVIDE ? a->k[i].divisor != b->k[i].divisor : a->k[i].index != b->k[i].index)
+      return false;
+  }
+  return true;
+}
+
+static bool paths_grow(void) {
+  size_t cap = paths_cap ? paths_cap * 2 : 64;
+  const sdb_keypath **t = calloc(cap, sizeof *t);
+  if (!t) return false;
+  for (size_t i = 0; i < paths_cap; i++) {
+    if (!paths_tab[i]) continue;
+    size_t j = (size_t)path_hash(paths_tab[i]) & (cap - 1);
+    while (t[j]) j = (j + 1) & (cap - 1);
+    t[j] = paths_tab[i];
+  }
+  free(paths_tab);
+  paths_tab = t;
+  paths_cap = cap;
+  return true;
+}
+
+const sdb_keypath *sdb_keypath_intern(const sdb_keypath *p) {
+  if (!paths_tab && !sdb_expr_on_reset(paths_reset)) return NULL;   /* divisors are expressions */
+  if (paths_len * 4 >= paths_cap * 3 && !paths_grow()) return NULL;
+  size_t j = (size_t)path_hash(p) & (paths_cap - 1);
+  for (const sdb_keypath *q; (q = paths_tab[j]); j = (j + 1) & (paths_cap - 1))
+    if (path_eq(p, q)) return q;
+  sdb_keypath *c = sdb_arena_alloc(&paths_arena, sizeof *c, _Alignof(sdb_keypath));
+  if (!c) return NULL;
+  memset(c, 0, sizeof *c);
+  c->n = p->n;
+  memcpy(c->k, p->k, p->n * sizeof p->k[0]);
+  paths_tab[j] = c;
+  paths_len++;
+  return c;
+}
 
 /* ------------------------------------------------------------------------
 ** Printing and parsing
@@ -244,7 +314,7 @@ char *sdb_bindings_str(const sdb_bindings *b) {
     char ps[256];
     /* the empty path (item()) reads as the value itself */
     sdb_buf_printf(&out, "%s%s: %s", i ? ", " : "", b->v[i].sym->name,
-                   b->v[i].path.n ? sdb_keypath_str(&b->v[i].path, ps, sizeof ps) : "<value>");
+                   b->v[i].path->n ? sdb_keypath_str(b->v[i].path, ps, sizeof ps) : "<value>");
   }
   return sdb_buf_take(&out);
 }
@@ -272,8 +342,10 @@ static void bind(walk *w, long ix, const sdb_keypath *p) {
     w->found = v;
     w->cap = cap;
   }
+  const sdb_keypath *shared = sdb_keypath_intern(p);
+  if (!shared) { w->oom = true; return; }
   w->found[w->nfound].sym = w->pending[ix];
-  w->found[w->nfound].path = *p;
+  w->found[w->nfound].path = shared;
   w->nfound++;
   w->pending[ix] = NULL;
 }
@@ -421,7 +493,7 @@ int sdb_rebind_unbacked(sdb_shape_env *env, const sdb_bindings *old,
                         const sdb_value *new_value, const char *why, sdb_err *err) {
   for (size_t i = 0; i < old->n; i++) {
     const sdb_expr *u0 = sdb_resolve_renamed(env, old->v[i].sym);
-    const sdb_expr *u1 = sdb_keypath_get(env, new_value, &old->v[i].path, err);
+    const sdb_expr *u1 = sdb_keypath_get(env, new_value, old->v[i].path, err);
     if (!u1) return err ? err->code : SDB_E_INVALID;
     if (u1->kind == SDB_INT) continue;                       /* discard: a constant now */
     if (u1->kind == SDB_SYM && !sdb_is_unbacked(env, u1)) continue;  /* backed */

@@ -63,9 +63,15 @@ const sdb_expr *sdb_keypath_get(sdb_shape_env *env, const sdb_value *v,
 ** scalar), in compute_unbacked_bindings' order. */
 bool sdb_keypath_find(const sdb_value *v, const sdb_expr *sym, sdb_keypath *out);
 
+/* The one shared copy of path p (paths are few: ".size()[0]", "[1]"...),
+** kept until the expressions are reset; NULL on OOM. */
+const sdb_keypath *sdb_keypath_intern(const sdb_keypath *p);
+
+/* 16 bytes, the path shared: a long program binds a symbol or two on each
+** data-dependent node, in each phase, and a path of its own was 136. */
 typedef struct sdb_binding {
   const sdb_expr *sym;
-  sdb_keypath path;
+  const sdb_keypath *path;   /* interned (sdb_keypath_intern) */
 } sdb_binding;
 
 typedef struct sdb_bindings {

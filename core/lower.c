@@ -277,7 +277,7 @@ static void codegen_defs(lowering *lw, const sdb_ibuf *b) {
   for (size_t i = 0; i < b->defines.n; i++) {
     const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines.v[i].sym);
     char path[256];
-    sdb_keypath_call_str(&b->defines.v[i].path, path, sizeof path);
+    sdb_keypath_call_str(b->defines.v[i].path, path, sizeof path);
     if (b->kind == SDB_IB_DYNAMIC_SCALAR) sdb_buf_printf(&lw->code, "    %s = %s.item()\n", s->name, b->name);
     else sdb_buf_printf(&lw->code, "    %s = %s%s\n", s->name, b->name, path);
     sdb_map_put(&lw->bound, s, (void *)s);
@@ -425,7 +425,7 @@ static int repropagate(lowering *lw, const sdb_node *n, const sdb_op *op, sdb_ib
   for (size_t i = 0; rc == SDB_OK && i < mo->defines.n; i++) {
     const sdb_expr *fresh = mo->defines.v[i].sym;
     if (sdb_resolve_renamed(lw->env, fresh) != fresh) continue;
-    const sdb_expr *old = sdb_keypath_get(lw->env, &n->example, &mo->defines.v[i].path, NULL);
+    const sdb_expr *old = sdb_keypath_get(lw->env, &n->example, mo->defines.v[i].path, NULL);
     if (!old || old == fresh || !sdb_has_unbacked(lw->env, old)) continue;
     const sdb_expr *eq = sdb_eq(sdb_simplify(lw->env, old), fresh);
     if (!eq) { rc = sdb_err_expr(err); break; }
@@ -515,11 +515,13 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
       sdb_buf_putc(c, '\n');
       if (!planted) {
         for (size_t k = 0; k < sdb_node_bindings(n)->n; k++) {
-          const sdb_keypath *p = &sdb_node_bindings(n)->v[k].path;
+          const sdb_keypath *p = sdb_node_bindings(n)->v[k].path;
           if (!p->n || p->k[0].kind != SDB_KEY_INDEX || p->k[0].index != (int64_t)i) continue;
-          sdb_binding bd = sdb_node_bindings(n)->v[k];
-          memmove(&bd.path.k[0], &bd.path.k[1], (size_t)(bd.path.n - 1) * sizeof bd.path.k[0]);
-          bd.path.n--;
+          sdb_keypath rest = *p;   /* the path inside output i */
+          memmove(&rest.k[0], &rest.k[1], (size_t)(rest.n - 1) * sizeof rest.k[0]);
+          rest.n--;
+          sdb_binding bd = {sdb_node_bindings(n)->v[k].sym, sdb_keypath_intern(&rest)};
+          if (!bd.path) return oom(err);
           sdb_binding *v = realloc(mo->defines.v, (mo->defines.n + 1) * sizeof *v);
           if (!v) return oom(err);
           mo->defines.v = v;

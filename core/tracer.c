@@ -616,7 +616,7 @@ static int record_bindings(sdb_tracer *tr, sdb_node *node, const sdb_value *out,
     for (size_t i = 0; i < n; i++) {
       char ps[256];
       syms[i] = sdb_node_bindings(node)->v[i].sym;
-      texts[i] = sdb_intern(sdb_keypath_str(&sdb_node_bindings(node)->v[i].path, ps, sizeof ps));
+      texts[i] = sdb_intern(sdb_keypath_str(sdb_node_bindings(node)->v[i].path, ps, sizeof ps));
     }
     sdb_event e = {0};
     e.kind = SDB_EV_UNBACKED_BINDINGS;
@@ -644,7 +644,7 @@ static void note_sites(sdb_tracer *tr, sdb_node *node, const sdb_value *v) {
     site *st = malloc(sizeof *st);
     if (!st) return;
     st->node = node;
-    st->path = sdb_node_bindings(node)->v[i].path;
+    st->path = *sdb_node_bindings(node)->v[i].path;
     if (!sdb_map_put(&tr->unbacked_site, u, st)) free(st);
   }
   if (v->kind != SDB_V_TENSOR) return;
@@ -868,7 +868,7 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
       const sdb_expr *u = sdb_node_bindings(node)->v[b].sym;
       /* the pass binds each symbol afresh from the node's unbacked_bindings
       ** (sym_size_int), whatever Dynamo-level proxies the trace made */
-      site st = {node, sdb_node_bindings(node)->v[b].path};
+      site st = {node, *sdb_node_bindings(node)->v[b].path};
       sdb_node *acc = accessor(tr, &st, u, &after, err);
       if (!acc) { rc = err ? err->code : SDB_E_INVALID; break; }
       sdb_map_put(&tr->sym_proxy, u, acc);

@@ -82,7 +82,7 @@ static void test_nonzero_binding(void **state) {
   check_bindings(&b, "u0: .size()[0]");
   assert_int_equal(sdb_pending_count(f->env), 0);
   char buf[64];
-  assert_string_equal(sdb_keypath_call_str(&b.v[0].path, buf, sizeof buf), ".size(0)");
+  assert_string_equal(sdb_keypath_call_str(b.v[0].path, buf, sizeof buf), ".size(0)");
   /* u0 in [0, int_oo], size-like: numel s0*s1 has no upper bound */
   const sdb_symbol_info *si = sdb_symbol(f->env, b.v[0].sym);
   assert_true(si->size_like);
@@ -94,6 +94,11 @@ static void test_nonzero_binding(void **state) {
   sdb_value o3 = call1(f, "nonzero", st);
   si = sdb_symbol(f->env, o3.tensor->sizes[0]);
   assert_int_equal(si->range.hi, 3);
+  /* its binding's path is the same one, shared: .size()[0] */
+  sdb_bindings b3 = bindings_of(f, &o3);
+  assert_int_equal(b3.n, 1);
+  assert_ptr_equal(b3.v[0].path, b.v[0].path);
+  sdb_bindings_free(&b3);
   sdb_pending_clear(f->env);
   sdb_value_free(&o3);
   sdb_fake_unref(st);
@@ -131,7 +136,7 @@ static void test_multi_output_path(void **state) {
   sdb_bindings b = bindings_of(f, &tup);
   check_bindings(&b, "u0: [0].size()[0]");
   sdb_err err = SDB_ERR_INIT;
-  const sdb_expr *got = sdb_keypath_get(f->env, &tup, &b.v[0].path, &err);
+  const sdb_expr *got = sdb_keypath_get(f->env, &tup, b.v[0].path, &err);
   assert_ptr_equal(got, u);
   sdb_bindings_free(&b);
   sdb_value_free(&tup);
@@ -154,7 +159,7 @@ static void test_scalar_paths(void **state) {
   check_bindings(&b, "u1: .cast_symbool_to_symint_guardless()");
   sdb_err err = SDB_ERR_INIT;
   /* Eq(u1, 1) read as an int is u1 itself, since u1 is in [0, 1] */
-  assert_ptr_equal(sdb_keypath_get(f->env, &v, &b.v[0].path, &err), sdb_sym("u1"));
+  assert_ptr_equal(sdb_keypath_get(f->env, &v, b.v[0].path, &err), sdb_sym("u1"));
   sdb_bindings_free(&b);
 
   const sdb_expr *u2 = sdb_create_unbacked_symint(f->env);
@@ -163,7 +168,7 @@ static void test_scalar_paths(void **state) {
   v = sdb_value_tensor(t);
   b = bindings_of(f, &v);
   check_bindings(&b, "u2: .size()[0].__floordiv__(4)");
-  assert_ptr_equal(sdb_keypath_get(f->env, &v, &b.v[0].path, &err), u2);
+  assert_ptr_equal(sdb_keypath_get(f->env, &v, b.v[0].path, &err), u2);
   sdb_keypath parsed;
   assert_true(sdb_keypath_parse(".size()[0].__floordiv__(4)", &parsed));
   char buf[64];
