@@ -186,6 +186,7 @@ static int map_arg(interp *it, const sdb_arg *a, sdb_arg *out, sdb_err *err) {
     }
     case SDB_A_SEQ:
       *out = sdb_arg_seq(a->n, a->tuple);
+      if (a->n && !out->items) return oom(err);
       for (size_t i = 0; i < a->n; i++) {
         int rc = map_arg(it, &a->items[i], &out->items[i], err);
         if (rc) { sdb_arg_free(out); return rc; }

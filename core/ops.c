@@ -281,14 +281,23 @@ void *sdb_op_ud(const sdb_op *op) {
 ** of every phase looks its op up, often twice. The first op of a name
 ** wins, as the linear search this replaces returned it. */
 static sdb_map by_name = SDB_MAP_INIT, by_aten = SDB_MAP_INIT;
+static bool indexed;
 
+/* Out of memory half way, the maps go and the next lookup tries again: a
+** map missing some ops would have answered "no such op" for good. */
 static void index_table(void) {
-  if (by_name.len) return;
+  if (indexed) return;
   for (size_t i = 0; i < NOPS; i++) {
     const char *n = sdb_intern(op_table[i].name), *a = sdb_intern(op_table[i].aten);
-    if (n && !sdb_map_get(&by_name, n)) sdb_map_put(&by_name, n, (void *)&op_table[i]);
-    if (a && !sdb_map_get(&by_aten, a)) sdb_map_put(&by_aten, a, (void *)&op_table[i]);
+    if (!n || (op_table[i].aten && !a) ||
+        (!sdb_map_get(&by_name, n) && !sdb_map_put(&by_name, n, (void *)&op_table[i])) ||
+        (a && !sdb_map_get(&by_aten, a) && !sdb_map_put(&by_aten, a, (void *)&op_table[i]))) {
+      sdb_map_free(&by_name);
+      sdb_map_free(&by_aten);
+      return;
+    }
   }
+  indexed = true;
 }
 
 /* the table through its map, then the custom ops (name or aten name) */

@@ -766,6 +766,7 @@ sdb_node *sdb_tracer_output(sdb_tracer *tr, const sdb_value *v, sdb_err *err) {
   sdb_arg *args = calloc(1, sizeof *args);
   if (!args) { oom(err); return NULL; }
   args[0] = sdb_arg_seq(n, true);
+  if (n && !args[0].items) { free(args); oom(err); return NULL; }
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
     const sdb_value *it = &items[i];
@@ -837,7 +838,7 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
   ** assert per binding made this pass quadratic) */
   size_t *next_by_key = calloc(nasserts + 1, sizeof *next_by_key);
   sdb_map by_key = SDB_MAP_INIT, tail = SDB_MAP_INIT;
-  if (!next_by_key) return oom(err);
+  if (!next_by_key) goto no_room;
   for (size_t k = 0; k < nasserts; k++) {
     const sdb_runtime_assert *ra = sdb_assert_at(tr->env, k);
     if (!ra->key) continue;
@@ -850,7 +851,7 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
   /* walk a snapshot: nodes we add are not revisited */
   size_t n = tr->graph->n;
   sdb_node **snap = malloc((n + 1) * sizeof *snap);
-  if (!snap) { free(next_by_key); sdb_map_free(&by_key); return oom(err); }
+  if (!snap) { free(next_by_key); sdb_map_free(&by_key); goto no_room; }
   memcpy(snap, tr->graph->nodes, n * sizeof *snap);
   int rc = SDB_OK;
   sdb_graph_defer(tr->graph);   /* O(1) insertions after each binding node */
@@ -898,4 +899,8 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
   sdb_graph_insert_at_end(tr->graph);
   if (rc == SDB_OK) sdb_graph_dce(tr->graph);
   return rc;
+no_room:   /* the user's proxies back, as the pass found them */
+  sdb_map_free(&tr->sym_proxy);
+  tr->sym_proxy = user_proxies;
+  return oom(err);
 }
