@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "aot.h"
@@ -28,6 +29,7 @@
 #include "source.h"
 #include "symctx.h"
 #include "torch_trace_import.h"
+#include "trace_io.h"
 #include "tracer.h"
 #include "view.h"
 
@@ -207,43 +209,61 @@ static void test_each_allocation_fails(void **state) {
   sdb_intern_reset();
 }
 
-/* One import of a sample TORCH_TRACE log into a stream; false when it
-** failed. Everything is freed either way. */
-static bool import_once(const char *path) {
-  sdb_events *ev = sdb_events_new();
+/* One import of a sample TORCH_TRACE log into a stream, saved as a trace
+** and read back; false when a step failed. Everything is freed either
+** way. */
+static bool import_once(const char *path, const char *saved) {
+  sdb_events *ev = sdb_events_new(), *back = sdb_events_new();
   sdb_tti *t = NULL;
   sdb_err err = SDB_ERR_INIT;
-  bool ok = ev && sdb_tti_import(path, ev, &t, &err) == 0;
+  sdb_trace_meta meta, got;
+  memset(&meta, 0, sizeof meta);
+  memset(&got, 0, sizeof got);
+  sdb_trace_report rep;
+  memset(&rep, 0, sizeof rep);
+  bool ok = ev && back && sdb_tti_import(path, ev, &t, &err) == 0 &&
+            sdb_trace_write(saved, &meta, ev, 0, sdb_events_count(ev), NULL, 0, &err) == 0 &&
+            sdb_trace_read(saved, back, &got, NULL, NULL, &rep, &err) == 0 &&
+            sdb_events_count(back) == sdb_events_count(ev);
+  sdb_trace_report_clear(&rep);
+  sdb_trace_meta_clear(&got);
   sdb_tti_free(t);
+  sdb_events_free(back);
   sdb_events_free(ev);
   sdb_err_clear(&err);
   return ok;
 }
 
-/* The importer with each of its allocations failing in turn, over the
-** sample logs (the project's data, read from $SHAPEDB_SHARED). */
+/* The importer, the trace writer and reader with each of their
+** allocations failing in turn, over the sample logs (the project's data,
+** read from $SHAPEDB_SHARED). */
 static void test_import_each_allocation_fails(void **state) {
   (void)state;
   const char *shared = getenv("SHAPEDB_SHARED");
   static const char *const logs[] = {"tlparse_links.log", "tlparse_export_guard_added.log",
                                      "tlparse_comp_failure.log", "tlparse_artifacts.log"};
+  char saved[] = "/tmp/sdb_test_oom_XXXXXX";
+  int fd = mkstemp(saved);
+  assert_true(fd >= 0);
+  close(fd);
   for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/examples/torch_trace/%s", shared ? shared : "../shared", logs[i]);
     fail_at = -1;
     nallocs = 0;
-    assert_true(import_once(path));
+    assert_true(import_once(path, saved));
     long total = nallocs;
     if (!INJECT) continue;
     assert_true(total > 20);
     for (long k = 0; k < total; k++) {
       fail_at = k;
       nallocs = 0;
-      (void)import_once(path);   /* a failure may end the import or only lose a record */
+      (void)import_once(path, saved);   /* a failure may end the import or only lose a record */
       fail_at = -1;
     }
-    assert_true(import_once(path));
+    assert_true(import_once(path, saved));
   }
+  unlink(saved);
   sdb_expr_reset();
   sdb_sites_reset();
   sdb_intern_reset();
