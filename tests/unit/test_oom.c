@@ -32,6 +32,7 @@
 #include "trace_io.h"
 #include "tracer.h"
 #include "view.h"
+#include "nonzero_input.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define INJECT 0
@@ -109,19 +110,8 @@ static bool compile_once(void) {
       !(g = sdb_graph_new("GraphModule")) || !(tr = sdb_tracer_new(NULL, "trace", g, mode)) ||
       !(ctx = sdb_symctx_new(true, 2, SDB_DIM_STATIC)))
     goto done;
-  ctx->sizes[0].dynamic = SDB_DIM_DYNAMIC;
   sdb_aot_input in;
-  memset(&in, 0, sizeof in);
-  in.argname = sdb_intern("x");
-  in.source = sdb_source_local("x");
-  in.is_tensor = true;
-  in.sizes[0] = 5;
-  in.sizes[1] = 2;
-  in.ndim = 2;
-  in.dtype = SDB_F32;
-  in.device = sdb_intern("cpu");
-  in.ctx = ctx;
-  if (!in.argname || !in.source || !in.device) goto done;
+  if (!nonzero_input(&in, ctx)) goto done;
   if (sdb_fakify(mode, in.sizes, 2, SDB_F32, "cpu", false, in.source, ctx, &x, &err)) goto done;
   if (!(in.placeholder = sdb_tracer_input_tensor(tr, x, "x", in.source, &err))) goto done;
   xv = sdb_value_tensor(x);
@@ -161,12 +151,7 @@ done:
   sdb_value_free(&s);
   sdb_value_free(&idx);
   sdb_value_free(&xv);
-  sdb_fake_unref(x);
-  sdb_tracer_free(tr);
-  sdb_graph_free(g);
-  sdb_symctx_free(ctx);
-  sdb_fake_mode_free(mode);
-  sdb_shape_env_free(env);
+  nonzero_free(x, tr, g, ctx, mode, env);
   sdb_events_free(ev);
   return ok;   /* interned strings and expressions stay, as in a process */
 }

@@ -23,6 +23,7 @@
 #include "lower.h"
 #include "tracer.h"
 #include "view.h"
+#include "nonzero_input.h"
 
 /* --- building streams by hand ----------------------------------------------- */
 
@@ -816,18 +817,8 @@ static sdb_events *real_nonzero_run(const nzrun *o) {
   sdb_graph *g = sdb_graph_new("GraphModule");
   sdb_tracer *tr = sdb_tracer_new(NULL, "trace", g, mode);
   sdb_symctx *ctx = sdb_symctx_new(true, 2, SDB_DIM_STATIC);
-  ctx->sizes[0].dynamic = SDB_DIM_DYNAMIC;
   sdb_aot_input in;
-  memset(&in, 0, sizeof in);
-  in.argname = sdb_intern("x");
-  in.source = sdb_source_local("x");
-  in.is_tensor = true;
-  in.sizes[0] = 5;
-  in.sizes[1] = 2;
-  in.ndim = 2;
-  in.dtype = SDB_F32;
-  in.device = sdb_intern("cpu");
-  in.ctx = ctx;
+  assert_true(ctx && nonzero_input(&in, ctx));
   sdb_fake *x = NULL;
   if (sdb_fakify(mode, in.sizes, 2, SDB_F32, "cpu", false, in.source, ctx, &x, &err))
     fail_msg("fakify: %s", err.msg);
@@ -908,12 +899,7 @@ static sdb_events *real_nonzero_run(const nzrun *o) {
   sdb_value_free(&outs);
   sdb_value_free(&idx);
   sdb_value_free(&xv);
-  sdb_fake_unref(x);
-  sdb_tracer_free(tr);
-  sdb_graph_free(g);
-  sdb_symctx_free(ctx);
-  sdb_fake_mode_free(mode);
-  sdb_shape_env_free(env);
+  nonzero_free(x, tr, g, ctx, mode, env);
   return ev;
 }
 
