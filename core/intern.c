@@ -13,41 +13,56 @@
 /* The strings' bytes, in chunks of their own (a malloc per string cost
 ** its header and rounding: a name like "add_12" took 32 bytes, and a
 ** tenth of the time of interning one). A string is named by a 32-bit
-** reference: its chunk's index + 1 (0: an empty slot), then its offset in
-** the chunk. A string longer than a quarter chunk gets a chunk to itself. */
+** reference, 0 meaning an empty slot: its chunk's index + 1 in the high
+** half and its offset in the chunk in the low. A string longer than a
+** quarter chunk is a malloc of its own, in `longs`: its reference's low
+** half is past any offset in a chunk, LONGS of them to each high half,
+** so long strings never use up the chunks' indexes. Room for 4 GiB of
+** short strings and 4M long ones. */
 #define CHUNK ((size_t)64 * 1024 - 64)   /* with malloc's header: 16 pages */
-static char **chunks;
-static size_t nchunks, capchunks, used;   /* used: of the last standard chunk */
-static size_t last_std = SIZE_MAX;         /* index of the chunk being filled */
+#define LONGS (0x10000 - CHUNK)          /* long strings per high half */
+_Static_assert(CHUNK <= 0xffff, "an offset in a chunk is the reference's low 16 bits");
+static char **chunks, **longs;
+static size_t nchunks, capchunks, nlongs, caplongs;
+static size_t used;                       /* of the last chunk */
 
-static char *at_ref(uint32_t ref) { return chunks[(ref >> 16) - 1] + (ref & 0xffff); }
+static char *at_ref(uint32_t ref) {
+  size_t hi = (ref >> 16) - 1, lo = ref & 0xffff;
+  return lo < CHUNK ? chunks[hi] + lo : longs[hi * LONGS + (lo - CHUNK)];
+}
 
-/* Room for n bytes; *ref names it. NULL on OOM, or past 65,535 chunks. */
+static bool push(char ***v, size_t *n, size_t *cap, char *p) {
+  if (*n == *cap) {
+    size_t c = *cap ? 2 * *cap : 16;
+    char **w = realloc(*v, c * sizeof *w);
+    if (!w) return false;
+    *v = w;
+    *cap = c;
+  }
+  (*v)[(*n)++] = p;
+  return true;
+}
+
+/* Room for n bytes; *ref names it. NULL on OOM, or when the references
+** run out (see above). */
 static char *str_alloc(size_t n, uint32_t *ref) {
-  bool own = n > CHUNK / 4;
-  if (!own && last_std != SIZE_MAX && CHUNK - used >= n) {
-    *ref = (uint32_t)((last_std + 1) << 16 | used);
-    char *p = chunks[last_std] + used;
-    used += n;
+  if (n > CHUNK / 4) {
+    if (nlongs == 0xffff * LONGS) return NULL;
+    char *p = malloc(n);
+    if (!p || !push(&longs, &nlongs, &caplongs, p)) { free(p); return NULL; }
+    size_t i = nlongs - 1;
+    *ref = (uint32_t)((i / LONGS + 1) << 16 | (CHUNK + i % LONGS));
     return p;
   }
-  if (nchunks == 0xffff) return NULL;
-  if (nchunks == capchunks) {
-    size_t c = capchunks ? 2 * capchunks : 16;
-    char **v = realloc(chunks, c * sizeof *v);
-    if (!v) return NULL;
-    chunks = v;
-    capchunks = c;
+  if (!nchunks || CHUNK - used < n) {
+    if (nchunks == 0xffff) return NULL;
+    char *c = malloc(CHUNK);
+    if (!c || !push(&chunks, &nchunks, &capchunks, c)) { free(c); return NULL; }
+    used = 0;
   }
-  char *p = malloc(own ? n : CHUNK);
-  if (!p) return NULL;
-  chunks[nchunks] = p;
-  *ref = (uint32_t)((nchunks + 1) << 16);
-  if (!own) {
-    last_std = nchunks;
-    used = n;
-  }
-  nchunks++;
+  *ref = (uint32_t)(nchunks << 16 | used);
+  char *p = chunks[nchunks - 1] + used;
+  used += n;
   return p;
 }
 
@@ -215,10 +230,11 @@ void sdb_intern_reset(void) {
   memset(known, 0, sizeof known);
   memset(at_cache, 0, sizeof at_cache);
   for (size_t i = 0; i < nchunks; i++) free(chunks[i]);
+  for (size_t i = 0; i < nlongs; i++) free(longs[i]);
   free(chunks);
-  chunks = NULL;
-  nchunks = capchunks = used = 0;
-  last_std = SIZE_MAX;
+  free(longs);
+  chunks = longs = NULL;
+  nchunks = capchunks = nlongs = caplongs = used = 0;
   free(slots);
   slots = NULL;
   cap = len = 0;

@@ -1,7 +1,7 @@
 /*
 ** test_intern.c — interned strings (core/intern): one pointer per
 ** distinct string, whatever chunk its bytes went to, long strings in
-** chunks of their own among short ones, lookups that add nothing, and a
+** blocks of their own among short ones, lookups that add nothing, and a
 ** reset that starts over.
 */
 #include <setjmp.h>
@@ -90,6 +90,35 @@ static void test_one_pointer_each(void **state) {
   sdb_intern_reset();
 }
 
+/* Long strings are numbered apart from the chunks, 64 to each half of a
+** reference: 300 of them, short ones between, cross five such groups and
+** each stays its own, as the short ones do. */
+static void test_many_long(void **state) {
+  (void)state;
+  enum { N = 300 };
+  const char *got[N], *shorts[N];
+  char name[32];
+  for (size_t i = 0; i < N; i++) {
+    char *s = long_text(i * 7);
+    got[i] = sdb_intern(s);
+    free(s);
+    snprintf(name, sizeof name, "relu_%zu", i);
+    shorts[i] = sdb_intern(name);
+    assert_non_null(got[i]);
+    assert_non_null(shorts[i]);
+  }
+  for (size_t i = 0; i < N; i++) {
+    char *s = long_text(i * 7);
+    assert_ptr_equal(sdb_intern(s), got[i]);
+    assert_ptr_equal(sdb_intern_lookup(s, strlen(s)), got[i]);
+    assert_string_equal(got[i], s);
+    free(s);
+    snprintf(name, sizeof name, "relu_%zu", i);
+    assert_ptr_equal(sdb_intern_lookup(name, strlen(name)), shorts[i]);
+  }
+  sdb_intern_reset();
+}
+
 /* After a reset the table and the chunks start over: strings intern
 ** again, as new. */
 static void test_reset(void **state) {
@@ -109,6 +138,7 @@ static void test_reset(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_one_pointer_each),
+    cmocka_unit_test(test_many_long),
     cmocka_unit_test(test_reset),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
