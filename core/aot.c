@@ -20,7 +20,8 @@ typedef struct {
   sdb_node *node;
   sdb_node **items;          /* an inlined body's outputs: the node of each element */
   uint32_t last_use;         /* 1 + the index of the last node of its graph reading it, or 0 */
-  bool set;                  /* has a value (an entry may exist only for last_use) */
+  bool set;                  /* has a value: not before its node ran (an entry may exist
+                                only for last_use), nor after its last use freed it */
 } aotval;
 
 typedef struct {
@@ -647,7 +648,10 @@ static void free_last_uses(interp *it, const sdb_arg *a, uint32_t ix) {
     for (size_t i = 0; i < a->n; i++) free_last_uses(it, &a->items[i], ix);
   } else if (a->kind == SDB_A_NODE && a->node && a->node->op != SDB_N_PLACEHOLDER) {
     aotval *x = val_of(it, a->node);
-    if (x && x->last_use == ix + 1) sdb_value_free(&x->v);
+    if (x && x->last_use == ix + 1) {
+      sdb_value_free(&x->v);
+      x->set = false;   /* a read past the last use is "has no value", not a silent None */
+    }
   }
 }
 
@@ -739,7 +743,8 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
   if (out->graph && ev) sdb_graph_on_erase(out->graph, sdb_node_erased_event, ev);
   sdb_buf mutations = SDB_BUF_INIT;
   sdb_arena mem = SDB_ARENA_INIT, meta_mem = SDB_ARENA_INIT;
-  interp it = {env, ev, out->mode, out->graph, {0}, &mutations, NULL, NULL, NULL, NULL, ninputs, NULL, NULL, false, SDB_BUF_INIT, &mem};
+  interp it = {.env = env, .ev = ev, .mode = out->mode, .out = out->graph, .mutations = &mutations,
+               .nin = ninputs, .line = SDB_BUF_INIT, .mem = &mem};
   vals_init(&it, dynamo);
   it.in_tensors = calloc(ninputs + 1, sizeof *it.in_tensors);
   it.in_nodes = calloc(ninputs + 1, sizeof *it.in_nodes);
@@ -806,7 +811,8 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
     sdb_emit(ev, &e);
     sdb_fake_mode_bump_epoch(out->mode);
     sdb_ignore_fresh_push(env);
-    interp meta = {env, ev, out->mode, NULL, {0}, &mutations, NULL, NULL, NULL, NULL, 0, NULL, NULL, false, SDB_BUF_INIT, &meta_mem};
+    interp meta = {.env = env, .ev = ev, .mode = out->mode, .mutations = &mutations, .line = SDB_BUF_INIT,
+                   .mem = &meta_mem};
     vals_init(&meta, dynamo);
     for (size_t p = 0; p < np && rc == SDB_OK; p++) {
       aotval *a = val_of(&it, dynamo->nodes[p]);

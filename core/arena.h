@@ -1,5 +1,5 @@
 /*
-** arena.h — memory freed all at once: blocks carved from 64 KiB chunks.
+** arena.h — memory freed all at once: blocks carved from 16-page chunks.
 **
 ** For the many small things that live as long as their owner (expression
 ** nodes, interned strings, an event stream's node lines and symbol lists):

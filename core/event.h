@@ -141,7 +141,8 @@ typedef struct sdb_event_more {
   bool has_range;           /* range is set */
   uint32_t nsyms;           /* of syms (and texts) */
   const sdb_expr *sym;      /* the symbol (created, bound, refined, replaced, renamed) */
-  const sdb_expr *expr;     /* the expression (a guard's, a replacement's target, a hint) */
+  const sdb_expr *expr;     /* a guard's or an assert's expression, a replacement's target, a
+                               specialization's value, an error's condition, a decision's operand */
   const sdb_expr *sym2;     /* a second sym (renamed: the new symbol) */
   const char *text2;        /* a second text, as sym2 is a second sym (interned) */
   const sdb_expr **syms;    /* a set of symbols (pending, bound, defined) */

@@ -770,9 +770,9 @@ static void print_graph(sdb_buf *b, const sdb_graph *g, const sdb_print_opts *o,
         const sdb_expr *sym = sdb_node_bindings(n)->v[k].sym;
         const sdb_expr *now = env ? sdb_resolve_renamed(env, sym) : sym;
         char ps[256];
+        const sdb_keypath *path = sdb_node_bindings(n)->v[k].path;
         sdb_buf_cat(b, k ? ", " : "", now && now->kind == SDB_SYM ? now->name : sym->name, ": ",
-                    sdb_node_bindings(n)->v[k].path->n ? sdb_keypath_str(sdb_node_bindings(n)->v[k].path, ps, sizeof ps)
-                                            : "<value>", (const char *)NULL);
+                    path->n ? sdb_keypath_str(path, ps, sizeof ps) : "<value>", (const char *)NULL);
       }
       sdb_buf_putc(b, '\n');
     }

@@ -269,7 +269,8 @@ static int bound_stride(sdb_shape_env *env, const sdb_fake *ta, const sdb_fake *
   stride_map ma = {0}, mb = {0};
   for (int r = 0; r < n && !kind; r++) {
     int i = oa[r];
-    const sdb_expr *av = sdb_simplify(env, sdb_fake_strides(ta)[i]), *bv = sdb_simplify(env, sdb_fake_strides(tb)[i]);
+    const sdb_expr *av = sdb_simplify(env, sdb_fake_strides(ta)[i]);
+    const sdb_expr *bv = sdb_simplify(env, sdb_fake_strides(tb)[i]);
     if (!av || !bv) return sdb_err_expr(err);
     if (av->kind == SDB_INT && av->ival == 0) {
       if (!(bv->kind == SDB_INT && bv->ival == 0)) { kind = "zero"; break; }
@@ -383,7 +384,8 @@ static int merge_leaf(sdb_fake_mode *m, const sdb_value *a, const sdb_value *b, 
   const sdb_expr *strides[64];
   int rc = bound_stride(env, ta, tb, sizes, strides, err);
   if (rc) return rc;
-  sdb_fake *r = sdb_fake_new_strided(m, ta->dtype, sdb_fake_device(ta), sizes, strides, ta->ndim, sdb_int(0), NULL);
+  sdb_fake *r = sdb_fake_new_strided(m, ta->dtype, sdb_fake_device(ta), sizes, strides, ta->ndim, sdb_int(0),
+                                     NULL);
   if (!r) return oom(err);
   r->requires_grad = ta->requires_grad || tb->requires_grad;
   *out = sdb_value_tensor(r);

@@ -33,8 +33,9 @@ static void paths_reset(void) {
 static uint64_t path_hash(const sdb_keypath *p) {
   uint64_t h = 0x9E3779B97F4A7C15u ^ p->n;
   for (int i = 0; i < p->n; i++) {
-    uint64_t w = p->k[i].kind == SDB_KEY_DIVIDE ? (uint64_t)(uintptr_t)p->k[i].divisor : (uint64_t)p->k[i].index;
-    h = (h ^ p->k[i].kind) * 0xff51afd7ed558ccdu;
+    const sdb_key *k = &p->k[i];
+    uint64_t w = k->kind == SDB_KEY_DIVIDE ? (uint64_t)(uintptr_t)k->divisor : (uint64_t)k->index;
+    h = (h ^ k->kind) * 0xff51afd7ed558ccdu;
     h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
     h ^= h >> 29;
   }
@@ -45,8 +46,8 @@ static bool path_eq(const sdb_keypath *a, const sdb_keypath *b) {
   if (a->n != b->n) return false;
   for (int i = 0; i < a->n; i++) {
     if (a->k[i].kind != b->k[i].kind) return false;
-    if (a->k[i].kind == SDB_KEY_DIVIDE ? a->k[i].divisor != b->k[i].divisor : a->k[i].index != b->k[i].index)
-      return false;
+    const sdb_key *x = &a->k[i], *y = &b->k[i];
+    if (x->kind == SDB_KEY_DIVIDE ? x->divisor != y->divisor : x->index != y->index) return false;
   }
   return true;
 }
@@ -441,8 +442,7 @@ int sdb_compute_unbacked_bindings(sdb_shape_env *env, const sdb_value *v,
     free(w.found);
     return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
   }
-  /* kept on the node for the rest of the run: no spare room (an entry is
-  ** 208 bytes) */
+  /* kept on the node for the rest of the run: no spare room */
   if (w.nfound && w.nfound < w.cap) {
     sdb_binding *fit = realloc(w.found, w.nfound * sizeof *fit);
     if (fit) w.found = fit;

@@ -401,8 +401,8 @@ static int repropagate(lowering *lw, const sdb_node *n, const sdb_op *op, sdb_ib
       const sdb_value *ex = &a->node->example;
       if (ex->kind == SDB_V_TENSOR) {
         const sdb_fake *t = ex->tensor;
-        sdb_fake *fresh = sdb_fake_new_strided(lw->mode, t->dtype, sdb_fake_device(t), t->sizes, sdb_fake_strides(t),
-                                               t->ndim, t->storage_offset, NULL);
+        sdb_fake *fresh = sdb_fake_new_strided(lw->mode, t->dtype, sdb_fake_device(t), t->sizes,
+                                               sdb_fake_strides(t), t->ndim, t->storage_offset, NULL);
         if (!fresh) { rc = oom(err); goto out; }
         v = sdb_value_tensor(fresh);
         sdb_fake_unref(fresh);

@@ -159,7 +159,8 @@ static int view_core(sdb_fake_mode *m, sdb_fake *x, const sdb_expr **shape, int 
     if (allow_copy) return out_new(m, x->dtype, sdb_fake_device(x), shape, n, x->requires_grad, out, err);
     return fail_cond(m, NULL, SDB_E_SHAPE, "ValueError",
                      msgf(env, "Cannot view a tensor with shape torch.Size({s}) and strides {T} as a "
-                               "tensor with shape {T}!", x->sizes, x->ndim, sdb_fake_strides(x), x->ndim, shape, n),
+                               "tensor with shape {T}!",
+                          x->sizes, x->ndim, sdb_fake_strides(x), x->ndim, shape, n),
                      err);
   }
   return out_view(m, x, shape, st, n, x->storage_offset, out, err);

@@ -1404,8 +1404,9 @@ static bool range_eq(sdb_range a, sdb_range b) { return a.lo == b.lo && a.hi == 
 
 /* "range: S before -> after" the first time a range event of S shows up in
 ** the window [lo, hi) of st, going forward or backward. */
-/* The line a range change makes, into b; with b NULL only counted.
-** Returns the number of lines (0 or 1). */
+/* The line a range change of the symbol whose record is si (NONE: the
+** event has none) makes, into b; with b NULL only counted. Returns the
+** number of lines (0 or 1). */
 static int diff_range(sdb_buf *b, const store *st, uint32_t si, uint32_t lo, uint32_t hi,
                       bool undo, sdb_map *seen) {
   if (si == NONE || sdb_map_has(seen, (void *)(uintptr_t)(si + 1))) return 0;
@@ -1588,7 +1589,8 @@ static size_t diff_count_rest(const store *st, uint32_t from, uint32_t lo, uint3
     size_t i = lower_bound(v->v, v->n, from), j = lower_bound(v->v, v->n, hi);
     if (i == j) continue;
     if (k == SDB_EV_RANGE_REFINED || k == SDB_EV_COND_OUTPUT_SYMBOL) {
-      for (const uint32_t *s = st->ksym[k].v; i < j; i++) n += (size_t)diff_range(NULL, st, s[i], lo, hi, undo, seen);
+      for (const uint32_t *s = st->ksym[k].v; i < j; i++)
+        n += (size_t)diff_range(NULL, st, s[i], lo, hi, undo, seen);
     } else if (k == SDB_EV_UNBACKED_BINDINGS || k == SDB_EV_BUFFER_LOWERED) {
       const uint32_t *c = st->klines[k].v;
       n += c[j - 1] - (i ? c[i - 1] : 0);

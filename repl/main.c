@@ -32,7 +32,9 @@
 
 #include <lauxlib.h>
 #include <errno.h>
-#include <malloc.h>
+#ifdef __GLIBC__
+#include <malloc.h>   /* mallopt */
+#endif
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
