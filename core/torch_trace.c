@@ -365,6 +365,10 @@ static bool assemble(sdb_tt_reader *r) {
     rec->cid.fcid = jint(f[H_FCID], -1, &present);
     rec->cid.ca = jint(f[H_CA], -1, &present);
     rec->cid.attempt = jint(f[H_ATTEMPT], 0, NULL);
+    /* a negative id reads as none, as it prints (found by fuzzing) */
+    if (rec->cid.frame < 0) rec->cid.frame = -1;
+    if (rec->cid.fcid < 0) rec->cid.fcid = -1;
+    if (rec->cid.ca < 0) rec->cid.ca = -1;
     /* PyTorch writes frame_id and frame_compile_id together. A damaged
     ** record with only one reads as if the other were 0, which is how its
     ** id prints, so `info graph ID` finds it again (found by fuzzing). */
