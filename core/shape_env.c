@@ -9,8 +9,10 @@
 **   set_replacement    ranges intersected, size-like propagated
 **   rename_unbacked_to re-applies the old replacement to the new symbol
 **   produce_guards     equalities, surviving guards, then ranges
+**                      (shape_env_guards.c, with check_guards)
 */
 #include "shape_env.h"
+#include "shape_env_impl.h"
 #include "buf.h"
 #include "intern.h"
 #include "map.h"
@@ -22,90 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A growable array of T: `arr`, `n`, `cap` fields named by prefix.
-** GROW_SMALL starts at 2, for the arrays kept per symbol or per key (most
-** hold one or two entries, and there is one per unbacked symbol). */
-#define GROW(arr, n, cap)                                                    \
-  ((n) < (cap) ? true : grow_array((void **)&(arr), &(cap), sizeof *(arr), 16))
-#define GROW_SMALL(arr, n, cap)                                              \
-  ((n) < (cap) ? true : grow_array((void **)&(arr), &(cap), sizeof *(arr), 2))
 
-static bool grow_array(void **arr, size_t *cap, size_t elem, size_t first) {
-  size_t ncap = *cap ? *cap * 2 : first;
-  void *p = realloc(*arr, ncap * elem);
-  if (!p) return false;
-  *arr = p;
-  *cap = ncap;
-  return true;
-}
-
-/* A guard or runtime assert, with its simplified form as of the last
-** refresh_axioms. */
-typedef struct fact {
-  const sdb_expr *expr;          /* as recorded */
-  const sdb_expr *simp;          /* sdb_simplify(expr) then; NULL on OOM */
-  bool rewrites;                 /* simp went through facts_rewrite */
-  bool listed_rw;                /* in env->rw_facts */
-  /* the implications of simp as put in `axioms` (key, value), in order */
-  const sdb_expr **impl; bool *implv; size_t nimpl, capimpl;
-} fact;
-
-/* Which facts put an axiom: (fact index, value) in put order. The axiom's
-** value is that of the last put by the highest-numbered fact, as if the
-** facts were put in order; NULL in `axioms` when no fact puts it. */
-typedef struct ax_put { size_t fact; bool v; } ax_put;
-typedef struct ax_entry { ax_put *p; size_t n, cap; } ax_entry;
-typedef struct idx_vec { size_t *v; size_t n, cap; } idx_vec;
-
-struct sdb_shape_env {
-  /* shifted_bool's stand-ins, evaluate_static_shape_0.., made once */
-  const sdb_expr *shift_syms[8];
-  sdb_events *ev;
-  sdb_shape_env_opts opts;
-  bool size_oblivious;           /* static evaluation takes size-like unbacked >= 2 */
-
-  sdb_map syms;                  /* sym -> sdb_symbol_info* (creation order) */
-  sdb_map val_to_var;            /* sdb_int(hint) -> sym, for duck sizing */
-  sdb_map repl;                  /* sym -> sdb_replacement* */
-  sdb_map divisible;             /* Mod(x, k) known to be 0 -> non-NULL */
-  sdb_map renamed;               /* orig sym -> new sym */
-
-  sdb_guard *guards; size_t nguards, capguards;
-  sdb_runtime_assert *asserts; size_t nasserts, capasserts;
-  sdb_specialization *specs; size_t nspecs, capspecs;
-  sdb_renaming *renames; size_t nrenames, caprenames;
-  sdb_tracked *tracked; size_t ntracked, captracked;
-  const sdb_expr **pending; size_t npending, cappending;
-  fact *facts; size_t nfacts, capfacts;
-
-  /* The axioms are rebuilt lazily: the first static evaluation after
-  ** `version` moves brings them up to date (see refresh_axioms). `version`
-  ** says *when* that happens, so it bumps exactly where it always has (a
-  ** new fact, a replacement, a range, divisibility, size-likeness, a
-  ** declared symbol); repl_gen and rewrite_gen say *what* has to be
-  ** re-simplified then. */
-  sdb_map axioms;                /* simplified boolean -> True/False */
-  unsigned version;
-  unsigned axioms_version;
-  unsigned repl_gen;             /* bumps when env->repl changes */
-  unsigned rewrite_gen;          /* bumps when what facts_rewrite reads changes:
-                                 ** ranges, divisibility, the symbol table */
-  unsigned axioms_repl_gen, axioms_rewrite_gen;   /* as of the last refresh */
-  size_t axioms_nfacts;          /* facts[0..axioms_nfacts) are in `axioms` */
-  size_t first_rewrite;          /* no fact below this index has `rewrites` */
-  sdb_map ax_puts;               /* axiom key -> ax_entry* */
-  sdb_map sym_facts;             /* symbol -> idx_vec* of facts whose expr or simp
-                                 ** mention it (may repeat; ascending) */
-  sdb_map repl_dirty;            /* symbols whose replacement changed since the
-                                 ** last refresh */
-  size_t *rw_facts; size_t nrw_facts, caprw_facts;   /* facts ever `rewrites` */
-  int ignore_fresh;
-  int next_s, next_u, next_zuf;
-  /* replace() remembered per expression while the replacements stand
-  ** (every static evaluation starts with it; most ask about the same
-  ** sizes again) */
-  struct { const sdb_expr *e, *r; unsigned gen; } replaced[1024];
-};
 
 /* ------------------------------------------------------------------------
 ** Lifetime, provenance, events
@@ -192,12 +111,12 @@ static char *estr(const sdb_expr *e) {
 ** Symbols
 ** ---------------------------------------------------------------------- */
 
-static sdb_symbol_info *info_of(const sdb_shape_env *env, const sdb_expr *sym) {
+sdb_symbol_info *sdb_se_info_of(const sdb_shape_env *env, const sdb_expr *sym) {
   return sym && sym->kind == SDB_SYM ? sdb_map_get(&env->syms, sym) : NULL;
 }
 
 const sdb_symbol_info *sdb_symbol(const sdb_shape_env *env, const sdb_expr *sym) {
-  return info_of(env, sym);
+  return sdb_se_info_of(env, sym);
 }
 
 size_t sdb_symbol_count(const sdb_shape_env *env) { return env->syms.len; }
@@ -207,18 +126,18 @@ const sdb_symbol_info *sdb_symbol_at(const sdb_shape_env *env, size_t i) {
 }
 
 bool sdb_is_unbacked(const sdb_shape_env *env, const sdb_expr *sym) {
-  const sdb_symbol_info *s = info_of(env, sym);
+  const sdb_symbol_info *s = sdb_se_info_of(env, sym);
   return s ? s->unbacked : (sym->kind == SDB_SYM && !strncmp(sym->name, "u", 1));
 }
 
 sdb_range sdb_symbol_range(const sdb_shape_env *env, const sdb_expr *sym) {
-  const sdb_symbol_info *s = info_of(env, sym);
+  const sdb_symbol_info *s = sdb_se_info_of(env, sym);
   return s ? s->range : sdb_range_unknown();
 }
 
 bool sdb_has_unbacked(const sdb_shape_env *env, const sdb_expr *e) {
   if (e->kind == SDB_SYM) {
-    const sdb_symbol_info *s = info_of(env, e);
+    const sdb_symbol_info *s = sdb_se_info_of(env, e);
     return s ? !s->has_hint : true;
   }
   for (size_t i = 0; i < e->nargs; i++)
@@ -261,7 +180,7 @@ bool sdb_track(sdb_shape_env *env, const sdb_source *source, const sdb_expr *e) 
   return true;
 }
 
-static int oom(sdb_err *err) {
+int sdb_se_oom(sdb_err *err) {
   return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
 }
 
@@ -301,12 +220,12 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
   const sdb_expr *cached = sdb_symctx_cached(ctx, env, source);
   if (cached) {
     *out = cached;
-    const sdb_symbol_info *ci = info_of(env, cached);
+    const sdb_symbol_info *ci = sdb_se_info_of(env, cached);
     if (ci && ci->has_hint && ci->hint != hint)
       return sdb_err_set(err, SDB_E_CONSTRAINT, "ConstraintViolationError",
                          "%s is cached as %s with hint %lld, but the input has size %lld",
                          source->name, cached->name, (long long)ci->hint, (long long)hint);
-    return sdb_track(env, source, cached) ? SDB_OK : oom(err);
+    return sdb_track(env, source, cached) ? SDB_OK : sdb_se_oom(err);
   }
   const sdb_expr *r = NULL;
   if (d.dynamic != SDB_DIM_UNBACKED && d.has_min && d.has_max && d.min == d.max) {
@@ -318,7 +237,7 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
   }
   if (d.dynamic == SDB_DIM_UNBACKED) {
     r = sdb_create_unbacked_symint(env);
-    if (!r) return oom(err);
+    if (!r) return sdb_se_oom(err);
     int rc = sdb_mark_size_like(env, r, err);
     /* mark_unbacked(t, d, min=, max=): the range the user promised */
     if (!rc && (d.has_min || d.has_max))
@@ -330,7 +249,7 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
     if (!r) return sdb_err_expr(err);
   } else if (!d.unspecified && env->opts.specialize_zero_one && (hint == 0 || hint == 1)) {
     r = sdb_int(hint);
-    if (!r || record_specialization(env, source, NULL, hint, "0/1 specialization")) return oom(err);
+    if (!r || record_specialization(env, source, NULL, hint, "0/1 specialization")) return sdb_se_oom(err);
   } else {
     bool duck = env->opts.duck_shape && d.dynamic == SDB_DIM_DUCK && !d.unspecified &&
                 !d.has_min && !d.has_max;
@@ -338,8 +257,8 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
     if (!key) return sdb_err_expr(err);
     const sdb_expr *hit = duck ? sdb_map_get(&env->val_to_var, key) : NULL;
     if (hit) {
-      sdb_symbol_info *s = info_of(env, hit);
-      if (!add_source(s, source)) return oom(err);
+      sdb_symbol_info *s = sdb_se_info_of(env, hit);
+      if (!add_source(s, source)) return sdb_se_oom(err);
       r = hit;
       sdb_event e = {0};
       e.kind = SDB_EV_CREATE_SYMBOL;
@@ -366,11 +285,11 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
       r = sdb_sym(name);
       if (!r) return sdb_err_expr(err);
       sdb_symbol_info *s = new_symbol(env, r);
-      if (!s || !add_source(s, source)) return oom(err);
+      if (!s || !add_source(s, source)) return sdb_se_oom(err);
       s->has_hint = true;
       s->hint = hint;
       s->range = vr;
-      if (duck && !sdb_map_put(&env->val_to_var, key, (void *)r)) return oom(err);
+      if (duck && !sdb_map_put(&env->val_to_var, key, (void *)r)) return sdb_se_oom(err);
       sdb_event e = {0};
       e.kind = SDB_EV_CREATE_SYMBOL;
       e.value = hint;
@@ -380,7 +299,7 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
       s->created.seq = emit(env, &e);
     }
   }
-  if (!sdb_track(env, source, r) || !sdb_symctx_remember(ctx, env, source, r)) return oom(err);
+  if (!sdb_track(env, source, r) || !sdb_symctx_remember(ctx, env, source, r)) return sdb_se_oom(err);
   *out = r;
   return SDB_OK;
 }
@@ -521,7 +440,7 @@ const sdb_expr *sdb_replacement_of(const sdb_shape_env *env, const sdb_expr *sym
 
 static bool range_fn(void *ud, const sdb_expr *sym, sdb_range *out) {
   const sdb_shape_env *env = ud;
-  const sdb_symbol_info *s = info_of(env, sym);
+  const sdb_symbol_info *s = sdb_se_info_of(env, sym);
   if (!s) return false;
   *out = s->range;
   /* size-oblivious reasoning: a size-like unbacked symbol is taken to be
@@ -599,7 +518,7 @@ static bool needs_facts(const sdb_expr *e) {
 }
 
 /* Replacements, then rewrites by ranges and (when allowed) divisibility. */
-static const sdb_expr *simplify_with(sdb_shape_env *env, const sdb_expr *e,
+const sdb_expr *sdb_se_simplify_with(sdb_shape_env *env, const sdb_expr *e,
                                      bool use_divisible) {
   if (!e) return NULL;
   const sdb_expr *r = replace(env, e);
@@ -608,7 +527,7 @@ static const sdb_expr *simplify_with(sdb_shape_env *env, const sdb_expr *e,
 }
 
 const sdb_expr *sdb_simplify(sdb_shape_env *env, const sdb_expr *e) {
-  return simplify_with(env, e, true);
+  return sdb_se_simplify_with(env, e, true);
 }
 
 sdb_range sdb_bound_in(sdb_shape_env *env, const sdb_expr *e) {
@@ -992,9 +911,9 @@ static int static_bool(sdb_shape_env *env, const sdb_expr *e, bool use_axioms) {
 /* use_facts=false: only replacements and ranges, not the facts learned from
 ** guards (axioms, divisibility) — so produce_guards keeps the guards that
 ** those facts came from. */
-static const sdb_expr *evaluate_static(sdb_shape_env *env, const sdb_expr *e,
+const sdb_expr *sdb_se_evaluate_static(sdb_shape_env *env, const sdb_expr *e,
                                        bool use_axioms) {
-  const sdb_expr *s = simplify_with(env, e, use_axioms);
+  const sdb_expr *s = sdb_se_simplify_with(env, e, use_axioms);
   if (!s) return NULL;
   if (sdb_is_const(s)) return s;
   if (sdb_is_bool(s)) {
@@ -1006,7 +925,7 @@ static const sdb_expr *evaluate_static(sdb_shape_env *env, const sdb_expr *e,
 }
 
 const sdb_expr *sdb_maybe_evaluate_static(sdb_shape_env *env, const sdb_expr *e) {
-  return evaluate_static(env, e, true);
+  return sdb_se_evaluate_static(env, e, true);
 }
 
 const sdb_expr *sdb_maybe_evaluate_static_oblivious(sdb_shape_env *env, const sdb_expr *e) {
@@ -1014,7 +933,7 @@ const sdb_expr *sdb_maybe_evaluate_static_oblivious(sdb_shape_env *env, const sd
   ** they cache must not depend on the size-oblivious view */
   refresh_axioms(env);
   env->size_oblivious = true;
-  const sdb_expr *r = evaluate_static(env, e, true);
+  const sdb_expr *r = sdb_se_evaluate_static(env, e, true);
   env->size_oblivious = false;
   return r;
 }
@@ -1035,7 +954,7 @@ static int set_replacement(sdb_shape_env *env, const sdb_expr *a,
 ** replacement (range_refined_to_singleton) unless `singleton_ok` is false. */
 static void update_range(sdb_shape_env *env, const sdb_expr *sym, sdb_range nr,
                          const char *why, bool singleton_ok) {
-  sdb_symbol_info *s = info_of(env, sym);
+  sdb_symbol_info *s = sdb_se_info_of(env, sym);
   if (!s) return;
   nr = sdb_range_intersect(s->range, nr);
   nr.is_bool = false;
@@ -1095,11 +1014,11 @@ static int set_replacement(sdb_shape_env *env, const sdb_expr *a,
   sdb_replacement *cur = sdb_map_get(&env->repl, a);
   if (cur && cur->target == tgt) return 0;
   if (sdb_has_symbol(tgt, a)) return 0;
-  sdb_symbol_info *sa = info_of(env, a);
+  sdb_symbol_info *sa = sdb_se_info_of(env, a);
   if (sa) {
     sdb_range src = sa->range;
     sdb_range tb = bound_raw(env, tgt);
-    sdb_symbol_info *sb = tgt->kind == SDB_SYM ? info_of(env, tgt) : NULL;
+    sdb_symbol_info *sb = tgt->kind == SDB_SYM ? sdb_se_info_of(env, tgt) : NULL;
     if (sb) update_range(env, tgt, src, reason, false);
     update_range(env, a, tb, reason, false);
     if (sb) {
@@ -1137,8 +1056,8 @@ static int set_replacement(sdb_shape_env *env, const sdb_expr *a,
 ** unbacked (no hint) first, then larger hint, then newer. */
 static int solve_order(const void *x, const void *y, void *envp) {
   sdb_shape_env *env = envp;
-  const sdb_symbol_info *a = info_of(env, *(const sdb_expr *const *)x);
-  const sdb_symbol_info *b = info_of(env, *(const sdb_expr *const *)y);
+  const sdb_symbol_info *a = sdb_se_info_of(env, *(const sdb_expr *const *)x);
+  const sdb_symbol_info *b = sdb_se_info_of(env, *(const sdb_expr *const *)y);
   int64_t ha = a && a->has_hint ? a->hint : INT64_MAX;
   int64_t hb = b && b->has_hint ? b->hint : INT64_MAX;
   if (ha != hb) return ha > hb ? -1 : 1;
@@ -1245,7 +1164,7 @@ static void put_sloc(sdb_buf *b, const sdb_prov *p) {
 }
 
 static int hint_lookup(void *ud, const sdb_expr *sym, int64_t *out) {
-  const sdb_symbol_info *s = info_of(ud, sym);
+  const sdb_symbol_info *s = sdb_se_info_of(ud, sym);
   if (!s || !s->has_hint) return -1;
   *out = s->hint;
   return 0;
@@ -1260,7 +1179,7 @@ static const sdb_expr *with_hints(sdb_shape_env *env, const sdb_expr *e) {
   const sdb_expr **vals = malloc((size_t)n * sizeof *vals);
   size_t m = 0;
   for (long i = 0; vals && i < n; i++) {
-    const sdb_symbol_info *s = info_of(env, fs[i]);
+    const sdb_symbol_info *s = sdb_se_info_of(env, fs[i]);
     if (s && s->has_hint) { fs[m] = fs[i]; vals[m] = sdb_int(s->hint); m++; }
   }
   const sdb_expr *r = vals && m ? sdb_subs(e, fs, vals, m) : e;
@@ -1286,7 +1205,7 @@ static int data_dependent_error(sdb_shape_env *env, const sdb_expr *e,
   long n = sdb_free_symbols(e, &fs);
   int nsize = 0;
   for (long i = 0; i < n; i++) {
-    const sdb_symbol_info *s = info_of(env, fs[i]);
+    const sdb_symbol_info *s = sdb_se_info_of(env, fs[i]);
     if (s && s->size_like) sdb_buf_printf(&b, "%s%s", nsize++ ? ", " : "", fs[i]->name);
   }
   sdb_buf_puts(&b, nsize ? ")\n\n" : "none)\n\n");
@@ -1301,7 +1220,7 @@ static int data_dependent_error(sdb_shape_env *env, const sdb_expr *e,
   ** each unbacked symbol came from */
   bool header = false;
   for (long i = 0; i < n; i++) {
-    const sdb_symbol_info *s = info_of(env, fs[i]);
+    const sdb_symbol_info *s = sdb_se_info_of(env, fs[i]);
     if (!s || !s->unbacked) continue;
     if (!header) sdb_buf_puts(&b, "\nUnbacked symbols in this expression:\n");
     header = true;
@@ -1361,7 +1280,7 @@ int sdb_evaluate(sdb_shape_env *env, const sdb_expr *e, const sdb_expr **out,
     g = sdb_eq(s, *out);
   }
   if (!g || !*out) return sdb_err_expr(err);
-  if (!sdb_is_const(g) && record_guard(env, g)) return oom(err);
+  if (!sdb_is_const(g) && record_guard(env, g)) return sdb_se_oom(err);
   return SDB_OK;
 }
 
@@ -1435,7 +1354,7 @@ static const sdb_expr *assert_key(sdb_shape_env *env, const sdb_expr *e) {
   const sdb_expr *best = NULL;
   long best_ix = -1;
   for (long i = 0; i < n; i++) {
-    const sdb_symbol_info *s = info_of(env, fs[i]);
+    const sdb_symbol_info *s = sdb_se_info_of(env, fs[i]);
     if (!s || !s->unbacked || s->type == SDB_SYM_FLOAT || fs[i]->name[0] != 'u') continue;
     long ix = strtol(fs[i]->name + 1, NULL, 10);
     if (ix > best_ix) { best_ix = ix; best = fs[i]; }
@@ -1459,7 +1378,7 @@ int sdb_check(sdb_shape_env *env, const sdb_expr *e, const char *msg, sdb_err *e
     if (rc) return rc;
     return v ? SDB_OK : check_failed(env, e, msg, err);
   }
-  if (!GROW(env->asserts, env->nasserts, env->capasserts)) return oom(err);
+  if (!GROW(env->asserts, env->nasserts, env->capasserts)) return sdb_se_oom(err);
   sdb_runtime_assert *ra = &env->asserts[env->nasserts++];
   ra->expr = s;
   ra->key = assert_key(env, s);
@@ -1472,12 +1391,12 @@ int sdb_check(sdb_shape_env *env, const sdb_expr *e, const char *msg, sdb_err *e
   ev.detail = msg;
   ra->prov.seq = emit(env, &ev);
   maybe_guard_rel(env, s);
-  if (!add_fact(env, s)) return oom(err);
+  if (!add_fact(env, s)) return sdb_se_oom(err);
   return SDB_OK;
 }
 
 int sdb_mark_size_like(sdb_shape_env *env, const sdb_expr *sym, sdb_err *err) {
-  sdb_symbol_info *s = info_of(env, sym);
+  sdb_symbol_info *s = sdb_se_info_of(env, sym);
   if (!s) return sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s is not a symbol of this ShapeEnv",
                              sym->kind == SDB_SYM ? sym->name : "expression");
   if (!s->size_like) {
@@ -1504,7 +1423,7 @@ int sdb_check_is_size(sdb_shape_env *env, const sdb_expr *e, sdb_err *err) {
 
 int sdb_constrain_range(sdb_shape_env *env, const sdb_expr *sym, int64_t lo,
                         int64_t hi, const char *why, sdb_err *err) {
-  sdb_symbol_info *s = info_of(env, sym);
+  sdb_symbol_info *s = sdb_se_info_of(env, sym);
   if (!s) return sdb_err_set(err, SDB_E_INVALID, "ValueError", "constraining non-Symbols NYI");
   if (hi < lo) {
     char a[32], b[32];
@@ -1534,10 +1453,10 @@ int sdb_rename_unbacked_to(sdb_shape_env *env, const sdb_expr *orig,
     free(b);
     return rc;
   }
-  if (set_replacement(env, orig, new_sym, "rename_unbacked_to")) return oom(err);
+  if (set_replacement(env, orig, new_sym, "rename_unbacked_to")) return sdb_se_oom(err);
   if (!sdb_map_put(&env->renamed, orig, (void *)new_sym) ||
       !GROW(env->renames, env->nrenames, env->caprenames))
-    return oom(err);
+    return sdb_se_oom(err);
   sdb_renaming *rn = &env->renames[env->nrenames++];
   rn->from = orig;
   rn->to = new_sym;
@@ -1549,13 +1468,13 @@ int sdb_rename_unbacked_to(sdb_shape_env *env, const sdb_expr *orig,
   e.more = &e_more;
   e.detail = rn->why;
   rn->prov.seq = emit(env, &e);
-  if (dest && set_replacement(env, new_sym, dest, "rename_unbacked_to_dest")) return oom(err);
+  if (dest && set_replacement(env, new_sym, dest, "rename_unbacked_to_dest")) return sdb_se_oom(err);
   return SDB_OK;
 }
 
 int sdb_eliminate_unbacked(sdb_shape_env *env, const sdb_expr *orig,
                            const sdb_expr *value, sdb_err *err) {
-  if (set_replacement(env, orig, value, "eliminate_unbacked")) return oom(err);
+  if (set_replacement(env, orig, value, "eliminate_unbacked")) return sdb_se_oom(err);
   return SDB_OK;
 }
 
@@ -1619,10 +1538,10 @@ int sdb_declare_symbol(sdb_shape_env *env, const sdb_expr *sym, bool unbacked,
                        sdb_range range, bool size_like, sdb_err *err) {
   if (!sym || sym->kind != SDB_SYM)
     return sdb_err_set(err, SDB_E_INVALID, "ValueError", "declare_symbol needs a symbol");
-  if (info_of(env, sym))
+  if (sdb_se_info_of(env, sym))
     return sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s is already declared", sym->name);
   sdb_symbol_info *s = new_symbol(env, sym);
-  if (!s) return oom(err);
+  if (!s) return sdb_se_oom(err);
   s->unbacked = unbacked;
   s->type = type;
   s->has_hint = has_hint;
@@ -1642,7 +1561,7 @@ int sdb_restore_replacement(sdb_shape_env *env, const sdb_expr *sym,
     return sdb_err_set(err, SDB_E_INVALID, "ValueError", "a replacement maps a symbol to an expression");
   /* find() follows replacements recursively: refuse anything that loops */
   const sdb_expr *t = replace(env, target);
-  if (!t) return oom(err);
+  if (!t) return sdb_se_oom(err);
   if (sdb_has_symbol(t, sym)) {
     char *a = estr(target);
     int rc = sdb_err_set(err, SDB_E_INVALID, "ValueError", "replacing %s by %s makes a cycle",
@@ -1653,7 +1572,7 @@ int sdb_restore_replacement(sdb_shape_env *env, const sdb_expr *sym,
   sdb_replacement *cur = sdb_map_get(&env->repl, sym);
   if (!cur) {
     cur = calloc(1, sizeof *cur);
-    if (!cur || !sdb_map_put(&env->repl, sym, cur)) { free(cur); return oom(err); }
+    if (!cur || !sdb_map_put(&env->repl, sym, cur)) { free(cur); return sdb_se_oom(err); }
   }
   cur->sym = sym;
   cur->target = target;
@@ -1663,228 +1582,4 @@ int sdb_restore_replacement(sdb_shape_env *env, const sdb_expr *sym,
   env->repl_gen++;
   sdb_map_put(&env->repl_dirty, sym, (void *)sym);
   return SDB_OK;
-}
-
-/* ------------------------------------------------------------------------
-** produce_guards / check_guards
-** ---------------------------------------------------------------------- */
-
-typedef struct {
-  sdb_shape_guard *v;
-  size_t n, cap;
-  sdb_map sym_source;    /* symbol -> first source */
-} guard_builder;
-
-static const char *source_name_of(void *ud, const sdb_expr *sym) {
-  const sdb_source *s = sdb_map_get(ud, sym);
-  return s ? s->name : NULL;
-}
-
-static bool push_guard(guard_builder *gb, sdb_shape_guard g) {
-  if (!GROW(gb->v, gb->n, gb->cap)) return false;
-  gb->v[gb->n++] = g;
-  return true;
-}
-
-static const char *py_text(guard_builder *gb, const sdb_expr *e) {
-  char *s = sdb_expr_str_py(e, source_name_of, &gb->sym_source);
-  const char *r = sdb_intern(s ? s : "?");
-  free(s);
-  return r;
-}
-
-int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) {
-  guard_builder gb = {NULL, 0, 0, SDB_MAP_INIT};
-  out->v = NULL;
-  out->n = 0;
-  /* 0. what each tracked input is now (replacements applied), and the
-  **    first source of every symbol */
-  const sdb_expr **now = calloc(env->ntracked + 1, sizeof *now);
-  if (!now) return oom(err);
-  for (size_t i = 0; i < env->ntracked; i++) {
-    now[i] = sdb_simplify(env, env->tracked[i].expr);
-    if (!now[i]) now[i] = env->tracked[i].expr;
-    if (now[i]->kind == SDB_SYM && !sdb_map_has(&gb.sym_source, now[i]))
-      sdb_map_put(&gb.sym_source, now[i], (void *)env->tracked[i].source);
-  }
-  /* 1. input equalities; an input fakified twice (trace, then aot's
-  **    re-fakification) is still one input, guarded once */
-  sdb_map said = SDB_MAP_INIT;
-  for (size_t i = 0; i < env->ntracked; i++) {
-    const sdb_source *src = env->tracked[i].source;
-    const sdb_expr *e = now[i];
-    if (e->kind == SDB_SYM && sdb_map_get(&gb.sym_source, e) == src) continue;
-    sdb_shape_guard g = {0};
-    g.source = src;
-    g.expr = e;
-    g.prov = env->tracked[i].prov;
-    const sdb_expr *raw = env->tracked[i].expr;
-    if (e->kind == SDB_INT && sdb_source_is_tensor_property(src) && raw->kind == SDB_INT) {
-      g.kind = SDB_SG_STATIC;   /* TENSOR_MATCH checks it; not a shape guard */
-      g.text = sdb_internf("%s == %lld", src->name, (long long)e->ival);
-    } else {
-      g.kind = SDB_SG_EQUALITY;
-      g.text = sdb_internf("%s == %s", src->name, py_text(&gb, e));
-      /* provenance: the replacement that made them equal (or specialized a
-      ** symbolic dim, shown rather than left to TENSOR_MATCH) */
-      const sdb_replacement *r = raw->kind == SDB_SYM ? sdb_map_get(&env->repl, raw) : NULL;
-      if (r) g.prov = r->prov;
-    }
-    if (sdb_map_has(&said, g.text)) continue;
-    if (!sdb_map_put(&said, g.text, (void *)g.text) || !push_guard(&gb, g)) {
-      sdb_map_free(&said);
-      goto nomem;
-    }
-  }
-  sdb_map_free(&said);
-  /* 2. guards not implied by what we know without them */
-  sdb_map issued = SDB_MAP_INIT;
-  for (size_t i = 0; i < env->nguards; i++) {
-    const sdb_guard *gd = &env->guards[i];
-    if (evaluate_static(env, gd->expr, false)) continue;
-    const sdb_expr *s = simplify_with(env, gd->expr, false);
-    if (!s || sdb_map_has(&issued, s)) continue;
-    sdb_map_put(&issued, s, (void *)s);
-    sdb_shape_guard g = {0};
-    g.kind = SDB_SG_GUARD;
-    g.expr = s;
-    g.text = py_text(&gb, s);
-    g.prov = gd->prov;
-    if (!push_guard(&gb, g)) { sdb_map_free(&issued); goto nomem; }
-  }
-  sdb_map_free(&issued);
-  /* 3. the range of every symbol an input carries */
-  for (size_t i = 0; i < gb.sym_source.len; i++) {
-    const sdb_expr *sym = gb.sym_source.keys[i];
-    const sdb_source *src = gb.sym_source.vals[i];
-    const sdb_symbol_info *si = info_of(env, sym);
-    if (!si) continue;
-    sdb_range r = si->range;
-    if (r.lo == SDB_NINF && r.hi == SDB_PINF) continue;
-    sdb_shape_guard g = {0};
-    g.kind = SDB_SG_RANGE;
-    g.source = src;
-    g.sym = sym;
-    g.range = r;
-    g.prov = si->created;
-    if (r.lo != SDB_NINF && r.hi != SDB_PINF)
-      g.text = sdb_internf("%lld <= %s and %s <= %lld", (long long)r.lo, src->name,
-                           src->name, (long long)r.hi);
-    else if (r.lo != SDB_NINF)
-      g.text = sdb_internf("%lld <= %s", (long long)r.lo, src->name);
-    else
-      g.text = sdb_internf("%s <= %lld", src->name, (long long)r.hi);
-    if (!push_guard(&gb, g)) goto nomem;
-  }
-  free(now);
-  sdb_map_free(&gb.sym_source);
-  out->v = gb.v;
-  out->n = gb.n;
-  return SDB_OK;
-nomem:
-  free(now);
-  free(gb.v);
-  sdb_map_free(&gb.sym_source);
-  return oom(err);
-}
-
-void sdb_shape_guards_free(sdb_shape_guards *g) {
-  if (!g) return;
-  free(g->v);
-  g->v = NULL;
-  g->n = 0;
-}
-
-typedef struct {
-  const sdb_shape_guards *g;
-  sdb_source_value_fn value_of;
-  void *ud;
-  sdb_map sym_range;     /* symbol -> its first RANGE guard */
-  bool indexed;          /* sym_range is complete (false: out of memory) */
-} check_ctx;
-
-/* A symbol's value in the new call: the value of the source of its first
-** RANGE guard. Looked up in sym_range, built once per check_guards call;
-** scanning the guards for every symbol of every guard made a call
-** quadratic in the inputs. Without the index (out of memory) the scan is
-** still the answer. */
-static int sym_value(void *ud, const sdb_expr *sym, int64_t *out) {
-  const check_ctx *c = ud;
-  if (c->indexed) {
-    const sdb_shape_guard *g = sdb_map_get(&c->sym_range, sym);
-    return g ? c->value_of(c->ud, g->source, out) : -1;
-  }
-  for (size_t i = 0; i < c->g->n; i++) {
-    const sdb_shape_guard *g = &c->g->v[i];
-    if (g->kind == SDB_SG_RANGE && g->sym == sym) return c->value_of(c->ud, g->source, out);
-  }
-  return -1;
-}
-
-/* The first RANGE guard of each symbol wins, as in the scan. */
-static bool index_range_guards(check_ctx *c) {
-  for (size_t i = 0; i < c->g->n; i++) {
-    const sdb_shape_guard *g = &c->g->v[i];
-    if (g->kind != SDB_SG_RANGE || sdb_map_has(&c->sym_range, g->sym)) continue;
-    if (!sdb_map_put(&c->sym_range, g->sym, (void *)g)) return false;
-  }
-  return true;
-}
-
-int sdb_check_guards(const sdb_shape_guards *g, sdb_source_value_fn value_of,
-                     void *ud, size_t *failed, size_t cap, char **reasons,
-                     sdb_err *err) {
-  check_ctx c = {g, value_of, ud, SDB_MAP_INIT, false};
-  c.indexed = index_range_guards(&c);
-  sdb_buf why = SDB_BUF_INIT;
-  int nfail = 0;
-  for (size_t i = 0; i < g->n; i++) {
-    const sdb_shape_guard *sg = &g->v[i];
-    int64_t v = 0, w = 0;
-    bool ok = true;
-    char msg[256];
-    if (sg->kind != SDB_SG_GUARD && value_of(ud, sg->source, &v) != 0) {
-      sdb_buf_free(&why);
-      sdb_map_free(&c.sym_range);
-      return sdb_err_set(err, SDB_E_INVALID, "KeyError", "no value given for %s", sg->source->name);
-    }
-    switch (sg->kind) {
-      case SDB_SG_RANGE:
-        ok = sdb_range_contains(sg->range, v);
-        break;
-      case SDB_SG_STATIC:
-        ok = v == sg->expr->ival;
-        break;
-      case SDB_SG_EQUALITY: case SDB_SG_GUARD:
-        if (sdb_eval(sg->expr, sym_value, &c, &w, msg, sizeof msg) != 0) {
-          sdb_buf_free(&why);
-          sdb_map_free(&c.sym_range);
-          return sdb_err_set(err, SDB_E_INVALID, "KeyError", "cannot check %s: %s", sg->text, msg);
-        }
-        ok = sg->kind == SDB_SG_EQUALITY ? v == w : w != 0;
-        break;
-    }
-    if (ok) continue;
-    if (failed && (size_t)nfail < cap) failed[nfail] = i;
-    if (why.len) sdb_buf_putc(&why, '\n');
-    if (sg->kind == SDB_SG_STATIC) {
-      const sdb_source *root = sg->source->base;
-      const char *what = sg->source->kind == SDB_SRC_SIZE ? "size"
-                       : sg->source->kind == SDB_SRC_STRIDE ? "stride" : "storage_offset";
-      if (sg->source->kind == SDB_SRC_STORAGE_OFFSET)
-        sdb_buf_printf(&why, "tensor '%s' %s mismatch. expected %lld, actual %lld",
-                       root ? root->name : "?", what, (long long)sg->expr->ival, (long long)v);
-      else
-        sdb_buf_printf(&why, "tensor '%s' %s mismatch at index %lld. expected %lld, actual %lld",
-                       root ? root->name : "?", what, (long long)sg->source->idx,
-                       (long long)sg->expr->ival, (long long)v);
-    } else {
-      sdb_buf_puts(&why, sg->text);
-    }
-    nfail++;
-  }
-  if (reasons) *reasons = sdb_buf_take(&why);
-  else sdb_buf_free(&why);
-  sdb_map_free(&c.sym_range);
-  return nfail;
 }
