@@ -574,6 +574,7 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
 }
 
 static void note_unknown(sdb_trace_report *rep, const char *name) {
+  if (!*name) name = "\"\"";   /* an empty kind, shown as such (searching for "" never ended) */
   rep->unknown++;
   if (rep->unknown_kinds) {
     /* each name once */
