@@ -75,7 +75,8 @@ g=$work/good.jsonl
 { head -6 "$g"; sed -n 7p "$g" | head -c 40; } > "$work/trunc.jsonl"
 { head -3 "$g"; echo '{"seq":2,"event":"compile_metrics","phase":"trace"}'
   echo '{"seq":3,"event":"dynamo_start","phase":"trace"}'
-  echo '{"seq":3,"event":"dynamo_start","phase":"trace"}'; tail -n +4 "$g"; } > "$work/unknown.jsonl"
+  echo '{"seq":3,"event":"dynamo_start","phase":"trace"}'
+  echo '{"seq":3,"event":"","phase":"trace"}'; tail -n +4 "$g"; } > "$work/unknown.jsonl"
 sed '1s/"version":1/"version":2/' "$g" > "$work/newer.jsonl"
 { head -8 "$g"; sed -n 9p "$g" | sed 's/"sym":"u0",//'; tail -n +10 "$g"; } > "$work/nosym.jsonl"
 { head -4 "$g"; echo '{"seq":3,"phase":"trace"}'; } > "$work/noevent.jsonl"
@@ -112,11 +113,11 @@ check 'a truncated last line is reported, not fatal'
 
 want <<'OUT'
 Replaying unknown.jsonl: 28 events of nz.lua.
-warning: unknown.jsonl: skipped 3 events of unknown kinds (compile_metrics, dynamo_start)
+warning: unknown.jsonl: skipped 4 events of unknown kinds (compile_metrics, dynamo_start, "")
 [exit 0]
 OUT
 run --batch --replay unknown.jsonl
-check 'unknown event kinds are skipped with a count'
+check 'unknown event kinds are skipped with a count (an empty one after others hung the reader)'
 
 want <<'OUT'
 replay: newer.jsonl:1: format version 2 is newer than this shapedb reads (1); it was written by shapedb 0.1.0
