@@ -76,13 +76,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT32_MAX
-#define CHUNK_BITS 10
-#define CHUNK (1u << CHUNK_BITS)
-
-/* --- small vectors ----------------------------------------------------------- */
-
-typedef struct { uint32_t *v; size_t n, cap; } u32vec;
+#include "view_impl.h"
 
 static bool grow(void **p, size_t *cap, size_t need, size_t size) {
   if (need <= *cap) return true;
@@ -102,134 +96,8 @@ static bool u32_push(u32vec *a, uint32_t x) {
   return true;
 }
 
-/* First index whose value is >= x (values ascending). */
-static size_t lower_bound(const uint32_t *a, size_t n, uint32_t x) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (a[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/* The last value below x, or NONE. */
-static uint32_t last_below(const u32vec *a, uint32_t x) {
-  size_t i = lower_bound(a->v, a->n, x);
-  return i ? a->v[i - 1] : NONE;
-}
-
-/* --- the history ------------------------------------------------------------ */
-
-typedef struct { uint8_t phase; const char *text; int32_t parent; } phase_node;
-/* key: the graph its nodes go into. A tracer path names every instance
-** of a body ("trace > cond.true_branch" for each cond at that level), so
-** the second instance's graph is "... > cond.true_branch #2", and bodies
-** nested in it hang under that key. */
-typedef struct { const char *path; int32_t depth; int32_t parent; const char *key; } tracer_node;
-
-/* What holds after the event at a position. */
-typedef struct ctx {
-  int32_t phase_top, tracer_top;   /* -1: empty stack */
-  uint32_t pending;                /* pos of the pending_changed in force, or NONE */
-  uint32_t compile;
-} ctx;
-
-typedef struct symrec {
-  const sdb_expr *sym;
-  uint32_t first;       /* pos first seen */
-  uint32_t created;     /* pos of its create event, or NONE */
-  uint32_t size_like;   /* pos of its first size_like, or NONE */
-  uint32_t bound;       /* pos of the first unbacked_bindings naming it, or NONE */
-  uint32_t first_repl;  /* pos of its first replacement, or NONE */
-  u32vec events;        /* positions of the events touching it */
-  u32vec ranges;        /* ... that set its range */
-  u32vec repls;         /* ... replacement_added of it */
-  u32vec sources;       /* ... create_symbol naming a source for it */
-} symrec;
-
-/* A graph's nodes in placement order, threaded on a list in graph order.
-** Inserting never reorders the nodes already there, so the order of every
-** node ever placed, restricted to those placed and not yet erased at step
-** k, is the graph's order at step k: one list serves every step. */
-typedef struct {
-  uint32_t pos;         /* its node_placed */
-  uint32_t bind;        /* its unbacked_bindings, or NONE */
-  uint32_t erased;      /* its node_erased, or NONE */
-  uint32_t next;        /* the next node in graph order, or NONE */
-} noderec;
-
-typedef struct graphrec {
-  const char *key;
-  uint32_t first;
-  noderec *nodes;
-  size_t n, cap;
-  uint32_t head, tail;  /* of the graph-order list, NONE when empty */
-  sdb_map names;        /* node name -> index + 1 (the latest of that name) */
-  sdb_map ids;          /* node id + 1 -> index + 1 */
-} graphrec;
-
-typedef struct compile {
-  uint32_t start;       /* pos of its phase_start (0 for compile 0) */
-  uint32_t sym_lo;      /* its first symbol record */
-  sdb_map syms;         /* sdb_expr* -> symbol record index + 1 */
-  u32vec repl_order;    /* symbol records, in the order first replaced */
-  graphrec *graphs;
-  size_t ngraphs, capgraphs;
-  sdb_map graph_ix;     /* key -> graph index + 1 */
-  sdb_map tracer_seen;  /* tracer graph key without "#N" -> instances so far */
-} compile;
-
-typedef struct installed { const char **lines; size_t n; } installed;
-
-typedef struct store {
-  int refs;
-  bool failed;                     /* an allocation failed mid-event: no more events */
-  size_t n;                        /* events folded */
-  /* the events, CHUNK pointers a chunk; a pointer with its low bit set is
-  ** a copy in `owned` (sdb_view_apply's), else the stream's own event (a
-  ** timeline's: a copy of each was a third of a debugged run's memory) */
-  uintptr_t **chunks;
-  size_t nchunks, capchunks;
-  sdb_arena owned;                 /* copied events, their syms, texts and lines */
-  ctx *ctx;
-  size_t capctx;
-  phase_node *phases;
-  size_t nphases, capphases;
-  tracer_node *tracers;
-  size_t ntracers, captracers;
-  u32vec kpos[SDB_EV_COUNT];
-  /* for the kinds whose diff lines vary per event (bindings, buffers):
-  ** the lines of kpos[k][0..i], so a window's count is a subtraction */
-  u32vec klines[SDB_EV_COUNT];
-  /* for the kinds that refine a range: the record of each one's symbol
-  ** (NONE: none), parallel to kpos, so a diff's count of the changes it
-  ** does not show reads no event (a goto across a million events) */
-  u32vec ksym[SDB_EV_COUNT];
-  installed *inst;                 /* parallel to kpos[SDB_EV_GUARDS_INSTALLED] */
-  size_t ninst, capinst;
-  symrec *syms;
-  size_t nsyms, capsyms;
-  compile *compiles;
-  size_t ncompiles, capcompiles;
-  /* node_walk's cursor: the last node found (graph, step, events folded,
-  ** its index among the live nodes and its record), and that walk's node
-  ** count, so listing a graph node by node is one walk, not one per node */
-  const void *walk_g;
-  uint32_t walk_at, walk_j;
-  size_t walk_n, walk_i, walk_count;
-} store;
-
-struct sdb_view {
-  store *st;
-  size_t step;
-};
-
 static const ctx initial_ctx = {-1, -1, NONE, 0};
 
-static const sdb_event *ev_at(const store *st, size_t pos) {
-  return (const sdb_event *)(st->chunks[pos >> CHUNK_BITS][pos & (CHUNK - 1)] & ~(uintptr_t)1);
-}
 
 static bool ev_borrowed(const store *st, size_t pos) {
   return !(st->chunks[pos >> CHUNK_BITS][pos & (CHUNK - 1)] & 1);
@@ -360,7 +228,7 @@ static uint32_t symrec_get(store *st, uint32_t ci, const sdb_expr *sym, uint32_t
   return si;
 }
 
-static uint32_t symrec_find(const store *st, uint32_t ci, const sdb_expr *sym) {
+uint32_t sdb_vw_symrec_find(const store *st, uint32_t ci, const sdb_expr *sym) {
   uintptr_t ix = (uintptr_t)sdb_map_get(&st->compiles[ci].syms, sym);
   return ix ? (uint32_t)(ix - 1) : NONE;
 }
@@ -491,8 +359,6 @@ static bool split_lines(const char *text, installed *out) {
 
 /* Put e (interned) into the history at position st->n and fold it: the
 ** event itself when borrow (it outlives the store), else a copy. */
-static size_t diff_event_lines(const sdb_event *e);
-
 static int store_append(store *st, const sdb_event *e, bool borrow) {
   if (st->failed) return -1;
   if (st->n >= NONE - 1) { st->failed = true; return -1; }
@@ -671,7 +537,7 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
   if (!oom && (h->kind == SDB_EV_UNBACKED_BINDINGS || h->kind == SDB_EV_BUFFER_LOWERED)) {
     u32vec *c = &st->klines[h->kind];
     uint32_t before = c->n ? c->v[c->n - 1] : 0;
-    if (!u32_push(c, before + (uint32_t)diff_event_lines(h))) oom = true;
+    if (!u32_push(c, before + (uint32_t)sdb_vw_diff_event_lines(h))) oom = true;
   }
   if (oom) {   /* what it copied stays in the arena until the store goes */
     st->failed = true;
@@ -893,7 +759,7 @@ const sdb_expr *sdb_view_symbol_at(const sdb_view *v, size_t i) {
 /* The record of sym visible at the view's step, or NULL. */
 static const symrec *vsym(const sdb_view *v, const sdb_expr *sym) {
   if (!sym) return NULL;
-  uint32_t si = symrec_find(v->st, vctx(v)->compile, sym);
+  uint32_t si = sdb_vw_symrec_find(v->st, vctx(v)->compile, sym);
   if (si == NONE || v->st->syms[si].first >= vstep(v)) return NULL;
   return &v->st->syms[si];
 }
@@ -1127,7 +993,7 @@ char *sdb_view_renamed(const sdb_view *v, const char *text) {
 
 /* --- texts ------------------------------------------------------------------------------- */
 
-static void put_expr(sdb_buf *b, const sdb_expr *e) {
+void sdb_vw_put_expr(sdb_buf *b, const sdb_expr *e) {
   char tmp[256];
   size_t need = e ? sdb_expr_print(e, tmp, sizeof tmp) : 0;
   if (!e) sdb_buf_putc(b, '?');
@@ -1139,16 +1005,16 @@ static void put_expr(sdb_buf *b, const sdb_expr *e) {
   }
 }
 
-static void put_range(sdb_buf *b, sdb_range r) {
+void sdb_vw_put_range(sdb_buf *b, sdb_range r) {
   char tmp[SDB_RANGE_STRLEN];
   sdb_buf_puts(b, sdb_range_str(r, tmp, sizeof tmp));
 }
 
-static void put_symlist(sdb_buf *b, const sdb_expr *const *s, size_t n) {
+void sdb_vw_put_symlist(sdb_buf *b, const sdb_expr *const *s, size_t n) {
   sdb_buf_putc(b, '{');
   for (size_t i = 0; i < n; i++) {
     if (i) sdb_buf_puts(b, ", ");
-    put_expr(b, s[i]);
+    sdb_vw_put_expr(b, s[i]);
   }
   sdb_buf_putc(b, '}');
 }
@@ -1172,7 +1038,7 @@ static void paren(sdb_buf *b, const char *detail, bool phase, bool loc, const sd
 }
 
 /* The first line of a possibly multi-line text. */
-static void put_first_line(sdb_buf *b, const char *s) {
+void sdb_vw_put_first_line(sdb_buf *b, const char *s) {
   if (!s) return;
   const char *nl = strchr(s, '\n');
   sdb_buf_putn(b, s, nl ? (size_t)(nl - s) : strlen(s));
@@ -1194,7 +1060,7 @@ char *sdb_view_status(const sdb_view *v) {
   if (e) {
     char *line = sdb_event_format(e);
     sdb_buf_printf(&b, "step %zu, event %u: ", v->step, (unsigned)e->seq);
-    put_first_line(&b, line ? line : "?");   /* a recompile's message has more */
+    sdb_vw_put_first_line(&b, line ? line : "?");   /* a recompile's message has more */
     sdb_buf_putc(&b, '\n');
     free(line);
   } else {
@@ -1206,7 +1072,7 @@ char *sdb_view_status(const sdb_view *v) {
   const sdb_expr *const *p;
   size_t np = sdb_view_pending(v, &p);
   sdb_buf_puts(&b, "pending: ");
-  put_symlist(&b, p, np);
+  sdb_vw_put_symlist(&b, p, np);
   size_t nb = 0, lo, hi = kind_range(v, SDB_EV_UNBACKED_BINDINGS, &lo);
   for (size_t i = lo; i < hi; i++) nb += sdb_event_nsyms(ev_at(v->st, v->st->kpos[SDB_EV_UNBACKED_BINDINGS].v[i]));
   sdb_buf_printf(&b, "\nsymbols %zu (%zu unbacked), guards %zu, runtime asserts %zu, "
@@ -1243,7 +1109,7 @@ static void explain_header(sdb_buf *b, const sdb_view *v, const symrec *r) {
   } else {
     sdb_buf_printf(b, ", first seen at event %u (no create event)", (unsigned)ev_at(v->st, r->first)->seq);
   }
-  if (s.has_range) { sdb_buf_puts(b, ", range "); put_range(b, s.range); }
+  if (s.has_range) { sdb_buf_puts(b, ", range "); sdb_vw_put_range(b, s.range); }
   sdb_buf_putc(b, '\n');
 }
 
@@ -1298,7 +1164,7 @@ static void explain_event(sdb_buf *b, const sdb_view *v, const symrec *r, size_t
       break;
     case SDB_EV_RANGE_REFINED:
       sdb_buf_puts(b, "  range ");
-      put_range(b, sdb_event_range(e));
+      sdb_vw_put_range(b, sdb_event_range(e));
       paren(b, e->detail, false, false, e);
       break;
     case SDB_EV_SIZE_LIKE:
@@ -1320,29 +1186,29 @@ static void explain_event(sdb_buf *b, const sdb_view *v, const symrec *r, size_t
       break;
     case SDB_EV_REPLACEMENT_ADDED:
       sdb_buf_puts(b, "  replaced by ");
-      put_expr(b, sdb_event_expr(e));
+      sdb_vw_put_expr(b, sdb_event_expr(e));
       paren(b, e->detail, true, false, e);
       break;
     case SDB_EV_RENAMED:
       sdb_buf_puts(b, "  renamed: ");
-      put_expr(b, sdb_event_sym(e));
+      sdb_vw_put_expr(b, sdb_event_sym(e));
       sdb_buf_puts(b, " -> ");
-      put_expr(b, sdb_event_sym2(e));
+      sdb_vw_put_expr(b, sdb_event_sym2(e));
       paren(b, e->detail, false, false, e);
       break;
     case SDB_EV_GUARD_ADDED:
       sdb_buf_puts(b, "  in guard ");
-      put_expr(b, sdb_event_expr(e));
+      sdb_vw_put_expr(b, sdb_event_expr(e));
       paren(b, NULL, true, true, e);
       break;
     case SDB_EV_RUNTIME_ASSERT:
       sdb_buf_puts(b, "  in runtime assert ");
-      put_expr(b, sdb_event_expr(e));
+      sdb_vw_put_expr(b, sdb_event_expr(e));
       paren(b, NULL, true, true, e);
       break;
     case SDB_EV_SPECIALIZATION:
       sdb_buf_printf(b, "  specialized: %s = ", e->text ? e->text : r->sym->name);
-      put_expr(b, sdb_event_expr(e));
+      sdb_vw_put_expr(b, sdb_event_expr(e));
       paren(b, e->detail, false, false, e);
       break;
     case SDB_EV_MEMO_HIT:
@@ -1350,7 +1216,7 @@ static void explain_event(sdb_buf *b, const sdb_view *v, const symrec *r, size_t
       break;
     case SDB_EV_COND_OUTPUT_SYMBOL:
       sdb_buf_puts(b, "  cond output");
-      if (sdb_event_has_range(e)) { sdb_buf_puts(b, ", range "); put_range(b, sdb_event_range(e)); }
+      if (sdb_event_has_range(e)) { sdb_buf_puts(b, ", range "); sdb_vw_put_range(b, sdb_event_range(e)); }
       paren(b, e->detail, false, false, e);
       break;
     case SDB_EV_BUFFER_LOWERED:
@@ -1381,266 +1247,6 @@ char *sdb_view_explain(const sdb_view *v, const sdb_expr *sym) {
   }
   if (b.failed) { sdb_buf_free(&b); return NULL; }
   return sdb_buf_take(&b);
-}
-
-/* --- diff ----------------------------------------------------------------------------------- */
-
-static bool same_list(const sdb_expr *const *a, size_t na, const sdb_expr *const *b, size_t nb) {
-  if (na != nb) return false;
-  for (size_t i = 0; i < na; i++)
-    if (a[i] != b[i]) return false;
-  return true;
-}
-
-/* A symbol's range just before step `at`; false when it had none. */
-static bool range_at(const store *st, const symrec *r, uint32_t at, sdb_range *out) {
-  uint32_t p = last_below(&r->ranges, at);
-  if (p == NONE) return false;
-  *out = sdb_event_range(ev_at(st, p));
-  return true;
-}
-
-static bool range_eq(sdb_range a, sdb_range b) { return a.lo == b.lo && a.hi == b.hi; }
-
-/* "range: S before -> after" the first time a range event of S shows up in
-** the window [lo, hi) of st, going forward or backward. */
-/* The line a range change of the symbol whose record is si (NONE: the
-** event has none) makes, into b; with b NULL only counted. Returns the
-** number of lines (0 or 1). */
-static int diff_range(sdb_buf *b, const store *st, uint32_t si, uint32_t lo, uint32_t hi,
-                      bool undo, sdb_map *seen) {
-  if (si == NONE || sdb_map_has(seen, (void *)(uintptr_t)(si + 1))) return 0;
-  sdb_map_put(seen, (void *)(uintptr_t)(si + 1), (void *)1);
-  const symrec *r = &st->syms[si];
-  sdb_range at_lo, at_hi, from, to;
-  bool had = range_at(st, r, lo, &at_lo);
-  if (!range_at(st, r, hi, &at_hi)) return 0;
-  if (undo) {
-    if (!had) return 0;   /* did not exist before: "undo new symbol" says it */
-    from = at_hi;
-    to = at_lo;
-  } else {
-    if (!had) {         /* created in the window: from its first range */
-      size_t i = lower_bound(r->ranges.v, r->ranges.n, lo);
-      at_lo = sdb_event_range(ev_at(st, r->ranges.v[i]));
-    }
-    from = at_lo;
-    to = at_hi;
-  }
-  if (range_eq(from, to)) return 0;
-  if (!b) return 1;
-  sdb_buf_printf(b, "range: %s ", r->sym->name);
-  put_range(b, from);
-  sdb_buf_puts(b, " -> ");
-  put_range(b, to);
-  sdb_buf_putc(b, '\n');
-  return 1;
-}
-
-/* How many lines diff_event writes for e, without writing them. */
-static size_t diff_event_lines(const sdb_event *e) {
-  switch ((sdb_event_kind)e->kind) {
-    case SDB_EV_CREATE_SYMBOL: case SDB_EV_CREATE_UNBACKED: case SDB_EV_GUARD_ADDED:
-    case SDB_EV_RUNTIME_ASSERT: case SDB_EV_REPLACEMENT_ADDED: case SDB_EV_RENAMED:
-    case SDB_EV_SPECIALIZATION: case SDB_EV_SIZE_LIKE: case SDB_EV_BINDING_CHECK:
-    case SDB_EV_GUARDS_INSTALLED: case SDB_EV_GUARD_CHECK: case SDB_EV_RECOMPILE:
-    case SDB_EV_ERROR: case SDB_EV_GRAPH_BREAK:
-      return 1;
-    case SDB_EV_UNBACKED_BINDINGS: return sdb_event_nsyms(e);
-    case SDB_EV_BUFFER_LOWERED: return sdb_event_nsyms(e) ? 1 : 0;
-    default: return 0;
-  }
-}
-
-static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
-  switch ((sdb_event_kind)e->kind) {
-    case SDB_EV_CREATE_SYMBOL:
-      if (e->flags & 1) {
-        sdb_buf_printf(b, "%ssource: %s for ", undo, e->text ? e->text : "?");
-        put_expr(b, sdb_event_sym(e));
-        if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
-      } else {
-        sdb_buf_printf(b, "%snew symbol: ", undo);
-        put_expr(b, sdb_event_sym(e));
-        sdb_buf_printf(b, " = %lld for %s", (long long)e->value, e->text ? e->text : "?");
-        if (sdb_event_has_range(e)) { sdb_buf_putc(b, ' '); put_range(b, sdb_event_range(e)); }
-      }
-      break;
-    case SDB_EV_CREATE_UNBACKED:
-      sdb_buf_printf(b, "%snew symbol: ", undo);
-      put_expr(b, sdb_event_sym(e));
-      if (sdb_event_has_range(e)) { sdb_buf_putc(b, ' '); put_range(b, sdb_event_range(e)); }
-      if (e->text && strcmp(e->text, "int")) sdb_buf_printf(b, " (%s)", e->text);
-      break;
-    case SDB_EV_UNBACKED_BINDINGS:
-      for (uint32_t i = 0; i < sdb_event_nsyms(e); i++) {
-        const char *kp = sdb_event_texts(e) && sdb_event_texts(e)[i] && *sdb_event_texts(e)[i] ? sdb_event_texts(e)[i] : "<value>";
-        sdb_buf_printf(b, "%sbinding: ", undo);
-        put_expr(b, sdb_event_syms(e)[i]);
-        sdb_buf_printf(b, ": %s on %%%s", kp, e->text ? e->text : "?");
-        if (i + 1 < sdb_event_nsyms(e)) sdb_buf_putc(b, '\n');
-      }
-      if (!sdb_event_nsyms(e)) return;
-      break;
-    case SDB_EV_GUARD_ADDED:
-      sdb_buf_printf(b, "%sguard: ", undo);
-      put_expr(b, sdb_event_expr(e));
-      break;
-    case SDB_EV_RUNTIME_ASSERT:
-      sdb_buf_printf(b, "%sruntime assert: ", undo);
-      put_expr(b, sdb_event_expr(e));
-      break;
-    case SDB_EV_REPLACEMENT_ADDED:
-      sdb_buf_printf(b, "%sreplacement: ", undo);
-      put_expr(b, sdb_event_sym(e));
-      sdb_buf_puts(b, " -> ");
-      put_expr(b, sdb_event_expr(e));
-      if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
-      break;
-    case SDB_EV_RENAMED:
-      sdb_buf_printf(b, "%srenamed: ", undo);
-      put_expr(b, sdb_event_sym(e));
-      sdb_buf_puts(b, " -> ");
-      put_expr(b, sdb_event_sym2(e));
-      if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
-      break;
-    case SDB_EV_SPECIALIZATION:
-      sdb_buf_printf(b, "%sspecialization: %s = ", undo, e->text ? e->text : "?");
-      put_expr(b, sdb_event_expr(e));
-      if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
-      break;
-    case SDB_EV_SIZE_LIKE:
-      sdb_buf_printf(b, "%ssize-like: ", undo);
-      put_expr(b, sdb_event_sym(e));
-      break;
-    case SDB_EV_BUFFER_LOWERED:
-      if (!sdb_event_nsyms(e)) return;
-      sdb_buf_printf(b, "%sbuffer: %s", undo, e->text ? e->text : "?");
-      if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
-      sdb_buf_puts(b, " defines ");
-      put_symlist(b, sdb_event_syms(e), sdb_event_nsyms(e));
-      break;
-    case SDB_EV_BINDING_CHECK:
-      sdb_buf_printf(b, "%sbinding check %s", undo, e->flags ? "ok" : "FAILED");
-      if (e->text) sdb_buf_printf(b, " %s", e->text);
-      if (e->detail) { sdb_buf_puts(b, ": "); put_first_line(b, e->detail); }
-      break;
-    case SDB_EV_GUARDS_INSTALLED:
-      sdb_buf_printf(b, "%sguards installed: %lld", undo, (long long)e->value);
-      break;
-    case SDB_EV_GUARD_CHECK:
-      sdb_buf_printf(b, "%sguard check %s", undo, e->flags ? "ok" : "FAILED");
-      if (e->text) sdb_buf_printf(b, " %s", e->text);
-      if (e->detail) { sdb_buf_puts(b, ": "); put_first_line(b, e->detail); }
-      break;
-    case SDB_EV_RECOMPILE:
-      sdb_buf_printf(b, "%srecompile", undo);
-      if (e->text) sdb_buf_printf(b, " %s", e->text);
-      if (e->detail) { sdb_buf_puts(b, ": "); put_first_line(b, e->detail); }
-      break;
-    case SDB_EV_ERROR: {
-      /* its kind, as the event line says it, unless the message begins with
-      ** it; and a first line that ends in ':' with the line that follows
-      ** (PyTorch's "backend='x' raised:" then the cause) */
-      const char *m = e->detail ? e->detail : e->text;
-      sdb_buf_printf(b, "%serror: ", undo);
-      size_t kl = e->text && e->detail ? strlen(e->text) : 0;
-      if (kl && !(strncmp(m, e->text, kl) == 0 && m[kl] == ':')) sdb_buf_printf(b, "%s: ", e->text);
-      put_first_line(b, m);
-      const char *nl = m ? strchr(m, '\n') : NULL;
-      if (nl && nl > m && nl[-1] == ':' && nl[1] && nl[1] != '\n') {
-        sdb_buf_putc(b, ' ');
-        put_first_line(b, nl + 1);
-      }
-      break;
-    }
-    case SDB_EV_GRAPH_BREAK:
-      sdb_buf_printf(b, "%sgraph break: ", undo);
-      put_first_line(b, e->text ? e->text : "?");
-      break;
-    default:
-      return;
-  }
-  sdb_buf_putc(b, '\n');
-}
-
-static size_t count_lines(const sdb_buf *b, size_t from) {
-  size_t n = 0;
-  for (size_t i = from; i < b->len; i++) n += b->data[i] == '\n';
-  return n;
-}
-
-char *sdb_view_diff(const sdb_view *a, const sdb_view *b) {
-  return sdb_view_diff_n(a, b, SIZE_MAX, NULL);
-}
-
-/* The text stops growing once it holds max lines (a goto across a million
-** events would format every change only to show the first few); the
-** lines it would have had past that are counted into *more. */
-/* The lines the events [from, hi) would add to a diff of lo..hi, counted
-** kind by kind from the positions the store keeps per kind (a goto across
-** a million events walked them all to say "and N more"): kinds of one
-** line each are counted by two binary searches, the others visited. */
-static size_t diff_count_rest(const store *st, uint32_t from, uint32_t lo, uint32_t hi,
-                              bool undo, sdb_map *seen) {
-  size_t n = 0;
-  for (int k = 0; k < SDB_EV_COUNT; k++) {
-    const u32vec *v = &st->kpos[k];
-    size_t i = lower_bound(v->v, v->n, from), j = lower_bound(v->v, v->n, hi);
-    if (i == j) continue;
-    if (k == SDB_EV_RANGE_REFINED || k == SDB_EV_COND_OUTPUT_SYMBOL) {
-      for (const uint32_t *s = st->ksym[k].v; i < j; i++)
-        n += (size_t)diff_range(NULL, st, s[i], lo, hi, undo, seen);
-    } else if (k == SDB_EV_UNBACKED_BINDINGS || k == SDB_EV_BUFFER_LOWERED) {
-      const uint32_t *c = st->klines[k].v;
-      n += c[j - 1] - (i ? c[i - 1] : 0);
-    } else {
-      sdb_event one = {0};
-      one.kind = (uint8_t)k;
-      n += (j - i) * diff_event_lines(&one);
-    }
-  }
-  return n;
-}
-
-char *sdb_view_diff_n(const sdb_view *a, const sdb_view *b, size_t max, size_t *more) {
-  sdb_buf o = SDB_BUF_INIT;
-  size_t extra = 0;
-  sdb_phase pa = sdb_view_phase(a), pb = sdb_view_phase(b);
-  if (pa != pb) sdb_buf_printf(&o, "phase: %s -> %s\n", sdb_phase_name(pa), sdb_phase_name(pb));
-  const char *ta = sdb_view_tracer(a), *tb = sdb_view_tracer(b);
-  if (ta != tb) sdb_buf_printf(&o, "tracer: %s -> %s\n", ta ? ta : "-", tb ? tb : "-");
-  if (sdb_view_compile(a) != sdb_view_compile(b))
-    sdb_buf_printf(&o, "compile: %u -> %u\n", sdb_view_compile(a), sdb_view_compile(b));
-  const sdb_expr *const *qa, *const *qb;
-  size_t na = sdb_view_pending(a, &qa), nb = sdb_view_pending(b, &qb);
-  if (!same_list(qa, na, qb, nb)) {
-    sdb_buf_puts(&o, "pending: ");
-    put_symlist(&o, qa, na);
-    sdb_buf_puts(&o, " -> ");
-    put_symlist(&o, qb, nb);
-    sdb_buf_putc(&o, '\n');
-  }
-  bool undo = b->step < a->step;
-  const store *st = undo ? a->st : b->st;
-  uint32_t lo = (uint32_t)(undo ? b->step : a->step), hi = (uint32_t)(undo ? a->step : b->step);
-  sdb_map seen = SDB_MAP_INIT;
-  size_t lines = count_lines(&o, 0);
-  uint32_t p = lo;
-  for (; p < hi && lines < max; p++) {
-    const sdb_event *e = ev_at(st, p);
-    size_t at = o.len;
-    diff_event(&o, e, undo ? "undo " : "");
-    lines += count_lines(&o, at);
-    if (e->kind == SDB_EV_RANGE_REFINED || e->kind == SDB_EV_COND_OUTPUT_SYMBOL)
-      lines += (size_t)diff_range(&o, st, symrec_find(st, st->ctx[p].compile, sdb_event_sym(e)), lo, hi,
-                                  undo, &seen);
-  }
-  if (p < hi) extra = diff_count_rest(st, p, lo, hi, undo, &seen);
-  sdb_map_free(&seen);
-  if (more) *more = extra;
-  if (o.failed) { sdb_buf_free(&o); return NULL; }
-  return sdb_buf_take(&o);
 }
 
 /* --- timeline ------------------------------------------------------------------------------ */
