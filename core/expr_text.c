@@ -284,19 +284,27 @@ static void py_rec(pyctx *c, const sdb_expr *e) {
       }
       break;
     }
-    case SDB_POW:
-      /* PyTorch writes x*x*x; past 64 factors (fuzzing: s0**88888888888888880
-      ** never finished printing) the same value as Python's x**N */
-      if (e->ival > 64) {
+    case SDB_POW: {
+      /* PyTorch writes x*x*x: the factor is printed once and repeated
+      ** (printed anew each time, powers of powers took 64**depth: fuzzing).
+      ** Past 64 factors (s0**88888888888888880 never finished printing) or
+      ** 64 KiB of text, the same value as Python's x**N. */
+      sdb_buf f = SDB_BUF_INIT;
+      pyctx fc = {&f, c->name_of, c->ud};
+      if (e->ival <= 64) py_item(&fc, e->args[0], P_MUL);
+      if (e->ival > 64 || f.failed || f.len * (size_t)e->ival > 64 * 1024) {
         py_item(c, e->args[0], P_POW);
-        { sdb_buf_puts(b, "**"); sdb_buf_puti(b, (long long)e->ival); }
-        break;
+        sdb_buf_puts(b, "**");
+        sdb_buf_puti(b, (long long)e->ival);
+      } else {
+        for (int64_t i = 0; i < e->ival; i++) {
+          if (i) sdb_buf_putc(b, '*');
+          sdb_buf_putn(b, f.data, f.len);
+        }
       }
-      for (int64_t i = 0; i < e->ival; i++) {
-        if (i) sdb_buf_putc(b, '*');
-        py_item(c, e->args[0], P_MUL);
-      }
+      sdb_buf_free(&f);
       break;
+    }
     case SDB_FLOORDIV:
       py_atomic(c, e->args[0]);
       sdb_buf_puts(b, " // ");
