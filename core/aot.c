@@ -194,7 +194,6 @@ static int map_arg(interp *it, const sdb_arg *a, sdb_arg *out, sdb_err *err) {
       }
       break;
   }
-  out->kw = a->kw;
   return SDB_OK;
 }
 
@@ -250,15 +249,20 @@ static void bindings_event(interp *it, sdb_node *node) {
 }
 
 /* A node in the aot graph; args owned by the graph. Records the bindings
-** of the fresh symbols its value carries (make_fx does it as it traces). */
-static sdb_node *emit_node(interp *it, const char *target, const char *hint, sdb_arg *args,
-                           size_t nargs, const sdb_value *v, sdb_err *err) {
+** of the fresh symbols its value carries (make_fx does it as it traces).
+** kwfrom: the node whose arguments args maps one for one, so its keyword
+** names are theirs (NULL: none is a keyword argument). */
+static sdb_node *emit_node_kw(interp *it, const char *target, const char *hint, sdb_arg *args,
+                              size_t nargs, const sdb_node *kwfrom, const sdb_value *v,
+                              sdb_err *err) {
   if (!it->out) {
     for (size_t i = 0; i < nargs; i++) sdb_arg_free(&args[i]);
     free(args);
     return NULL;
   }
-  sdb_node *node = sdb_graph_call(it->out, SDB_N_CALL_FUNCTION, target, hint, args, nargs, v);
+  sdb_node *node = sdb_graph_call_kw(it->out, NULL, SDB_N_CALL_FUNCTION, target, hint, args, nargs,
+                                     kwfrom ? sdb_node_kwnames(kwfrom) : NULL,
+                                     kwfrom ? kwfrom->nkw : 0, v);
   if (!node) { oom(err); return NULL; }
   sdb_node_locate(node, it->ev);
   announce(it, node);
@@ -273,6 +277,11 @@ static sdb_node *emit_node(interp *it, const char *target, const char *hint, sdb
     if (rc) return NULL;
   }
   return node;
+}
+
+static sdb_node *emit_node(interp *it, const char *target, const char *hint, sdb_arg *args,
+                           size_t nargs, const sdb_value *v, sdb_err *err) {
+  return emit_node_kw(it, target, hint, args, nargs, NULL, v, err);
 }
 
 /* --- functionalization --------------------------------------------------------------- */
@@ -335,8 +344,8 @@ static int build_args(const sdb_node *n, const sdb_value *vals, sdb_args *a, sdb
   a->kw = kw;
   a->npos = a->nkw = 0;
   for (size_t i = 0; i < n->nargs; i++) {
-    if (n->args[i].kw) {
-      kw[a->nkw].name = n->args[i].kw;
+    if (sdb_node_kw(n, i)) {
+      kw[a->nkw].name = sdb_node_kw(n, i);
       kw[a->nkw].value = vals[i];
       a->nkw++;
     } else {
@@ -519,7 +528,7 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
     } else if (it->out) {
       sdb_arg *args = map_args(it, n, err);
       if (!args) { rc = err ? err->code : SDB_E_OOM; goto out; }
-      node = emit_node(it, "operator.getitem", "getitem", args, n->nargs, &seq->items[k], err);
+      node = emit_node_kw(it, "operator.getitem", "getitem", args, n->nargs, n, &seq->items[k], err);
       if (!node) { rc = err ? err->code : SDB_E_OOM; goto out; }
     }
     if (!set_val(it, n, &seq->items[k], node)) rc = oom(err);
@@ -531,7 +540,7 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
     if (it->out) {
       sdb_arg *args = map_args(it, n, err);
       if (!args) { rc = err ? err->code : SDB_E_OOM; goto out; }
-      sdb_node *node = emit_node(it, t, "_assert_scalar", args, n->nargs, NULL, err);
+      sdb_node *node = emit_node_kw(it, t, "_assert_scalar", args, n->nargs, n, NULL, err);
       if (!node) rc = err ? err->code : SDB_E_OOM;
       else node->impure = true;
     }
@@ -558,7 +567,7 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
     if (it->out) {
       sdb_arg *args = map_args(it, n, err);
       if (!args) { rc = err ? err->code : SDB_E_OOM; goto out; }
-      node = emit_node(it, t, n->name, args, n->nargs, &v, err);
+      node = emit_node_kw(it, t, n->name, args, n->nargs, n, &v, err);
       if (!node) { rc = err ? err->code : SDB_E_OOM; goto out; }
     }
     if (!set_val(it, n, &v, node)) rc = oom(err);
@@ -590,7 +599,7 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
       char target[128], hint[64];
       sdb_strcat2(target, sizeof target, "torch.ops.", aten ? aten : run->name);
       aten_packet(aten ? aten : run->name, hint, sizeof hint);
-      node = emit_node(it, target, hint, args, n->nargs, &v, err);
+      node = emit_node_kw(it, target, hint, args, n->nargs, n, &v, err);
       if (!node) { sdb_value_free(&v); rc = err ? err->code : SDB_E_OOM; goto out; }
     }
     rc = rebind(it, n, &v, err);

@@ -335,10 +335,12 @@ void sdb_graph_undefer(sdb_graph *g) {
   sdb_map_free(&g->dnext);
 }
 
-/* A node and room for nargs arguments after it, one block (a separate
-** argument array cost a malloc header and rounding per node). */
-static sdb_node *new_node(sdb_node_op op, const char *name, const char *target, size_t nargs) {
-  sdb_node *n = calloc(1, sizeof *n + nargs * sizeof(sdb_arg));
+/* A node and room for nargs arguments and nkw keyword names after it, one
+** block (a separate argument array cost a malloc header and rounding per
+** node). */
+static sdb_node *new_node(sdb_node_op op, const char *name, const char *target, size_t nargs,
+                          size_t nkw) {
+  sdb_node *n = calloc(1, sizeof *n + nargs * sizeof(sdb_arg) + nkw * sizeof(const char *));
   if (!n) return NULL;
   n->id = next_node_id++;
   n->op = op;
@@ -351,7 +353,7 @@ sdb_node *sdb_graph_placeholder_at(sdb_graph *g, size_t pos, const char *name,
                                    const char *target, const sdb_value *example,
                                    const sdb_source *src) {
   sdb_graph_undefer(g);   /* a position in `nodes` needs them in order */
-  sdb_node *n = new_node(SDB_N_PLACEHOLDER, sdb_graph_unique_name(g, name), target ? target : name, 0);
+  sdb_node *n = new_node(SDB_N_PLACEHOLDER, sdb_graph_unique_name(g, name), target ? target : name, 0, 0);
   if (!n) return NULL;
   if (example) n->example = sdb_value_copy(example);
   n->source_ = src;
@@ -367,8 +369,10 @@ sdb_node *sdb_graph_placeholder(sdb_graph *g, const char *name, const char *targ
 
 static sdb_node *call_at(sdb_graph *g, size_t at, sdb_node_op op, const char *target,
                          const char *name_hint, sdb_arg *args, size_t nargs,
-                         const sdb_value *example) {
-  sdb_node *n = new_node(op, sdb_graph_unique_name(g, name_hint), target, nargs);
+                         const char *const *kws, size_t nkw, const sdb_value *example) {
+  sdb_node *n = nkw <= nargs && nkw <= UINT16_MAX
+                    ? new_node(op, sdb_graph_unique_name(g, name_hint), target, nargs, nkw)
+                    : NULL;
   if (!n) {
     for (size_t i = 0; i < nargs; i++) sdb_arg_free(&args[i]);
     free(args);
@@ -377,6 +381,8 @@ static sdb_node *call_at(sdb_graph *g, size_t at, sdb_node_op op, const char *ta
   if (nargs) memcpy(n->args, args, nargs * sizeof *args);   /* they move in; their array goes */
   free(args);
   n->nargs = nargs;
+  n->nkw = (uint16_t)nkw;
+  if (nkw) memcpy((void *)sdb_node_kwnames(n), kws, nkw * sizeof *kws);
   for (size_t i = 0; i < nargs; i++) count_users(&n->args[i], +1);
   if (example) n->example = sdb_value_copy(example);
   if (!insert_pos(g, n, at)) {
@@ -390,18 +396,19 @@ static sdb_node *call_at(sdb_graph *g, size_t at, sdb_node_op op, const char *ta
 sdb_node *sdb_graph_call(sdb_graph *g, sdb_node_op op, const char *target,
                          const char *name_hint, sdb_arg *args, size_t nargs,
                          const sdb_value *example) {
-  return call_at(g, g->insert_at, op, target, name_hint, args, nargs, example);
+  return call_at(g, g->insert_at, op, target, name_hint, args, nargs, NULL, 0, example);
 }
 
-sdb_node *sdb_graph_call_after(sdb_graph *g, const sdb_node *after, sdb_node_op op,
-                               const char *target, const char *name_hint,
-                               sdb_arg *args, size_t nargs, const sdb_value *example) {
+static sdb_node *call_after(sdb_graph *g, const sdb_node *after, sdb_node_op op,
+                            const char *target, const char *name_hint, sdb_arg *args,
+                            size_t nargs, const char *const *kws, size_t nkw,
+                            const sdb_value *example) {
   if (g->deferred) {
     sdb_node *cur = g->dcursor;
     bool front = g->dfront;
     g->dcursor = (sdb_node *)after;
     g->dfront = false;
-    sdb_node *n = call_at(g, g->n, op, target, name_hint, args, nargs, example);
+    sdb_node *n = call_at(g, g->n, op, target, name_hint, args, nargs, kws, nkw, example);
     /* the cursor stays after the same node, or after n if it was `after` */
     g->dcursor = cur == after && n ? n : cur;
     g->dfront = front;
@@ -410,7 +417,20 @@ sdb_node *sdb_graph_call_after(sdb_graph *g, const sdb_node *after, sdb_node_op 
   size_t at = g->n;
   for (size_t i = 0; i < g->n; i++)
     if (g->nodes[i] == after) { at = i + 1; break; }
-  return call_at(g, at, op, target, name_hint, args, nargs, example);
+  return call_at(g, at, op, target, name_hint, args, nargs, kws, nkw, example);
+}
+
+sdb_node *sdb_graph_call_after(sdb_graph *g, const sdb_node *after, sdb_node_op op,
+                               const char *target, const char *name_hint,
+                               sdb_arg *args, size_t nargs, const sdb_value *example) {
+  return call_after(g, after, op, target, name_hint, args, nargs, NULL, 0, example);
+}
+
+sdb_node *sdb_graph_call_kw(sdb_graph *g, const sdb_node *after, sdb_node_op op,
+                            const char *target, const char *name_hint, sdb_arg *args, size_t nargs,
+                            const char *const *kws, size_t nkw, const sdb_value *example) {
+  if (after) return call_after(g, after, op, target, name_hint, args, nargs, kws, nkw, example);
+  return call_at(g, g->insert_at, op, target, name_hint, args, nargs, kws, nkw, example);
 }
 
 sdb_node *sdb_graph_output(sdb_graph *g, sdb_arg *args, size_t nargs) {
@@ -569,23 +589,24 @@ static void put_const(sdb_buf *b, const sdb_value *v, const char *kw) {
   }
 }
 
-static void put_arg(sdb_buf *b, const sdb_arg *a) {
-  if (a->kw) {
-    sdb_buf_puts(b, a->kw);
+/* kw: the argument's keyword name, or NULL */
+static void put_arg(sdb_buf *b, const sdb_arg *a, const char *kw) {
+  if (kw) {
+    sdb_buf_puts(b, kw);
     sdb_buf_puts(b, " = ");
   }
   switch (a->kind) {
     case SDB_A_NODE: sdb_buf_puts(b, a->node ? a->node->name : "?"); break;
     case SDB_A_CONST: {
       sdb_value v = sdb_arg_value(a);
-      put_const(b, &v, a->kw);
+      put_const(b, &v, kw);
       break;
     }
     case SDB_A_SEQ:
       sdb_buf_putc(b, a->tuple ? '(' : '[');
       for (size_t i = 0; i < a->n; i++) {
         if (i) sdb_buf_puts(b, ", ");
-        put_arg(b, &a->items[i]);
+        put_arg(b, &a->items[i], NULL);
       }
       if (a->tuple && a->n == 1) sdb_buf_putc(b, ',');
       sdb_buf_putc(b, a->tuple ? ')' : ']');
@@ -593,10 +614,10 @@ static void put_arg(sdb_buf *b, const sdb_arg *a) {
   }
 }
 
-static void put_args(sdb_buf *b, const sdb_arg *args, size_t n, size_t from) {
-  for (size_t i = from; i < n; i++) {
+static void put_args(sdb_buf *b, const sdb_node *n, size_t from) {
+  for (size_t i = from; i < n->nargs; i++) {
     if (i > from) sdb_buf_puts(b, ", ");
-    put_arg(b, &args[i]);
+    put_arg(b, &n->args[i], sdb_node_kw(n, i));
   }
 }
 
@@ -618,32 +639,32 @@ static const char *infix_of(const char *target) {
 static void put_call(sdb_buf *b, const sdb_node *n) {
   const char *inf = n->op == SDB_N_CALL_FUNCTION ? infix_of(n->target) : NULL;
   if (inf && n->nargs == 2) {
-    put_arg(b, &n->args[0]);
+    put_arg(b, &n->args[0], sdb_node_kw(n, 0));
     sdb_buf_putc(b, ' ');
     sdb_buf_puts(b, inf);
     sdb_buf_putc(b, ' ');
-    put_arg(b, &n->args[1]);
+    put_arg(b, &n->args[1], sdb_node_kw(n, 1));
   } else if (n->op == SDB_N_CALL_FUNCTION && !strcmp(n->target, "operator.getitem") && n->nargs == 2) {
-    put_arg(b, &n->args[0]);
+    put_arg(b, &n->args[0], sdb_node_kw(n, 0));
     sdb_buf_putc(b, '[');
-    put_arg(b, &n->args[1]);
+    put_arg(b, &n->args[1], sdb_node_kw(n, 1));
     sdb_buf_putc(b, ']');
   } else if (n->op == SDB_N_CALL_FUNCTION && !strcmp(n->target, "operator.neg") && n->nargs == 1) {
     sdb_buf_putc(b, '-');
-    put_arg(b, &n->args[0]);
+    put_arg(b, &n->args[0], sdb_node_kw(n, 0));
   } else if (n->op == SDB_N_CALL_METHOD && n->nargs >= 1) {
-    put_arg(b, &n->args[0]);
+    put_arg(b, &n->args[0], sdb_node_kw(n, 0));
     sdb_buf_putc(b, '.');
     sdb_buf_puts(b, n->target);
     sdb_buf_putc(b, '(');
-    put_args(b, n->args, n->nargs, 1);
+    put_args(b, n, 1);
     sdb_buf_putc(b, ')');
   } else if (n->op == SDB_N_GET_ATTR) {
     sdb_buf_printf(b, "self.%s", n->target);
   } else {
     sdb_buf_puts(b, n->target);
     sdb_buf_putc(b, '(');
-    put_args(b, n->args, n->nargs, 0);
+    put_args(b, n, 0);
     sdb_buf_putc(b, ')');
   }
 }
@@ -651,7 +672,7 @@ static void put_call(sdb_buf *b, const sdb_node *n) {
 static void node_line(sdb_buf *b, const sdb_node *n, const sdb_print_opts *o, sdb_shape_env *env) {
   if (n->op == SDB_N_OUTPUT) {
     sdb_buf_puts(b, "return ");
-    if (n->nargs) put_arg(b, &n->args[0]);
+    if (n->nargs) put_arg(b, &n->args[0], sdb_node_kw(n, 0));
     else sdb_buf_puts(b, "()");
     return;
   }

@@ -46,8 +46,7 @@ typedef struct sdb_arg {
   uint8_t vkind;           /* SDB_A_CONST: the value's sdb_vkind */
   bool sym_float;          /* SDB_A_CONST float: expr is set, not fval */
   uint32_t n;              /* SDB_A_SEQ: of items; a list/tuple constant: of its items */
-  const char *kw;          /* keyword name, or NULL (interned) */
-  union {
+  union {                  /* 16 bytes in all: a keyword's name is its node's (sdb_node_kw) */
     sdb_node *node;            /* SDB_A_NODE */
     struct sdb_arg *items;     /* SDB_A_SEQ (owned) */
     const sdb_expr *expr;      /* SDB_A_CONST, by vkind (owned, as in sdb_value) */
@@ -86,6 +85,7 @@ struct sdb_node {          /* small fields first: they share two words */
   int32_t nusers;
   uint8_t op;              /* sdb_node_op */
   bool impure;             /* has side effects: never removed by DCE */
+  uint16_t nkw;            /* the last nkw args are keyword args (sdb_node_kw) */
   const char *name;        /* unique in its graph (interned) */
   const char *target;      /* "torch.nonzero", "operator.add", "nonzero" (method), ... */
   sdb_value example;       /* meta['example_value'] (owned) */
@@ -96,7 +96,8 @@ struct sdb_node {          /* small fields first: they share two words */
     sdb_graph *sub_;           /* a get_attr of a subgraph (not owned: the graph owns it) */
   };
   const sdb_site *at;      /* the user's line (a site with no tracer), or NULL */
-  sdb_arg args[];          /* nargs of them, in the node's own block (what they hold is owned) */
+  sdb_arg args[];          /* nargs of them, in the node's own block (what they hold is owned),
+                              then the nkw keyword names */
 };
 
 /* 88 bytes before its arguments, which follow it in its block (a long
@@ -112,6 +113,18 @@ static inline sdb_graph *sdb_node_sub(const sdb_node *n) {
 /* Makes get_attr node n name subgraph g (not owned). */
 static inline void sdb_node_set_sub(sdb_node *n, sdb_graph *g) {
   if (n->op == SDB_N_GET_ATTR) n->sub_ = g;
+}
+
+/* The names of a node's keyword arguments, its last nkw (interned): they
+** follow the arguments in the node's block, so an argument is 16 bytes
+** and a node with none pays nothing. */
+static inline const char *const *sdb_node_kwnames(const sdb_node *n) {
+  return (const char *const *)(const void *)(n->args + n->nargs);
+}
+/* Argument i's keyword name, or NULL (positional). */
+static inline const char *sdb_node_kw(const sdb_node *n, size_t i) {
+  size_t first = n->nargs - n->nkw;
+  return i >= first && i < n->nargs ? sdb_node_kwnames(n)[i - first] : NULL;
 }
 
 /* A node's bindings (an empty set when it has none). */
@@ -204,6 +217,12 @@ sdb_node *sdb_graph_call(sdb_graph *g, sdb_node_op op, const char *target,
 sdb_node *sdb_graph_call_after(sdb_graph *g, const sdb_node *after, sdb_node_op op,
                                const char *target, const char *name_hint,
                                sdb_arg *args, size_t n, const sdb_value *example);
+/* Either, with keyword arguments: the last nkw of args are named kws[0..nkw)
+** (interned; copied), as FX keeps kwargs after args. after NULL: at the
+** insertion point. */
+sdb_node *sdb_graph_call_kw(sdb_graph *g, const sdb_node *after, sdb_node_op op,
+                            const char *target, const char *name_hint, sdb_arg *args, size_t n,
+                            const char *const *kws, size_t nkw, const sdb_value *example);
 /* A placeholder at position pos among the placeholders (lifted symbols go
 ** before lifted tensors). */
 sdb_node *sdb_graph_placeholder_at(sdb_graph *g, size_t pos, const char *name,

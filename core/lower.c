@@ -140,8 +140,9 @@ static void ref_slots(lowering *lw, const sdb_graph *g) {
   lw->nref = (uint32_t)span;
 }
 
-static void put_arg(lowering *lw, sdb_buf *b, const sdb_arg *a) {
-  if (a->kw) sdb_buf_printf(b, "%s=", a->kw);
+/* kw: the argument's keyword name, or NULL */
+static void put_arg(lowering *lw, sdb_buf *b, const sdb_arg *a, const char *kw) {
+  if (kw) sdb_buf_printf(b, "%s=", kw);
   switch (a->kind) {
     case SDB_A_NODE:
       /* a symbolic value is its expression (item()'s buffer is None) */
@@ -163,7 +164,7 @@ static void put_arg(lowering *lw, sdb_buf *b, const sdb_arg *a) {
       sdb_buf_putc(b, a->tuple ? '(' : '[');
       for (size_t i = 0; i < a->n; i++) {
         if (i) sdb_buf_puts(b, ", ");
-        put_arg(lw, b, &a->items[i]);
+        put_arg(lw, b, &a->items[i], NULL);
       }
       if (a->tuple && a->n == 1) sdb_buf_putc(b, ',');   /* Python's 1-tuple */
       sdb_buf_putc(b, a->tuple ? ')' : ']');
@@ -174,7 +175,7 @@ static void put_arg(lowering *lw, sdb_buf *b, const sdb_arg *a) {
 static void put_args(lowering *lw, sdb_buf *b, const sdb_node *n) {
   for (size_t i = 0; i < n->nargs; i++) {
     if (i) sdb_buf_puts(b, ", ");
-    put_arg(lw, b, &n->args[i]);
+    put_arg(lw, b, &n->args[i], sdb_node_kw(n, i));
   }
 }
 
@@ -413,7 +414,7 @@ static int repropagate(lowering *lw, const sdb_node *n, const sdb_op *op, sdb_ib
       sdb_value c = sdb_arg_value(a);
       v = sdb_value_copy(&c);
     }
-    if (a->kw) { kws[nkw].name = a->kw; kws[nkw++].value = v; }
+    if (sdb_node_kw(n, i)) { kws[nkw].name = sdb_node_kw(n, i); kws[nkw++].value = v; }
     else vals[npos++] = v;
   }
   sdb_args args = {vals, npos, kws, nkw};
@@ -657,7 +658,7 @@ int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *o
     sdb_buf_puts(&lw.code, "    return (");
     if (o && o->nargs && o->args[0].kind == SDB_A_SEQ)
       for (size_t i = 0; i < o->args[0].n; i++) {
-        put_arg(&lw, &lw.code, &o->args[0].items[i]);
+        put_arg(&lw, &lw.code, &o->args[0].items[i], NULL);
         sdb_buf_puts(&lw.code, ", ");
       }
     sdb_buf_puts(&lw.code, ")\n");

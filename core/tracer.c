@@ -125,13 +125,19 @@ static void node_placed(sdb_tracer *tr, sdb_node *n) {
 }
 
 /* after: place right after that node (NULL: at the graph's insertion point) */
+/* kws: the names of the last nkw args (interned) */
+static sdb_node *place_kw(sdb_tracer *tr, const sdb_node *after, sdb_node_op op,
+                          const char *target, const char *hint, sdb_arg *args, size_t n,
+                          const char *const *kws, size_t nkw, const sdb_value *example) {
+  sdb_node *node = sdb_graph_call_kw(tr->graph, after, op, target, hint, args, n, kws, nkw, example);
+  if (node) node_placed(tr, node);
+  return node;
+}
+
 static sdb_node *place(sdb_tracer *tr, const sdb_node *after, sdb_node_op op,
                        const char *target, const char *hint, sdb_arg *args, size_t n,
                        const sdb_value *example) {
-  sdb_node *node = after ? sdb_graph_call_after(tr->graph, after, op, target, hint, args, n, example)
-                         : sdb_graph_call(tr->graph, op, target, hint, args, n, example);
-  if (node) node_placed(tr, node);
-  return node;
+  return place_kw(tr, after, op, target, hint, args, n, NULL, 0, example);
 }
 
 /* n binds symbol s in this tracer (a placeholder or an accessor). */
@@ -593,7 +599,6 @@ static int convert_args(sdb_tracer *tr, const sdb_args *a, sdb_arg **out, size_t
       free(args);
       return rc;
     }
-    if (i >= a->npos) args[i].kw = sdb_intern(a->kw[i - a->npos].name);
   }
   *out = args;
   *n = total;
@@ -688,8 +693,18 @@ int sdb_tracer_call(sdb_tracer *tr, const sdb_op *op, bool method, const sdb_arg
   if (node_out) *node_out = NULL;
   sdb_arg *args = NULL;
   size_t nargs = 0;
+  const char *kwbuf[8], **kws = a->nkw <= 8 ? kwbuf : malloc(a->nkw * sizeof *kws);
+  if (!kws) return oom(err);
+  for (size_t i = 0; i < a->nkw; i++)
+    if (!(kws[i] = sdb_intern(a->kw[i].name))) {
+      if (kws != kwbuf) free(kws);
+      return oom(err);
+    }
   int rc = convert_args(tr, a, &args, &nargs, err);
-  if (rc) return rc;
+  if (rc) {
+    if (kws != kwbuf) free(kws);
+    return rc;
+  }
   /* the meta function and the node's placement are one call of the op
   ** (its first event is where `break op` stops) */
   sdb_events_push_op(tr->ev, op->name);
@@ -698,6 +713,7 @@ int sdb_tracer_call(sdb_tracer *tr, const sdb_op *op, bool method, const sdb_arg
     sdb_events_pop_op(tr->ev);
     for (size_t i = 0; i < nargs; i++) sdb_arg_free(&args[i]);
     free(args);
+    if (kws != kwbuf) free(kws);
     return rc;
   }
   char target[160];
@@ -712,8 +728,9 @@ int sdb_tracer_call(sdb_tracer *tr, const sdb_op *op, bool method, const sdb_arg
   } else {
     sdb_strcat2(target, sizeof target, "torch.", op->name);
   }
-  sdb_node *node = place(tr, NULL, method ? SDB_N_CALL_METHOD : SDB_N_CALL_FUNCTION,
-                         target, hint, args, nargs, out);
+  sdb_node *node = place_kw(tr, NULL, method ? SDB_N_CALL_METHOD : SDB_N_CALL_FUNCTION,
+                            target, hint, args, nargs, kws, a->nkw, out);
+  if (kws != kwbuf) free(kws);
   if (!node) { sdb_events_pop_op(tr->ev); sdb_value_free(out); return oom(err); }
   node->impure = (op->flags & SDB_OP_INPLACE) != 0;
   rc = record_bindings(tr, node, out, err);
@@ -729,17 +746,30 @@ sdb_node *sdb_tracer_node(sdb_tracer *tr, sdb_node_op op, const char *target,
                           const char *name_hint, const sdb_value *vals,
                           const char *const *kwnames, size_t nargs,
                           const sdb_value *example, bool impure, sdb_err *err) {
+  /* FX keeps kwargs after args: the named ones must be the last */
+  size_t first = nargs;
+  while (kwnames && first > 0 && kwnames[first - 1]) first--;
+  for (size_t i = 0; kwnames && i < first; i++)
+    if (kwnames[i]) {
+      sdb_err_set(err, SDB_E_INVALID, "SyntaxError", "positional argument follows keyword argument");
+      return NULL;
+    }
+  size_t nkw = nargs - first;
+  const char **kws = calloc(nkw ? nkw : 1, sizeof *kws);
   sdb_arg *args = calloc(nargs ? nargs : 1, sizeof *args);
-  if (!args) { oom(err); return NULL; }
+  if (!args || !kws) { free(args); free(kws); oom(err); return NULL; }
+  for (size_t i = 0; i < nkw; i++)
+    if (!(kws[i] = sdb_intern(kwnames[first + i]))) { free(args); free(kws); oom(err); return NULL; }
   for (size_t i = 0; i < nargs; i++) {
     if (sdb_tracer_arg(tr, &vals[i], &args[i], err)) {
       for (size_t k = 0; k < i; k++) sdb_arg_free(&args[k]);
       free(args);
+      free(kws);
       return NULL;
     }
-    if (kwnames && kwnames[i]) args[i].kw = sdb_intern(kwnames[i]);
   }
-  sdb_node *n = place(tr, NULL, op, target, name_hint, args, nargs, example);
+  sdb_node *n = place_kw(tr, NULL, op, target, name_hint, args, nargs, kws, nkw, example);
+  free(kws);
   if (!n) { oom(err); return NULL; }
   n->impure = impure;
   if (example) {

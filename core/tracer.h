@@ -99,7 +99,8 @@ int sdb_tracer_call(sdb_tracer *tr, const sdb_op *op, bool method, const sdb_arg
 
 /* A node whose example value the caller computed (size(), operator.* on
 ** SymInts, torch._check ...). args are values (converted to proxies);
-** kwnames parallel to args (NULL entries for positional). */
+** kwnames parallel to args (NULL entries for positional; the named ones
+** last, as Python has them). */
 sdb_node *sdb_tracer_node(sdb_tracer *tr, sdb_node_op op, const char *target,
                           const char *name_hint, const sdb_value *args,
                           const char *const *kwnames, size_t nargs,

@@ -1353,6 +1353,53 @@ static void test_graph_seal_names(void **state) {
   sdb_graph_free(g);
 }
 
+/* Keyword arguments are a node's last ones, their names after the
+** arguments in its block: printed as FX prints them, and none on a node
+** placed without them or on a sequence's items. */
+static void test_graph_kwargs(void **state) {
+  (void)state;
+  sdb_graph *g = sdb_graph_new("GraphModule");
+  sdb_node *x = sdb_graph_placeholder(g, "x", "x", NULL, NULL);
+  sdb_arg *args = calloc(3, sizeof *args);
+  assert_non_null(args);
+  args[0] = sdb_arg_node(x);
+  args[1] = sdb_arg_const(sdb_value_int64(1));
+  args[2] = sdb_arg_const(sdb_value_bool(sdb_true()));
+  const char *kws[] = {sdb_intern("dim"), sdb_intern("keepdim")};
+  sdb_node *s = sdb_graph_call_kw(g, NULL, SDB_N_CALL_FUNCTION, "torch.sum", "sum", args, 3, kws, 2, NULL);
+  assert_non_null(s);
+  assert_int_equal(s->nkw, 2);
+  assert_null(sdb_node_kw(s, 0));
+  assert_string_equal(sdb_node_kw(s, 1), "dim");
+  assert_string_equal(sdb_node_kw(s, 2), "keepdim");
+  assert_null(sdb_node_kw(s, 3));
+  sdb_buf b = SDB_BUF_INIT;
+  assert_string_equal(sdb_node_line(&b, s), "sum_1 = torch.sum(x, dim = 1, keepdim = True)");   /* sum is a builtin */
+  /* placed after a node, as accessors are; a list's items carry no name */
+  args = calloc(2, sizeof *args);
+  assert_non_null(args);
+  args[0] = sdb_arg_seq(2, false);
+  args[0].items[0] = sdb_arg_node(x);
+  args[0].items[1] = sdb_arg_node(s);
+  args[1] = sdb_arg_const(sdb_value_int64(0));
+  const char *dim[] = {sdb_intern("dim")};
+  sdb_node *c = sdb_graph_call_kw(g, x, SDB_N_CALL_FUNCTION, "torch.cat", "cat", args, 2, dim, 1, NULL);
+  assert_non_null(c);
+  assert_ptr_equal(g->nodes[1], c);
+  assert_string_equal(sdb_node_line(&b, c), "cat = torch.cat([x, sum_1], dim = 0)");
+  assert_int_equal(x->nusers, 2);
+  assert_int_equal(s->nusers, 1);
+  /* more names than arguments: nothing placed, the arguments freed */
+  args = calloc(1, sizeof *args);
+  assert_non_null(args);
+  args[0] = sdb_arg_node(x);
+  assert_null(sdb_graph_call_kw(g, NULL, SDB_N_CALL_FUNCTION, "torch.sum", "sum", args, 1, kws, 2, NULL));
+  assert_int_equal(x->nusers, 2);
+  assert_int_equal(g->n, 3);
+  sdb_buf_free(&b);
+  sdb_graph_free(g);
+}
+
 /* An event applied again at its own step follows the history, also when
 ** it was built by hand with no site (the stream and the view spell
 ** "nowhere" the same) or with binding paths but no symbols (they count
@@ -1510,6 +1557,7 @@ int main(void) {
     cmocka_unit_test(test_graph_seal_names),
     cmocka_unit_test(test_event_more_packed),
     cmocka_unit_test(test_graph_defer_matches),
+    cmocka_unit_test(test_graph_kwargs),
     cmocka_unit_test(test_follow_bare_events),
     cmocka_unit_test(test_clone_and_fork),
     cmocka_unit_test(test_big_stream),
