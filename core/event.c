@@ -67,7 +67,11 @@ typedef struct { sdb_sink_fn fn; void *ud; } sink;
 ** are never moved: events point into them. */
 #define SITE_BLOCK 256
 typedef struct site_block { struct site_block *next; sdb_site v[SITE_BLOCK]; } site_block;
-static const sdb_site no_site;
+const sdb_site sdb_no_site;
+/* by id, from 1 (id 0 is sdb_no_site): what events keep */
+const sdb_site *const *sdb_site_table_;
+static const sdb_site **site_by_id;
+static size_t site_ids, site_ids_cap;
 static const sdb_site **site_slots;
 static size_t site_cap, site_len;
 static site_block *site_blocks;
@@ -100,11 +104,19 @@ static bool site_grow(void) {
 
 const sdb_site *sdb_site_get(const char *tracer, int depth, const char *file, int line,
                              const char *func) {
-  if (!tracer && !file && !func && !depth && !line) return &no_site;   /* one "nowhere" */
+  if (!tracer && !file && !func && !depth && !line) return &sdb_no_site;   /* one "nowhere" */
   tracer = sdb_intern(tracer);
   file = sdb_intern(file);
   func = sdb_intern(func);
-  if (site_len * 2 >= site_cap && !site_grow()) return &no_site;
+  if (site_len * 2 >= site_cap && !site_grow()) return &sdb_no_site;
+  if (site_ids + 1 >= site_ids_cap) {
+    size_t cap = site_ids_cap ? site_ids_cap * 2 : 64;
+    const sdb_site **v = realloc(site_by_id, cap * sizeof *v);
+    if (!v) return &sdb_no_site;
+    v[0] = &sdb_no_site;
+    sdb_site_table_ = site_by_id = v;
+    site_ids_cap = cap;
+  }
   size_t j = site_hash(tracer, depth, file, line, func) & (site_cap - 1);
   for (const sdb_site *x; (x = site_slots[j]); j = (j + 1) & (site_cap - 1))
     if (x->tracer == tracer && x->file == file && x->func == func && x->line == line &&
@@ -112,7 +124,7 @@ const sdb_site *sdb_site_get(const char *tracer, int depth, const char *file, in
       return x;
   if (site_block_used == SITE_BLOCK) {
     site_block *b = malloc(sizeof *b);
-    if (!b) return &no_site;
+    if (!b) return &sdb_no_site;
     b->next = site_blocks;
     site_blocks = b;
     site_block_used = 0;
@@ -123,6 +135,8 @@ const sdb_site *sdb_site_get(const char *tracer, int depth, const char *file, in
   x->func = func;
   x->depth = depth;
   x->line = line;
+  x->id = (uint32_t)++site_ids;
+  site_by_id[x->id] = x;
   site_slots[j] = x;
   site_len++;
   return x;
@@ -138,6 +152,9 @@ void sdb_sites_reset(void) {
   site_slots = NULL;
   site_cap = site_len = 0;
   site_block_used = SITE_BLOCK;
+  free(site_by_id);
+  sdb_site_table_ = site_by_id = NULL;
+  site_ids = site_ids_cap = 0;
 }
 
 /* --- the stream --------------------------------------------------------------- */
@@ -149,7 +166,7 @@ struct sdb_events {
   sdb_phase phase;
   sdb_locate_fn locate;
   void *locate_ud;
-  const char *ops[MAX_OPS];
+  sdb_iref ops[MAX_OPS];      /* interned when pushed */
   bool op_fresh[MAX_OPS];     /* the call at this depth has made no event yet */
   int nops;
   bool marks_op_calls;        /* an event with op_first was appended */
@@ -224,7 +241,7 @@ void sdb_events_pop_loc(sdb_events *s) {
 void sdb_events_push_op(sdb_events *s, const char *op) {
   if (!s) return;
   if (s->nops < MAX_OPS) {
-    s->ops[s->nops] = sdb_intern_at(op);
+    s->ops[s->nops] = sdb_intern_at_ref(op);
     s->op_fresh[s->nops] = true;
   }
   s->nops++;
@@ -233,7 +250,7 @@ void sdb_events_push_op(sdb_events *s, const char *op) {
 void sdb_events_push_op_interned(sdb_events *s, const char *op) {
   if (!s) return;
   if (s->nops < MAX_OPS) {
-    s->ops[s->nops] = op;
+    s->ops[s->nops] = sdb_intern_ref(op);
     s->op_fresh[s->nops] = true;
   }
   s->nops++;
@@ -243,10 +260,12 @@ void sdb_events_pop_op(sdb_events *s) {
   if (s && s->nops > 0) s->nops--;
 }
 
-const char *sdb_events_op(const sdb_events *s) {
-  if (!s || s->nops == 0) return NULL;
+static sdb_iref top_op(const sdb_events *s) {
+  if (!s || s->nops == 0) return 0;
   return s->ops[(s->nops > MAX_OPS ? MAX_OPS : s->nops) - 1];
 }
+
+const char *sdb_events_op(const sdb_events *s) { return sdb_iref_str(top_op(s)); }
 
 void sdb_events_set_tracer(sdb_events *s, const char *path, int depth) {
   if (!s) return;
@@ -329,11 +348,9 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
   return true;
 }
 
-/* op_interned: in->op is the stream's own (interned when pushed): a long
-** run's ops are node names interned long before, which the interner's
-** cache of recent strings has long forgotten, so interning it again was a
-** hash and a probe into a large table, a cache miss an event. */
-static long append(sdb_events *s, const sdb_event *in, bool op_interned) {
+/* The op is a reference already (sdb_emit_at's from the stack of ops,
+** whose names are looked up once per push, not once per event). */
+static long append(sdb_events *s, const sdb_event *in) {
   if (s->len == s->nchunks * CHUNK) {
     if (s->nchunks == s->capchunks) {
       size_t cap = s->capchunks ? s->capchunks * 2 : 16;
@@ -352,8 +369,6 @@ static long append(sdb_events *s, const sdb_event *in, bool op_interned) {
   if (!sdb_event_own(e, &s->owned)) return -1;
   /* every string interned (a placed node's line aside), so readers of the
   ** stream compare them by pointer (core/view.c folds them as they are) */
-  if (!e->site) e->site = &no_site;
-  e->op = op_interned ? in->op : sdb_intern(in->op);
   e->text = sdb_intern(in->text);
   if (!sdb_event_owns_detail(e)) e->detail = sdb_intern(in->detail);
   s->len++;
@@ -375,13 +390,13 @@ long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc) {
   if (s->max && s->len >= s->max + MAX_SLACK) return -1;
   sdb_event e = *ev;
   e.phase = (uint8_t)s->phase;
-  e.op = sdb_events_op(s);
+  e.op_ = top_op(s);
   /* the first event of a call: the op is pushed again inside its own call
   ** (the tracer's and the op's own push), so every open call of this op
   ** that made no event yet is answered by this one */
   e.op_first = false;
-  for (int i = (s->nops < MAX_OPS ? s->nops : MAX_OPS) - 1; e.op && i >= 0; i--)
-    if (s->op_fresh[i] && s->ops[i] == e.op) {
+  for (int i = (s->nops < MAX_OPS ? s->nops : MAX_OPS) - 1; e.op_ && i >= 0; i--)
+    if (s->op_fresh[i] && s->ops[i] == e.op_) {
       e.op_first = true;
       s->op_fresh[i] = false;
     }
@@ -391,8 +406,8 @@ long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc) {
   if (!x || x->tracer != s->tracer || x->depth != s->depth || x->file != file || x->line != line ||
       x->func != func)
     s->last_site = x = sdb_site_get(s->tracer, s->depth, file, line, func);
-  e.site = x;
-  return append(s, &e, true);
+  e.site_ = x->id;
+  return append(s, &e);
 }
 
 long sdb_emit(sdb_events *s, const sdb_event *ev) {
@@ -402,7 +417,7 @@ long sdb_emit(sdb_events *s, const sdb_event *ev) {
 
 long sdb_emit_raw(sdb_events *s, const sdb_event *ev) {
   if (!s) return 0;
-  return append(s, ev, false);
+  return append(s, ev);
 }
 
 size_t sdb_events_count(const sdb_events *s) { return s ? s->len : 0; }
@@ -603,7 +618,7 @@ char *sdb_event_summary(const sdb_event *ev) {
 char *sdb_event_format(const sdb_event *ev) {
   sdb_buf b = SDB_BUF_INIT;
   char loc[256] = "-";
-  const sdb_site *at = ev->site ? ev->site : &no_site;
+  const sdb_site *at = sdb_event_site(ev);
   if (at->file) {
     const char *base = strrchr(at->file, '/');
     snprintf(loc, sizeof loc, "%s:%d", base ? base + 1 : at->file, at->line);

@@ -22,6 +22,7 @@
 
 #include "arena.h"
 #include "expr.h"
+#include "intern.h"
 #include "ranges.h"
 
 typedef enum sdb_phase {
@@ -121,7 +122,13 @@ typedef struct sdb_site {
   const char *func;         /* user function name, or NULL */
   int32_t depth;            /* tracer depth at emission (0 = top) */
   int32_t line;             /* of file */
+  uint32_t id;              /* what an event keeps: 0 is the site with no fields */
 } sdb_site;
+
+/* The sites by id (sdb_event_site reads them for every event it is asked
+** about, so they are public); sdb_no_site is id 0. */
+extern const sdb_site *const *sdb_site_table_;
+extern const sdb_site sdb_no_site;
 
 /* The one site with these fields (strings are interned here); never NULL:
 ** out of memory gives the site with no fields. Sites live as long as the
@@ -132,7 +139,7 @@ void sdb_sites_reset(void);
 
 /* Fields that few kinds use (a fifth of the events of a long run): kept
 ** apart, so the common event (a placed node appended at the end, a
-** lowered buffer) is 56 bytes, not 144. An emitter points `more` at its
+** lowered buffer) is 48 bytes, not 144. An emitter points `more` at its
 ** own (this struct, `packed_` zero); the stream keeps a packed copy of the
 ** fields set only (none when none is), read through the accessors below
 ** whichever it is: a range alone is 24 bytes, a set of symbols 16. */
@@ -165,16 +172,18 @@ typedef struct sdb_more_head {
   uint32_t nsyms;
 } sdb_more_head;
 
-/* Fields ordered so the small ones share a word (a stream holds millions). */
+/* Fields ordered so the small ones share a word (a stream holds millions).
+** The site and the op are 32-bit names of what they point to (read
+** through sdb_event_site and sdb_event_op): 48 bytes, not 56. */
 typedef struct sdb_event {
   uint32_t seq;             /* position in the stream, from 0 */
+  uint32_t site_;           /* tracer and location: a site's id (sdb_event_site) */
   uint8_t kind;             /* sdb_event_kind */
   uint8_t phase;            /* sdb_phase at emission */
   uint8_t flags;            /* kind-specific */
   bool op_first;            /* the first event of its op's call (two calls
                                of one op on one line are two calls) */
-  const sdb_site *site;     /* tracer and location (never NULL once appended) */
-  const char *op;           /* operator being run, or NULL */
+  sdb_iref op_;             /* operator being run, or 0 (sdb_event_op) */
   int64_t value;
   const char *text;         /* interned */
   const char *detail;       /* interned, or the stream's copy (sdb_event_owns_detail) */
@@ -205,6 +214,17 @@ static inline const void *sdb_more_word(const sdb_event_more *m, unsigned bit) {
   if (sdb_more_packed(m) & bit) memcpy(&w, sdb_more_at(m, bit), sizeof w);
   return w;
 }
+
+/* Where the event was emitted: never NULL (the site with no fields). */
+static inline const sdb_site *sdb_event_site(const sdb_event *e) {
+  return e->site_ ? sdb_site_table_[e->site_] : &sdb_no_site;
+}
+/* The operator being run, or NULL (interned). */
+static inline const char *sdb_event_op(const sdb_event *e) { return sdb_iref_str(e->op_); }
+/* For an emitter that sets them itself (a saved trace read back, an
+** imported log): x NULL is the site with no fields, op is interned. */
+static inline void sdb_event_set_site(sdb_event *e, const sdb_site *x) { e->site_ = x ? x->id : 0; }
+static inline void sdb_event_set_op(sdb_event *e, const char *op) { e->op_ = sdb_intern_ref(op); }
 
 /* The rarer fields, read through these (NULL, no range, no symbols, no
 ** texts when the event has none), from an emitter's struct or the

@@ -13,23 +13,20 @@
 /* The strings' bytes, in chunks of their own (a malloc per string cost
 ** its header and rounding: a name like "add_12" took 32 bytes, and a
 ** tenth of the time of interning one). A string is named by a 32-bit
-** reference, 0 meaning an empty slot: its chunk's index + 1 in the high
-** half and its offset in the chunk in the low. A string longer than a
-** quarter chunk is a malloc of its own, in `longs`: its reference's low
-** half is past any offset in a chunk, LONGS of them to each high half,
+** reference (sdb_iref), 0 meaning an empty slot: its chunk's index + 1 in
+** the high half and its offset in the chunk in the low. A string longer
+** than a quarter chunk is a malloc of its own, in `longs`: its reference's
+** low half is past any offset in a chunk, LONGS of them to each high half,
 ** so long strings never use up the chunks' indexes. Room for 4 GiB of
 ** short strings and 4M long ones. */
-#define CHUNK ((size_t)64 * 1024 - 64)   /* with malloc's header: 16 pages */
-#define LONGS (0x10000 - CHUNK)          /* long strings per high half */
+#define CHUNK SDB_INTERN_CHUNK
+#define LONGS SDB_INTERN_LONGS
 _Static_assert(CHUNK <= 0xffff, "an offset in a chunk is the reference's low 16 bits");
-static char **chunks, **longs;
+char **sdb_intern_chunks_, **sdb_intern_longs_;   /* read by sdb_iref_str */
 static size_t nchunks, capchunks, nlongs, caplongs;
 static size_t used;                       /* of the last chunk */
 
-static char *at_ref(uint32_t ref) {
-  size_t hi = (ref >> 16) - 1, lo = ref & 0xffff;
-  return lo < CHUNK ? chunks[hi] + lo : longs[hi * LONGS + (lo - CHUNK)];
-}
+static char *at_ref(uint32_t ref) { return (char *)sdb_iref_str(ref); }
 
 static bool push(char ***v, size_t *n, size_t *cap, char *p) {
   if (*n == *cap) {
@@ -49,7 +46,7 @@ static char *str_alloc(size_t n, uint32_t *ref) {
   if (n > CHUNK / 4) {
     if (nlongs == 0xffff * LONGS) return NULL;
     char *p = malloc(n);
-    if (!p || !push(&longs, &nlongs, &caplongs, p)) { free(p); return NULL; }
+    if (!p || !push(&sdb_intern_longs_, &nlongs, &caplongs, p)) { free(p); return NULL; }
     size_t i = nlongs - 1;
     *ref = (uint32_t)((i / LONGS + 1) << 16 | (CHUNK + i % LONGS));
     return p;
@@ -57,11 +54,11 @@ static char *str_alloc(size_t n, uint32_t *ref) {
   if (!nchunks || CHUNK - used < n) {
     if (nchunks == 0xffff) return NULL;
     char *c = malloc(CHUNK);
-    if (!c || !push(&chunks, &nchunks, &capchunks, c)) { free(c); return NULL; }
+    if (!c || !push(&sdb_intern_chunks_, &nchunks, &capchunks, c)) { free(c); return NULL; }
     used = 0;
   }
   *ref = (uint32_t)(nchunks << 16 | used);
-  char *p = chunks[nchunks - 1] + used;
+  char *p = sdb_intern_chunks_[nchunks - 1] + used;
   used += n;
   return p;
 }
@@ -111,10 +108,11 @@ static int grow(void) {
 
 /* Most strings handed in were interned already (node names, tracer
 ** paths, files): a direct-mapped set of interned pointers answers those
-** without hashing the text. Only a pointer that intern returned goes in,
+** without hashing the text, and their references (sdb_intern_ref) without
+** a probe. Only a pointer that intern returned goes in,
 ** so a hit is an interned string (they live until sdb_intern_reset). */
 #define KNOWN_SIZE 1024
-static const char *known[KNOWN_SIZE];
+static struct { const char *p; uint32_t ref; } known[KNOWN_SIZE];   /* and its reference */
 
 /* Every bit of the address counts: strings are packed in their chunks, two
 ** or three to 16 bytes, and a hash of p >> 4 gave neighbours one slot, so
@@ -123,8 +121,15 @@ static size_t known_slot(const char *p) {
   return (size_t)(((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15u) >> 54);   /* 10 bits */
 }
 
-/* s[0..n) holds no NUL; *fresh (if given) says whether it was new */
-static const char *intern_len_fresh(const char *s, size_t n, bool *fresh) {
+static void remember(const char *c, uint32_t ref) {
+  size_t k = known_slot(c);
+  known[k].p = c;
+  known[k].ref = ref;
+}
+
+/* s[0..n) holds no NUL; *fresh (if given) says whether it was new; *ref
+** (if given) is its reference */
+static const char *intern_len_ref(const char *s, size_t n, bool *fresh, uint32_t *ref_out) {
   if (fresh) *fresh = false;
   if (len * 4 >= cap * 3 && grow() != 0) return NULL;
   uint32_t h = hash_str(s, n);
@@ -133,7 +138,8 @@ static const char *intern_len_fresh(const char *s, size_t n, bool *fresh) {
     if (slots[j].h != h) continue;
     char *c = at_ref(slots[j].ref);
     if (strncmp(c, s, n) == 0 && c[n] == '\0') {
-      known[known_slot(c)] = c;   /* handed on: likely asked again */
+      remember(c, slots[j].ref);   /* handed on: likely asked again */
+      if (ref_out) *ref_out = slots[j].ref;
       return c;
     }
   }
@@ -145,12 +151,17 @@ static const char *intern_len_fresh(const char *s, size_t n, bool *fresh) {
   slots[j].ref = ref;
   slots[j].h = h;
   len++;
-  known[known_slot(c)] = c;
+  remember(c, ref);
   if (fresh) *fresh = true;
+  if (ref_out) *ref_out = ref;
   return c;
 }
 
-static const char *intern_len(const char *s, size_t n) { return intern_len_fresh(s, n, NULL); }
+static const char *intern_len_fresh(const char *s, size_t n, bool *fresh) {
+  return intern_len_ref(s, n, fresh, NULL);
+}
+
+static const char *intern_len(const char *s, size_t n) { return intern_len_ref(s, n, NULL, NULL); }
 
 const char *sdb_intern_lookup(const char *s, size_t n) {
   if (!s || !cap) return NULL;
@@ -173,23 +184,47 @@ const char *sdb_intern_n(const char *s, size_t n) {
 
 const char *sdb_intern(const char *s) {
   if (!s) return NULL;
-  if (known[known_slot(s)] == s) return s;   /* an interned string, whole */
+  if (known[known_slot(s)].p == s) return s;   /* an interned string, whole */
   return intern_len(s, strlen(s));
 }
 
-#define AT_SIZE 512
-static struct { const char *raw, *in; } at_cache[AT_SIZE];
+sdb_iref sdb_intern_ref(const char *s) {
+  if (!s) return 0;
+  size_t k = known_slot(s);
+  if (known[k].p == s) return known[k].ref;
+  uint32_t ref = 0;
+  return intern_len_ref(s, strlen(s), NULL, &ref) ? ref : 0;
+}
 
-const char *sdb_intern_at(const char *s) {
-  if (!s) return NULL;
+#define AT_SIZE 512
+static struct { const char *raw, *in; uint32_t ref; } at_cache[AT_SIZE];
+
+/* the interned copy of s, cached by address; *ref its reference */
+static const char *intern_at(const char *s, uint32_t *ref) {
   size_t h = (size_t)(((uintptr_t)s >> 3) * 2654435761u) & (AT_SIZE - 1);
-  if (at_cache[h].raw == s && strcmp(at_cache[h].in, s) == 0) return at_cache[h].in;
-  const char *in = sdb_intern(s);
+  if (at_cache[h].raw == s && strcmp(at_cache[h].in, s) == 0) {
+    *ref = at_cache[h].ref;
+    return at_cache[h].in;
+  }
+  *ref = 0;
+  const char *in = intern_len_ref(s, strlen(s), NULL, ref);
   if (in) {   /* NULL (out of memory) is not remembered */
     at_cache[h].raw = s;
     at_cache[h].in = in;
+    at_cache[h].ref = *ref;
   }
   return in;
+}
+
+const char *sdb_intern_at(const char *s) {
+  uint32_t ref;
+  return s ? intern_at(s, &ref) : NULL;
+}
+
+sdb_iref sdb_intern_at_ref(const char *s) {
+  uint32_t ref = 0;
+  if (s) intern_at(s, &ref);
+  return ref;
 }
 
 const char *sdb_internf(const char *fmt, ...) {
@@ -229,11 +264,11 @@ const char *sdb_intern_num(const char *prefix, size_t plen, unsigned long n) {
 void sdb_intern_reset(void) {
   memset(known, 0, sizeof known);
   memset(at_cache, 0, sizeof at_cache);
-  for (size_t i = 0; i < nchunks; i++) free(chunks[i]);
-  for (size_t i = 0; i < nlongs; i++) free(longs[i]);
-  free(chunks);
-  free(longs);
-  chunks = longs = NULL;
+  for (size_t i = 0; i < nchunks; i++) free(sdb_intern_chunks_[i]);
+  for (size_t i = 0; i < nlongs; i++) free(sdb_intern_longs_[i]);
+  free(sdb_intern_chunks_);
+  free(sdb_intern_longs_);
+  sdb_intern_chunks_ = sdb_intern_longs_ = NULL;
   nchunks = capchunks = nlongs = caplongs = used = 0;
   free(slots);
   slots = NULL;

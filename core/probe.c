@@ -220,9 +220,9 @@ static int load_symbols(sdb_probe *p, const sdb_view *v, sdb_err *err) {
     ps->type = s.type ? s.type : sdb_intern("int");
     ps->created = s.creation != NULL;
     if (s.creation) {
-      ps->op = s.creation->op;
-      ps->file = s.creation->site->file;
-      ps->line = s.creation->site->line;
+      ps->op = sdb_event_op(s.creation);
+      ps->file = sdb_event_site(s.creation)->file;
+      ps->line = sdb_event_site(s.creation)->line;
     }
     ps->source = s.source;
     if (!sdb_map_put(&p->symix, sym, (void *)(uintptr_t)++p->nsyms)) return oom(err);
@@ -273,7 +273,7 @@ static int load_facts(sdb_probe *p, const sdb_view *v, sdb_err *err) {
     sdb_err_clear(&tmp);
     if (rc == SDB_E_OOM) return oom(err);
     if (rc) continue;
-    fact f = {sdb_event_expr(e), e == g ? FACT_GUARD : FACT_ASSERT, e->site->file, e->site->line, e->seq};
+    fact f = {sdb_event_expr(e), e == g ? FACT_GUARD : FACT_ASSERT, sdb_event_site(e)->file, sdb_event_site(e)->line, e->seq};
     if (!push_fact(p, f)) return oom(err);
   }
   return SDB_OK;

@@ -300,8 +300,8 @@ static const char *stack_text(sdb_tti *t) {
 
 static long emit(sdb_tti *t, sdb_event *e, const where *w) {
   cstate *c = compile_now(t);
-  e->site = sdb_site_get(c ? c->pub.id : NULL, 0, w ? w->file : NULL, w ? (int)w->line : 0,
-                         w ? w->func : NULL);
+  sdb_event_set_site(e, sdb_site_get(c ? c->pub.id : NULL, 0, w ? w->file : NULL,
+                                     w ? (int)w->line : 0, w ? w->func : NULL));
   long seq = sdb_emit_raw(t->ev, e);
   if (seq >= 0 && w && t->stack_fn) {
     const char *st = stack_text(t);

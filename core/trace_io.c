@@ -158,12 +158,12 @@ static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
   set(o, "event", json_string(sdb_event_name((sdb_event_kind)e->kind)));
   set(o, "phase", json_string(sdb_phase_name((sdb_phase)e->phase)));
   if (e->flags) set(o, "flags", json_integer(e->flags));
-  if (e->site->tracer) set(o, "tracer", jstr(e->site->tracer));
-  if (e->site->depth) set(o, "depth", json_integer(e->site->depth));
-  if (e->site->file) set(o, "file", jstr(e->site->file));
-  if (e->site->line) set(o, "line", json_integer(e->site->line));
-  if (e->site->func) set(o, "func", jstr(e->site->func));
-  if (e->op) set(o, "op", jstr(e->op));
+  if (sdb_event_site(e)->tracer) set(o, "tracer", jstr(sdb_event_site(e)->tracer));
+  if (sdb_event_site(e)->depth) set(o, "depth", json_integer(sdb_event_site(e)->depth));
+  if (sdb_event_site(e)->file) set(o, "file", jstr(sdb_event_site(e)->file));
+  if (sdb_event_site(e)->line) set(o, "line", json_integer(sdb_event_site(e)->line));
+  if (sdb_event_site(e)->func) set(o, "func", jstr(sdb_event_site(e)->func));
+  if (sdb_event_op(e)) set(o, "op", jstr(sdb_event_op(e)));
   if (e->op_first) set(o, "op_first", json_true());
   if (sdb_event_sym(e)) set(o, "sym", expr_json(sdb_event_sym(e)));
   if (sdb_event_sym2(e)) set(o, "sym2", expr_json(sdb_event_sym2(e)));
@@ -243,7 +243,7 @@ static json_t *header_json(const sdb_trace_meta *m, const sdb_events *s, size_t 
     json_object_set_new(seen, m->sources[i].file, json_true());
   }
   for (size_t i = from; i <= to; i++) {
-    const char *file = i < to ? sdb_events_at(s, i)->site->file : m->program;
+    const char *file = i < to ? sdb_event_site(sdb_events_at(s, i))->file : m->program;
     if (!file || json_object_get(seen, file)) continue;
     json_object_set_new(seen, file, json_true());
     char *text = file_text(file);
@@ -492,10 +492,12 @@ static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **las
   if (phase < 0) { snprintf(buf, cap, "%s: unknown phase \"%.40s\"", name, ph); *why = buf; return -1; }
   e->phase = (uint8_t)phase;
   e->flags = (uint8_t)sdb_jl_int0(f[F_FLAGS]);
-  e->site = sdb_site_get(intern_last(sdb_jl_str(f[F_TRACER]), &last[L_TRACER]), (int32_t)sdb_jl_int0(f[F_DEPTH]),
-                         intern_last(sdb_jl_str(f[F_FILE]), &last[L_FILE]), (int32_t)sdb_jl_int0(f[F_LINE]),
-                         intern_last(sdb_jl_str(f[F_FUNC]), &last[L_FUNC]));
-  e->op = intern_last(sdb_jl_str(f[F_OP]), &last[L_OP]);
+  sdb_event_set_site(e, sdb_site_get(intern_last(sdb_jl_str(f[F_TRACER]), &last[L_TRACER]),
+                                     (int32_t)sdb_jl_int0(f[F_DEPTH]),
+                                     intern_last(sdb_jl_str(f[F_FILE]), &last[L_FILE]),
+                                     (int32_t)sdb_jl_int0(f[F_LINE]),
+                                     intern_last(sdb_jl_str(f[F_FUNC]), &last[L_FUNC])));
+  sdb_event_set_op(e, intern_last(sdb_jl_str(f[F_OP]), &last[L_OP]));
   e->op_first = cJSON_IsTrue(f[F_OP_FIRST]);
   static const char *const efields[] = { "sym", "sym2", "expr" };
   sdb_event_more *m = &p->more;

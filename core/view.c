@@ -175,8 +175,6 @@ static void store_release(store *st) {
 ** syms/texts and that line are still the caller's. */
 static sdb_event interned(const sdb_event *e) {
   sdb_event c = *e;
-  if (!c.site) c.site = sdb_site_get(NULL, 0, NULL, 0, NULL);   /* sites are interned */
-  c.op = sdb_intern(e->op);
   c.text = sdb_intern(e->text);
   c.detail = sdb_event_owns_detail(e) ? e->detail : sdb_intern(e->detail);
   return c;
@@ -191,7 +189,7 @@ static bool same_range(const sdb_event *a, const sdb_event *b) {
 /* Is e (interned) the event the history holds at h? */
 static bool same_event(const sdb_event *h, const sdb_event *e) {
   if (h->seq != e->seq || h->kind != e->kind || h->phase != e->phase || h->flags != e->flags ||
-      h->site != e->site || h->op != e->op || sdb_event_sym(h) != sdb_event_sym(e) ||
+      h->site_ != e->site_ || h->op_ != e->op_ || sdb_event_sym(h) != sdb_event_sym(e) ||
       sdb_event_sym2(h) != sdb_event_sym2(e) || sdb_event_expr(h) != sdb_event_expr(e) ||
       !same_range(h, e) || h->value != e->value ||
       h->text != e->text || sdb_event_text2(h) != sdb_intern(sdb_event_text2(e)) || sdb_event_nsyms(h) != sdb_event_nsyms(e) ||
@@ -274,10 +272,10 @@ static bool contains(const sdb_event *e, const sdb_expr *sym) {
 static const char *graph_key(const store *st, const sdb_event *e, const ctx *cur) {
   if (e->phase == SDB_PHASE_AOT || e->phase == SDB_PHASE_LOWER || e->phase == SDB_PHASE_GUARDS)
     return sdb_intern(sdb_phase_name((sdb_phase)e->phase));
-  if (!e->site->tracer) return cur->tracer_top >= 0 ? st->tracers[cur->tracer_top].key : sdb_intern("trace");
+  if (!sdb_event_site(e)->tracer) return cur->tracer_top >= 0 ? st->tracers[cur->tracer_top].key : sdb_intern("trace");
   for (int32_t t = cur->tracer_top; t >= 0; t = st->tracers[t].parent)
-    if (st->tracers[t].path == e->site->tracer) return st->tracers[t].key;
-  return e->site->tracer;
+    if (st->tracers[t].path == sdb_event_site(e)->tracer) return st->tracers[t].key;
+  return sdb_event_site(e)->tracer;
 }
 
 /* The graph key of a tracer instance pushed under `parent` (see tracer_node). */
@@ -414,7 +412,7 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
     }
     case SDB_EV_TRACER_PUSH: {
       if (!GROW(st->tracers, st->ntracers, st->captracers)) { oom = true; break; }
-      const char *path = h->text ? h->text : h->site->tracer;
+      const char *path = h->text ? h->text : sdb_event_site(h)->tracer;
       st->tracers[st->ntracers] = (tracer_node){path, (int32_t)h->value, cur.tracer_top,
                                                 tracer_key(st, &st->compiles[ci], path,
                                                            cur.tracer_top, &oom)};
@@ -422,7 +420,7 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
       break;
     }
     case SDB_EV_TRACER_POP: {
-      const char *path = h->text ? h->text : h->site->tracer;
+      const char *path = h->text ? h->text : sdb_event_site(h)->tracer;
       for (int32_t t = cur.tracer_top; t >= 0; t = st->tracers[t].parent)
         if (st->tracers[t].path == path) { cur.tracer_top = st->tracers[t].parent; break; }
       break;
@@ -1025,7 +1023,7 @@ static const char *base_name(const char *path) {
 }
 
 static void put_loc(sdb_buf *b, const sdb_event *e) {
-  sdb_buf_printf(b, "%s:%d", base_name(e->site->file), (int)e->site->line);
+  sdb_buf_printf(b, "%s:%d", base_name(sdb_event_site(e)->file), (int)sdb_event_site(e)->line);
 }
 
 /* " (DETAIL, PHASE phase, FILE:LINE, event N)", each part optional but N */
@@ -1033,7 +1031,7 @@ static void paren(sdb_buf *b, const char *detail, bool phase, bool loc, const sd
   sdb_buf_puts(b, " (");
   if (detail && *detail) sdb_buf_printf(b, "%s, ", detail);
   if (phase) sdb_buf_printf(b, "%s phase, ", sdb_phase_name((sdb_phase)e->phase));
-  if (loc && e->site->file) { put_loc(b, e); sdb_buf_puts(b, ", "); }
+  if (loc && sdb_event_site(e)->file) { put_loc(b, e); sdb_buf_puts(b, ", "); }
   sdb_buf_printf(b, "event %u)", (unsigned)e->seq);
 }
 
@@ -1086,7 +1084,7 @@ char *sdb_view_status(const sdb_view *v) {
 /* The tracer an event ran in: its own stamp, else the stack at that point. */
 static const char *tracer_of(const store *st, uint32_t pos) {
   const sdb_event *e = ev_at(st, pos);
-  if (e->site->tracer) return e->site->tracer;
+  if (sdb_event_site(e)->tracer) return sdb_event_site(e)->tracer;
   int32_t top = st->ctx[pos].tracer_top;
   return top >= 0 ? st->tracers[top].path : "?";
 }
@@ -1102,9 +1100,9 @@ static void explain_header(sdb_buf *b, const sdb_view *v, const symrec *r) {
       if (s.source) sdb_buf_printf(b, ", source %s", s.source);
     }
     sdb_buf_puts(b, ", created");
-    if (c->op) sdb_buf_printf(b, " by %s", c->op);
-    if (c->site->file) { sdb_buf_puts(b, " at "); put_loc(b, c); }
-    if (c->site->func) sdb_buf_printf(b, " in %s", c->site->func);
+    if (sdb_event_op(c)) sdb_buf_printf(b, " by %s", sdb_event_op(c));
+    if (sdb_event_site(c)->file) { sdb_buf_puts(b, " at "); put_loc(b, c); }
+    if (sdb_event_site(c)->func) sdb_buf_printf(b, " in %s", sdb_event_site(c)->func);
     sdb_buf_printf(b, " (%s phase, event %u)", sdb_phase_name((sdb_phase)c->phase), (unsigned)c->seq);
   } else {
     sdb_buf_printf(b, ", first seen at event %u (no create event)", (unsigned)ev_at(v->st, r->first)->seq);

@@ -121,7 +121,7 @@ const char *dbg_basename(const char *path) {
 ** ---------------------------------------------------------------------- */
 
 static bool same_place(const sdb_event *a, const sdb_event *b) {
-  return a && b && a->site->file == b->site->file && a->site->line == b->site->line;
+  return a && b && sdb_event_site(a)->file == sdb_event_site(b)->file && sdb_event_site(a)->line == sdb_event_site(b)->line;
 }
 
 /* Does the step p (its event is p - 1) hit bp? prev_phase is the phase at
@@ -147,14 +147,14 @@ static bool bp_matches(const dbg *d, const dbg_bp *bp, const sdb_view *v, size_t
   case BP_OP:
     /* the first event of a call, as the stream marks it; a trace saved
     ** before the mark: where the op changed, or the place did */
-    if (!e->op || strcmp(e->op, bp->arg)) return false;
+    if (!sdb_event_op(e) || strcmp(sdb_event_op(e), bp->arg)) return false;
     if (sdb_events_marks_op_calls(d->ev)) return e->op_first;
-    return !(pe && pe->op && !strcmp(pe->op, e->op) && same_place(pe, e));
+    return !(pe && sdb_event_op(pe) && !strcmp(sdb_event_op(pe), sdb_event_op(e)) && same_place(pe, e));
   case BP_SYMBOL:
     return sdb_view_touches(v, bp->sym);
   case BP_LINE:
-    return e->site->file && e->site->line == bp->line &&
-           !strcmp(dbg_basename(e->site->file), dbg_basename(bp->arg)) &&
+    return sdb_event_site(e)->file && sdb_event_site(e)->line == bp->line &&
+           !strcmp(dbg_basename(sdb_event_site(e)->file), dbg_basename(bp->arg)) &&
            !same_place(pe, e);
   case BP_ERROR:
     return e->kind == SDB_EV_ERROR;
@@ -547,9 +547,9 @@ static void show_header(dbg *d, const sdb_view *v) {
   if (ph != SDB_PHASE_NONE) printf(", phase %s", sdb_phase_name(ph));
   const char *tracer = sdb_view_tracer(v);
   if (tracer) printf(", tracer %s", tracer);
-  if (e->site->file) {
-    printf(", %s:%d", dbg_basename(e->site->file), e->site->line);
-    if (e->site->func) printf(" in %s", e->site->func);
+  if (sdb_event_site(e)->file) {
+    printf(", %s:%d", dbg_basename(sdb_event_site(e)->file), sdb_event_site(e)->line);
+    if (sdb_event_site(e)->func) printf(" in %s", sdb_event_site(e)->func);
   }
   putchar('\n');
   /* the first line of the event; an error's message in full below it
@@ -567,7 +567,7 @@ static void show_header(dbg *d, const sdb_view *v) {
     }
   }
   free(sum);
-  if (e->site->file) dbg_print_source_line(d, e->site->file, e->site->line);
+  if (sdb_event_site(e)->file) dbg_print_source_line(d, sdb_event_site(e)->file, sdb_event_site(e)->line);
 }
 
 /* The first step of the compile the state at step k belongs to. */
@@ -641,9 +641,9 @@ void dbg_show_stop(dbg *d) {
   sdb_view_free(d->shown);
   d->shown = v;
   const sdb_event *e = sdb_view_event(v);
-  if (e && e->site->file) {   /* a plain `list` now lists around this line */
-    d->list_file = e->site->file;
-    d->list_next = e->site->line > 5 ? e->site->line - 5 : 1;
+  if (e && sdb_event_site(e)->file) {   /* a plain `list` now lists around this line */
+    d->list_file = sdb_event_site(e)->file;
+    d->list_next = sdb_event_site(e)->line > 5 ? sdb_event_site(e)->line - 5 : 1;
   }
   dbg_run_displays(d);
 }
@@ -680,9 +680,9 @@ static void print_program_location(dbg *d) {
   d->interrupted_at = d->paused_line > 0 ? d->cur + 1 : 0;
   if (d->paused_line <= 0)
     printf("Program interrupted.\n");
-  else if (e && e->site->file && (e->site->file != d->paused_file || e->site->line != d->paused_line))
+  else if (e && sdb_event_site(e)->file && (sdb_event_site(e)->file != d->paused_file || sdb_event_site(e)->line != d->paused_line))
     printf("Program interrupted at %s:%d (after event %u, at %s:%d, shown below).\n",
-           dbg_basename(d->paused_file), d->paused_line, e->seq, dbg_basename(e->site->file), e->site->line);
+           dbg_basename(d->paused_file), d->paused_line, e->seq, dbg_basename(sdb_event_site(e)->file), sdb_event_site(e)->line);
   else
     printf("Program interrupted at %s:%d.\n", dbg_basename(d->paused_file), d->paused_line);
 }

@@ -64,7 +64,7 @@ static int live_frames(dbg *d, frame *fs) {
 /* A file named by its base name in a recorded stack: the event's own
 ** file, or the program's folder, when that names it. */
 static const char *resolve(dbg *d, const char *base, const sdb_event *e) {
-  if (e && e->site->file && !strcmp(dbg_basename(e->site->file), base)) return e->site->file;
+  if (e && sdb_event_site(e)->file && !strcmp(dbg_basename(sdb_event_site(e)->file), base)) return sdb_event_site(e)->file;
   const char *prog = dbg_program(d);
   const char *slash = prog ? strrchr(prog, '/') : NULL;
   if (slash) {
@@ -80,8 +80,8 @@ static int recorded_frames(dbg *d, frame *fs) {
   if (!e) return 0;
   const char *stack = e->seq < d->nstacks ? d->stacks[e->seq] : NULL;
   if (!stack) {
-    if (!e->site->file) return 0;
-    fs[0] = (frame){-1, e->site->func ? e->site->func : "?", e->site->file, e->site->line};
+    if (!sdb_event_site(e)->file) return 0;
+    fs[0] = (frame){-1, sdb_event_site(e)->func ? sdb_event_site(e)->func : "?", sdb_event_site(e)->file, sdb_event_site(e)->line};
     return 1;
   }
   return parse_stack(d, stack, e, fs);
@@ -233,10 +233,10 @@ static int cmd_info_locals(repl_session *s, const repl_cmd *c, const repl_args *
   /* an error is reported after its stack unwound: the stop names the
   ** function that raised it, whose locals are gone; say whose these are */
   const sdb_event *e = d->cur ? sdb_view_event(dbg_view(d)) : NULL;
-  if (e && e->kind == SDB_EV_ERROR && e->site->func && fs[selected].name &&
-      strcmp(e->site->func, fs[selected].name))
+  if (e && e->kind == SDB_EV_ERROR && sdb_event_site(e)->func && fs[selected].name &&
+      strcmp(sdb_event_site(e)->func, fs[selected].name))
     printf("(%s's frame has unwound: the error was raised at %s:%d; the locals of #%d %s)\n",
-           e->site->func, dbg_basename(e->site->file ? e->site->file : "?"), e->site->line, selected,
+           sdb_event_site(e)->func, dbg_basename(sdb_event_site(e)->file ? sdb_event_site(e)->file : "?"), sdb_event_site(e)->line, selected,
            fs[selected].name);
   int shown = 0;
   int top = lua_gettop(L);

@@ -19,7 +19,7 @@
 /* "trace phase, nonzero.lua:7, event 12" */
 static void put_where(const sdb_event *e) {
   printf("%s phase", sdb_phase_name(e->phase));
-  if (e->site->file) printf(", %s:%d", dbg_basename(e->site->file), e->site->line);
+  if (sdb_event_site(e)->file) printf(", %s:%d", dbg_basename(sdb_event_site(e)->file), sdb_event_site(e)->line);
   printf(", event %u", e->seq);
 }
 
@@ -61,7 +61,7 @@ static int info_pending(repl_session *s, const repl_cmd *c, const repl_args *a) 
     char r[SDB_RANGE_STRLEN];
     printf("  %s  %s, created by %s (", pend[i]->name,
            info.has_range ? sdb_range_str(info.range, r, sizeof r) : "[-int_oo, int_oo]",
-           e->op ? e->op : "create_unbacked_symint");
+           sdb_event_op(e) ? sdb_event_op(e) : "create_unbacked_symint");
     put_where(e);
     printf(")\n");
   }
@@ -484,14 +484,14 @@ static int cmd_explain(repl_session *s, const repl_cmd *c, const repl_args *a) {
 ** event keeps the line that raised it. */
 static void print_stack_at(dbg *d, const sdb_event *e) {
   const char *stack = e->seq < d->nstacks ? d->stacks[e->seq] : NULL;
-  if (e->kind == SDB_EV_ERROR && e->site->file) {
-    printf("raised at %s:%d%s%s\n", dbg_basename(e->site->file), e->site->line, e->site->func ? " in " : "",
-           e->site->func ? e->site->func : "");
+  if (e->kind == SDB_EV_ERROR && sdb_event_site(e)->file) {
+    printf("raised at %s:%d%s%s\n", dbg_basename(sdb_event_site(e)->file), sdb_event_site(e)->line, sdb_event_site(e)->func ? " in " : "",
+           sdb_event_site(e)->func ? sdb_event_site(e)->func : "");
     if (stack) printf("reported from:\n%s\n", stack);
     return;
   }
   if (stack) printf("%s\n", stack);
-  else if (e->site->file) printf("#0  %s at %s:%d\n", e->site->func ? e->site->func : "?", dbg_basename(e->site->file), e->site->line);
+  else if (sdb_event_site(e)->file) printf("#0  %s at %s:%d\n", sdb_event_site(e)->func ? sdb_event_site(e)->func : "?", dbg_basename(sdb_event_site(e)->file), sdb_event_site(e)->line);
   else if (d->import) printf("(the log gives this record no stack)\n");
   else printf("(no Lua code on the stack: the %s phase runs without the program)\n",
               sdb_phase_name(e->phase));
@@ -521,7 +521,7 @@ static int cmd_where(repl_session *s, const repl_cmd *c, const repl_args *a) {
   if (a->argc == 1 && sym && sdb_view_symbol(v, sym, &in) && in.creation) {
     e = in.creation;
     printf("%s was created by %s at event %u, %s phase:\n", sym->name,
-           e->op ? e->op : e->kind == SDB_EV_CREATE_SYMBOL ? "fakifying an input" : "?",
+           sdb_event_op(e) ? sdb_event_op(e) : e->kind == SDB_EV_CREATE_SYMBOL ? "fakifying an input" : "?",
            e->seq, sdb_phase_name(e->phase));
     print_stack_at(d, e);
     return 0;
@@ -567,8 +567,8 @@ static int cmd_list(repl_session *s, const repl_cmd *c, const repl_args *a) {
   const char *file = d->list_file ? d->list_file : dbg_program(d);
   /* the arrow: the program's line at a stop made by Ctrl-C, else the
   ** event's line, in that file only */
-  const char *mark_file = e ? e->site->file : NULL;
-  int mark = e && e->site->file ? e->site->line : -1;
+  const char *mark_file = e ? sdb_event_site(e)->file : NULL;
+  int mark = e && sdb_event_site(e)->file ? sdb_event_site(e)->line : -1;
   if (d->interrupted_at == d->cur + 1 && d->paused_line > 0) {
     mark_file = d->paused_file;
     mark = d->paused_line;

@@ -293,9 +293,9 @@ static bool engine_fact(dbg *d, const char *what, sdb_buf *b) {
     sdb_buf_puts(b, t ? t : "-");
   } else if (!strcmp(kind, "line")) {
     /* the user's file:line, as the stop header names it */
-    if (!e || !e->site->file) return false;
-    const char *base = strrchr(e->site->file, '/');
-    sdb_buf_printf(b, "%s:%d", base ? base + 1 : e->site->file, (int)e->site->line);
+    if (!e || !sdb_event_site(e)->file) return false;
+    const char *base = strrchr(sdb_event_site(e)->file, '/');
+    sdb_buf_printf(b, "%s:%d", base ? base + 1 : sdb_event_site(e)->file, (int)sdb_event_site(e)->line);
   } else if (!strcmp(kind, "free")) {
     if (!e || !sdb_event_expr(e)) return false;
     const sdb_expr **syms = NULL;

@@ -66,10 +66,10 @@ static void page_head(sdb_buf *b, const char *title) {
 }
 
 static void where(sdb_buf *b, const sdb_event *e) {
-  if (e->site->file) {
-    const char *base = strrchr(e->site->file, '/');
-    esc(b, base ? base + 1 : e->site->file);
-    sdb_buf_printf(b, ":%d", (int)e->site->line);
+  if (sdb_event_site(e)->file) {
+    const char *base = strrchr(sdb_event_site(e)->file, '/');
+    esc(b, base ? base + 1 : sdb_event_site(e)->file);
+    sdb_buf_printf(b, ":%d", (int)sdb_event_site(e)->line);
   } else {
     sdb_buf_puts(b, "<span class=\"muted\">-</span>");
   }

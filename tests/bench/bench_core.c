@@ -617,7 +617,7 @@ static size_t view_stream_n;
 
 static void put(sdb_events *s, sdb_event *e, sdb_phase ph, const char *tracer, int line) {
   e->phase = (uint8_t)ph;
-  e->site = sdb_site_get(tracer, 0, "big.lua", line, "f");
+  sdb_event_set_site(e, sdb_site_get(tracer, 0, "big.lua", line, "f"));
   if (sdb_emit_raw(s, e) < 0) die("emit", NULL);
 }
 

@@ -1,8 +1,8 @@
 /*
 ** test_intern.c — interned strings (core/intern): one pointer per
 ** distinct string, whatever chunk its bytes went to, long strings in
-** blocks of their own among short ones, lookups that add nothing, and a
-** reset that starts over.
+** blocks of their own among short ones, lookups that add nothing, 32-bit
+** references, and a reset that starts over.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,6 +119,42 @@ static void test_many_long(void **state) {
   sdb_intern_reset();
 }
 
+/* A reference names the interned string, short or long, whichever way it
+** was asked for: by a pointer the interner handed out (its cache of
+** those, or past it a probe), by a fresh copy, or by address. */
+static void test_refs(void **state) {
+  (void)state;
+  assert_int_equal(sdb_intern_ref(NULL), 0);
+  assert_int_equal(sdb_intern_at_ref(NULL), 0);
+  assert_null(sdb_iref_str(0));
+  enum { N = 20000 };
+  sdb_iref *refs = calloc(N, sizeof *refs);
+  const char **ptrs = calloc(N, sizeof *ptrs);
+  assert_true(refs && ptrs);
+  char buf[64];
+  for (size_t i = 0; i < N; i++) {
+    char *big = i % 997 == 0 ? long_text(i) : NULL;   /* long ones among the short */
+    if (!big) name_of(buf, sizeof buf, i);
+    refs[i] = sdb_intern_ref(big ? big : buf);
+    ptrs[i] = sdb_intern(big ? big : buf);
+    assert_int_not_equal(refs[i], 0);
+    assert_ptr_equal(sdb_iref_str(refs[i]), ptrs[i]);
+    free(big);
+  }
+  for (size_t i = 0; i < N; i++) {   /* most long forgotten by the cache */
+    assert_int_equal(sdb_intern_ref(ptrs[i]), refs[i]);
+    assert_ptr_equal(sdb_iref_str(refs[i]), ptrs[i]);
+  }
+  static const char op[] = "nonzero";
+  sdb_iref r = sdb_intern_at_ref(op);
+  assert_int_equal(sdb_intern_at_ref(op), r);   /* cached */
+  assert_int_equal(sdb_intern_ref("nonzero"), r);
+  assert_string_equal(sdb_iref_str(r), "nonzero");
+  free(refs);
+  free(ptrs);
+  sdb_intern_reset();
+}
+
 /* After a reset the table and the chunks start over: strings intern
 ** again, as new. */
 static void test_reset(void **state) {
@@ -139,6 +175,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_one_pointer_each),
     cmocka_unit_test(test_many_long),
+    cmocka_unit_test(test_refs),
     cmocka_unit_test(test_reset),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);

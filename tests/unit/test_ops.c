@@ -1490,7 +1490,7 @@ static void test_nonzero_memo(void **state) {
   for (size_t i = 0; i < sdb_events_count(F->ev); i++) {
     const sdb_event *ev = sdb_events_at(F->ev, i);
     if (ev->kind == SDB_EV_CREATE_UNBACKED || ev->kind == SDB_EV_MEMO_HIT) {
-      assert_string_equal(ev->op, "nonzero");
+      assert_string_equal(sdb_event_op(ev), "nonzero");
       assert_ptr_equal(sdb_event_sym(ev), SZ(a, 0));
     }
   }

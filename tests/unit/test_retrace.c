@@ -124,8 +124,8 @@ static void test_nonzero_item(void **state) {
   for (size_t i = 0; i < sdb_events_count(r.ev); i++) {
     const sdb_event *e = sdb_events_at(r.ev, i);
     if (e->kind == SDB_EV_UNBACKED_BINDINGS && !strcmp(e->text, "nonzero")) {
-      assert_string_equal(e->site->file, "/tmp/m.py");
-      assert_int_equal(e->site->line, 4);
+      assert_string_equal(sdb_event_site(e)->file, "/tmp/m.py");
+      assert_int_equal(sdb_event_site(e)->line, 4);
       bound = true;
     }
   }
