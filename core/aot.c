@@ -394,7 +394,7 @@ static const sdb_expr *accessor_value(const sdb_node *n, const sdb_value *vals) 
     return sdb_fake_strides(x)[d];
   if (!strcmp(t, "torch.ops.aten.sym_storage_offset.default") ||
       (n->op == SDB_N_CALL_METHOD && !strcmp(t, "storage_offset")))
-    return x->storage_offset;
+    return sdb_fake_offset(x);
   if (n->op == SDB_N_CALL_METHOD && !strcmp(t, "numel")) return sdb_fake_numel(x);
   return NULL;
 }

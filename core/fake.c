@@ -120,16 +120,17 @@ static const sdb_expr *product(const sdb_expr *const *v, int n) {
 
 /* --- shapes --------------------------------------------------------------------- */
 
-/* A tensor's sizes, strides and device are interned: every tensor of one
-** shape on one device points at one block (sizes, then strides, the
-** device in its head), as expressions are shared. A long program makes
-** millions of tensors in a few shapes, and the copy in each was a third
-** of its block. Blocks live in an arena until the expressions they hold
-** are reset. */
+/* A tensor's sizes, strides, storage offset and device are interned:
+** every tensor of one shape at one offset on one device points at one
+** block (sizes, then strides, the device and offset in its head), as
+** expressions are shared. A long program makes millions of tensors in a
+** few shapes, and the copy in each was a third of its block. Blocks live
+** in an arena until the expressions they hold are reset. */
 typedef struct dims_block {
   uint64_t h;
   int ndim;
   const char *device;         /* interned */
+  const sdb_expr *offset;     /* the storage offset */
   const sdb_expr *v[];        /* ndim sizes, then ndim strides */
 } dims_block;
 
@@ -137,10 +138,13 @@ static sdb_arena dims_arena;
 static const dims_block **dims_tab;
 static size_t dims_cap, dims_len;
 
-const char *sdb_fake_device(const sdb_fake *t) {
+static const dims_block *dims_of(const sdb_fake *t) {
   const char *b = (const char *)(const void *)t->sizes - offsetof(dims_block, v);
-  return ((const dims_block *)(const void *)b)->device;
+  return (const dims_block *)(const void *)b;
 }
+
+const char *sdb_fake_device(const sdb_fake *t) { return dims_of(t)->device; }
+const sdb_expr *sdb_fake_offset(const sdb_fake *t) { return dims_of(t)->offset; }
 
 static void dims_reset(void) {
   sdb_arena_free(&dims_arena);
@@ -149,9 +153,10 @@ static void dims_reset(void) {
   dims_cap = dims_len = 0;
 }
 
-static uint64_t dims_hash(const char *device, const sdb_expr *const *sizes,
+static uint64_t dims_hash(const char *device, const sdb_expr *offset, const sdb_expr *const *sizes,
                           const sdb_expr *const *strides, int ndim) {
   uint64_t h = (0x9E3779B97F4A7C15u ^ (uint64_t)ndim ^ (uintptr_t)device) * 0xff51afd7ed558ccdu;
+  h = (h ^ (uintptr_t)offset) * 0xc4ceb9fe1a85ec53u;
   for (int i = 0; i < ndim; i++) {
     h = (h ^ (uintptr_t)sizes[i]) * 0xff51afd7ed558ccdu;
     h = (h ^ (uintptr_t)strides[i]) * 0xc4ceb9fe1a85ec53u;
@@ -178,15 +183,16 @@ static bool dims_grow(void) {
 
 /* The shared sizes of this shape on this device (interned; its strides
 ** follow them), or NULL on OOM. */
-static const sdb_expr *const *intern_dims(const char *device, const sdb_expr *const *sizes,
+static const sdb_expr *const *intern_dims(const char *device, const sdb_expr *offset,
+                                          const sdb_expr *const *sizes,
                                           const sdb_expr *const *strides, int ndim) {
   if (!dims_tab && !sdb_expr_on_reset(dims_reset)) return NULL;
   if (dims_len * 4 >= dims_cap * 3 && !dims_grow()) return NULL;
-  uint64_t h = dims_hash(device, sizes, strides, ndim);
+  uint64_t h = dims_hash(device, offset, sizes, strides, ndim);
   size_t j = (size_t)h & (dims_cap - 1);
   size_t n = (size_t)ndim;
   for (const dims_block *b; (b = dims_tab[j]); j = (j + 1) & (dims_cap - 1))
-    if (b->h == h && b->ndim == ndim && b->device == device &&
+    if (b->h == h && b->ndim == ndim && b->device == device && b->offset == offset &&
         (!n || (!memcmp(b->v, sizes, n * sizeof *sizes) && !memcmp(b->v + n, strides, n * sizeof *strides))))
       return b->v;
   dims_block *b = sdb_arena_alloc(&dims_arena, sizeof *b + 2 * n * sizeof b->v[0], _Alignof(dims_block));
@@ -194,6 +200,7 @@ static const sdb_expr *const *intern_dims(const char *device, const sdb_expr *co
   b->h = h;
   b->ndim = ndim;
   b->device = device;
+  b->offset = offset;
   if (n) {   /* a 0-dim tensor may have no arrays */
     memcpy(b->v, sizes, n * sizeof *sizes);
     memcpy(b->v + n, strides, n * sizeof *strides);
@@ -201,6 +208,76 @@ static const sdb_expr *const *intern_dims(const char *device, const sdb_expr *co
   dims_tab[j] = b;
   dims_len++;
   return b->v;
+}
+
+/* --- memos ------------------------------------------------------------------------ */
+
+/* Each tensor's SDB_MEMO_COUNT memos, by its address, for the few tensors
+** a data-dependent op set one on (has_memos): a pointer in every tensor
+** cost 8 bytes of millions. Open addressing; a removal shifts the run
+** after it back, so no slot is a tombstone. Empty, it holds no memory. */
+typedef struct memo_slot { const sdb_fake *t; sdb_memo *m; } memo_slot;
+static memo_slot *memo_tab;
+static size_t memo_cap, memo_len;
+
+static size_t memo_home(const sdb_fake *t) {
+  return (size_t)(((uint64_t)(uintptr_t)t * 0x9E3779B97F4A7C15u) >> 20) & (memo_cap - 1);
+}
+
+static sdb_memo *memos_find(const sdb_fake *t) {
+  for (size_t j = memo_home(t); memo_tab[j].t; j = (j + 1) & (memo_cap - 1))
+    if (memo_tab[j].t == t) return memo_tab[j].m;
+  return NULL;
+}
+
+static bool memo_grow(void) {
+  size_t cap = memo_cap ? memo_cap * 2 : 64, old = memo_cap;
+  memo_slot *t = calloc(cap, sizeof *t), *was = memo_tab;
+  if (!t) return false;
+  memo_tab = t;
+  memo_cap = cap;
+  for (size_t i = 0; i < old; i++) {
+    if (!was[i].t) continue;
+    size_t j = memo_home(was[i].t);
+    while (memo_tab[j].t) j = (j + 1) & (cap - 1);
+    memo_tab[j] = was[i];
+  }
+  free(was);
+  return true;
+}
+
+/* t's memos, new and empty (t has none) */
+static sdb_memo *memos_add(sdb_fake *t) {
+  if ((memo_len + 1) * 2 > memo_cap && !memo_grow()) return NULL;
+  sdb_memo *m = calloc(SDB_MEMO_COUNT, sizeof *m);
+  if (!m) return NULL;
+  size_t j = memo_home(t);
+  while (memo_tab[j].t) j = (j + 1) & (memo_cap - 1);
+  memo_tab[j] = (memo_slot){t, m};
+  memo_len++;
+  t->has_memos = true;
+  return m;
+}
+
+static void memos_drop(sdb_fake *t) {
+  size_t j = memo_home(t);
+  while (memo_tab[j].t != t) j = (j + 1) & (memo_cap - 1);
+  free(memo_tab[j].m);
+  /* shift back each later slot of the run that may sit at or before j */
+  for (size_t k = (j + 1) & (memo_cap - 1); memo_tab[k].t; k = (k + 1) & (memo_cap - 1)) {
+    size_t h = memo_home(memo_tab[k].t);
+    if (((k - h) & (memo_cap - 1)) >= ((k - j) & (memo_cap - 1))) {
+      memo_tab[j] = memo_tab[k];
+      j = k;
+    }
+  }
+  memo_tab[j] = (memo_slot){NULL, NULL};
+  t->has_memos = false;
+  if (--memo_len == 0) {   /* none left: nothing held */
+    free(memo_tab);
+    memo_tab = NULL;
+    memo_cap = 0;
+  }
 }
 
 /* A tensor with its own fresh storage is one block, the storage first:
@@ -223,7 +300,7 @@ sdb_fake *sdb_fake_new_strided(sdb_fake_mode *m, sdb_dtype dtype, const char *de
   const sdb_expr *nelems = NULL;
   if (!storage && !(nelems = product(sizes, ndim))) return NULL;
   const char *dev = sdb_intern(device ? device : "cpu");
-  const sdb_expr *const *dims = dev ? intern_dims(dev, sizes, strides, ndim) : NULL;
+  const sdb_expr *const *dims = dev ? intern_dims(dev, offset, sizes, strides, ndim) : NULL;
   if (!dims) return NULL;
   size_t own = storage ? 0 : sizeof(sdb_storage);
   char *block = calloc(1, own + sizeof(sdb_fake));
@@ -235,7 +312,6 @@ sdb_fake *sdb_fake_new_strided(sdb_fake_mode *m, sdb_dtype dtype, const char *de
   t->dtype = (uint8_t)dtype;
   t->ndim = ndim;
   t->sizes = dims;
-  t->storage_offset = offset;
   if (storage) {
     storage->refcount++;
     t->storage = storage;
@@ -269,7 +345,7 @@ sdb_fake *sdb_fake_ref(sdb_fake *t) {
 void sdb_fake_unref(sdb_fake *t) {
   if (!t || --t->refcount > 0) return;
   bool inline_storage = storage_is_inline(t);
-  free(t->memos);
+  if (t->has_memos) memos_drop(t);
   if (t->storage && --t->storage->refcount == 0) free(t->storage);   /* with t, if inline */
   if (!inline_storage) free(t);
 }
@@ -305,17 +381,17 @@ uint32_t sdb_fake_next_storage_id(void) { return next_storage_id; }
 int sdb_fake_set_metadata(sdb_fake *t, const sdb_expr *const *sizes,
                           const sdb_expr *const *strides, int ndim,
                           const sdb_expr *offset) {
-  const sdb_expr *const *dims = intern_dims(sdb_fake_device(t), sizes, strides, ndim);
+  const sdb_expr *const *dims = intern_dims(sdb_fake_device(t), offset, sizes, strides, ndim);
   if (!dims) return -1;
   t->sizes = dims;
   t->ndim = ndim;
-  t->storage_offset = offset;
   sdb_fake_bump_version(t);
   return 0;
 }
 
 const sdb_expr *sdb_memo_get(const sdb_fake *t, int which) {
-  const sdb_memo *slot = t->memos ? &t->memos[which] : NULL;
+  const sdb_memo *memos = t->has_memos ? memos_find(t) : NULL;
+  const sdb_memo *slot = memos ? &memos[which] : NULL;
   if (!slot || !slot->value) return NULL;
   uint64_t epoch = t->mode ? t->mode->epoch : 0;
   int64_t version = t->storage ? t->storage->version : 0;
@@ -324,8 +400,9 @@ const sdb_expr *sdb_memo_get(const sdb_fake *t, int which) {
 }
 
 bool sdb_memo_set(sdb_fake *t, int which, const sdb_expr *value) {
-  if (!t->memos && !(t->memos = calloc(SDB_MEMO_COUNT, sizeof *t->memos))) return false;
-  sdb_memo *slot = &t->memos[which];
+  sdb_memo *memos = t->has_memos ? memos_find(t) : memos_add(t);
+  if (!memos) return false;
+  sdb_memo *slot = &memos[which];
   slot->value = value;
   slot->epoch = t->mode ? t->mode->epoch : 0;
   slot->version = t->storage ? t->storage->version : 0;

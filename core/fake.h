@@ -60,23 +60,22 @@ typedef struct sdb_memo {
 
 typedef struct sdb_fake_mode sdb_fake_mode;
 
-/* 56 bytes (a long program holds millions: a 64-byte malloc block, 96
-** with its fresh storage). Its strides and device are read through
-** sdb_fake_strides and sdb_fake_device: they live with its sizes, in the
-** block every tensor of its shape on its device shares. */
+/* 40 bytes (a long program holds millions: a 48-byte malloc block, 80
+** with its fresh storage). Its strides, storage offset and device are
+** read through sdb_fake_strides, sdb_fake_offset and sdb_fake_device:
+** they live with its sizes, in the block every tensor of its shape at its
+** offset on its device shares. Its memos (sdb_memo_get) are kept apart:
+** few tensors ever have one. */
 typedef struct sdb_fake {
   int refcount;
   uint32_t id;                /* unique per process, for printing and maps */
   int ndim;
   uint8_t dtype;              /* sdb_dtype */
   bool requires_grad;
+  bool has_memos;             /* a data-dependent op set a memo on it */
   sdb_fake_mode *mode;        /* the mode that made it (not owned) */
   const sdb_expr *const *sizes;   /* ndim of them, then the strides (interned) */
-  const sdb_expr *storage_offset;
   sdb_storage *storage;       /* shared with views */
-  sdb_memo *memos;            /* SDB_MEMO_COUNT of them, allocated when a
-                                 data-dependent op first sets one (most
-                                 tensors never do: 96 bytes each saved) */
 } sdb_fake;
 
 struct sdb_fake_mode {
@@ -88,6 +87,7 @@ struct sdb_fake_mode {
 
 static inline const sdb_expr *const *sdb_fake_strides(const sdb_fake *t) { return t->sizes + t->ndim; }
 const char *sdb_fake_device(const sdb_fake *t);   /* "cpu", "cuda:0" (interned) */
+const sdb_expr *sdb_fake_offset(const sdb_fake *t);   /* the storage offset */
 
 /* --- modes ------------------------------------------------------------------ */
 sdb_fake_mode *sdb_fake_mode_new(sdb_shape_env *env, const char *why);

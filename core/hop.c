@@ -358,7 +358,7 @@ static int merge_leaf(sdb_fake_mode *m, const sdb_value *a, const sdb_value *b, 
   if (ta->ndim != tb->ndim)
     return sdb_err_set(err, SDB_E_HOP, "RuntimeError", "%s expected same dim but got %d and %d.",
                        prefix, ta->ndim, tb->ndim);
-  const sdb_expr *oa = sdb_simplify(env, ta->storage_offset), *ob = sdb_simplify(env, tb->storage_offset);
+  const sdb_expr *oa = sdb_simplify(env, sdb_fake_offset(ta)), *ob = sdb_simplify(env, sdb_fake_offset(tb));
   if (!oa || !ob) return sdb_err_expr(err);
   if (oa != ob) {
     char *xa = sdb_expr_str(oa), *xb = sdb_expr_str(ob);

@@ -202,7 +202,7 @@ const sdb_expr *sdb_keypath_get(sdb_shape_env *env, const sdb_value *v,
     switch (k->kind) {
       case SDB_KEY_SIZE: case SDB_KEY_STRIDE: case SDB_KEY_STORAGE_OFFSET:
         if (e || vec || !cur || cur->kind != SDB_V_TENSOR) goto bad;
-        if (k->kind == SDB_KEY_STORAGE_OFFSET) { e = cur->tensor->storage_offset; break; }
+        if (k->kind == SDB_KEY_STORAGE_OFFSET) { e = sdb_fake_offset(cur->tensor); break; }
         vec = k->kind == SDB_KEY_SIZE ? cur->tensor->sizes : sdb_fake_strides(cur->tensor);
         veclen = cur->tensor->ndim;
         break;
@@ -263,7 +263,7 @@ static bool find_rec(const sdb_value *v, const sdb_expr *sym, sdb_keypath *p) {
           sdb_key k2 = {SDB_KEY_INDEX, {.index = i}};
           return push(p, k1) && push(p, k2);
         }
-      if (t->storage_offset == sym) {
+      if (sdb_fake_offset(t) == sym) {
         sdb_key k = {SDB_KEY_STORAGE_OFFSET, {.index = 0}};
         return push(p, k);
       }
@@ -415,7 +415,7 @@ static void visit(walk *w, const sdb_value *v, const sdb_keypath *p) {
       visit_vec(w, sdb_fake_strides(t), t->ndim, SDB_KEY_STRIDE, p);
       sdb_keypath q = *p;
       sdb_key k = {SDB_KEY_STORAGE_OFFSET, {.index = 0}};
-      if (push(&q, k)) visit_expr(w, t->storage_offset, &q);
+      if (push(&q, k)) visit_expr(w, sdb_fake_offset(t), &q);
       break;
     }
     case SDB_V_INT: case SDB_V_BOOL: case SDB_V_FLOAT:
@@ -467,7 +467,7 @@ int sdb_compute_unbacked_bindings(sdb_shape_env *env, const sdb_value *v,
           sdb_buf_printf(&extra, "%s%s", i ? ", " : "", s ? s : "?");
           free(s);
         }
-        char *off = sdb_expr_str(t->storage_offset);
+        char *off = sdb_expr_str(sdb_fake_offset(t));
         sdb_buf_printf(&extra, "%s), %s)", t->ndim == 1 ? "," : "", off ? off : "?");
         free(off);
       } else {

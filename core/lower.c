@@ -307,7 +307,7 @@ static int dynamic_select_offset(lowering *lw, const sdb_node *n, sdb_err *err) 
   for (size_t i = 0; i < b->defines.n; i++) {
     const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines.v[i].sym);
     sdb_buf_printf(&lw->code, "    %s = ", s->name);
-    put_expr(lw, &lw->code, t->storage_offset);
+    put_expr(lw, &lw->code, sdb_fake_offset(t));
     sdb_buf_puts(&lw->code, " + ");
     put_expr(lw, &lw->code, sdb_fake_strides(t)[dim]);
     sdb_buf_puts(&lw->code, " * (");
@@ -403,7 +403,7 @@ static int repropagate(lowering *lw, const sdb_node *n, const sdb_op *op, sdb_ib
       if (ex->kind == SDB_V_TENSOR) {
         const sdb_fake *t = ex->tensor;
         sdb_fake *fresh = sdb_fake_new_strided(lw->mode, t->dtype, sdb_fake_device(t), t->sizes,
-                                               sdb_fake_strides(t), t->ndim, t->storage_offset, NULL);
+                                               sdb_fake_strides(t), t->ndim, sdb_fake_offset(t), NULL);
         if (!fresh) { rc = oom(err); goto out; }
         v = sdb_value_tensor(fresh);
         sdb_fake_unref(fresh);
@@ -590,7 +590,7 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     sdb_buf_puts(c, ", ");
     put_shape(lw, c, sdb_fake_strides(v), v->ndim);
     sdb_buf_puts(c, ", ");
-    put_expr(lw, c, v->storage_offset);
+    put_expr(lw, c, sdb_fake_offset(v));
     sdb_buf_puts(c, ")  # ReinterpretView\n");
   } else {
     const char *prefix = kind == SDB_IB_EXTERN ? "extern_kernels." : kind == SDB_IB_REDUCTION ? "reduction_" : "pointwise_";

@@ -111,7 +111,7 @@ int m_narrow(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *o
   vmeta r;
   vmeta_of(x, &r);
   r.sizes[dim] = len;
-  r.offset = sdb_add(x->storage_offset, sdb_mul(start, sdb_fake_strides(x)[dim]));
+  r.offset = sdb_add(sdb_fake_offset(x), sdb_mul(start, sdb_fake_strides(x)[dim]));
   if (!r.offset) return sdb_err_expr(err);
   return out_vmeta(m, x, &r, out, err);
 }
@@ -135,9 +135,9 @@ int select_meta(sdb_fake_mode *m, const sdb_op *op, const sdb_fake *x, int64_t d
                           index, x->sizes, x->ndim, d), err);
   const sdb_expr *off = NULL;
   if (sdb_guard_or_false(env, sdb_ge(index, sdb_int(0))))
-    off = sdb_add(x->storage_offset, sdb_mul(index, sdb_fake_strides(x)[d]));
+    off = sdb_add(sdb_fake_offset(x), sdb_mul(index, sdb_fake_strides(x)[d]));
   else if (sdb_guard_or_false(env, sdb_lt(index, sdb_int(0))))
-    off = sdb_add(x->storage_offset, sdb_mul(sdb_add(index, size), sdb_fake_strides(x)[d]));
+    off = sdb_add(sdb_fake_offset(x), sdb_mul(sdb_add(index, size), sdb_fake_strides(x)[d]));
   else if (!(off = sdb_create_unbacked_symint(env)))
     return oom(err);
   if (!off) return sdb_err_expr(err);
@@ -260,7 +260,7 @@ int m_slice(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *ou
   r.sizes[dim] = len;
   r.strides[dim] = sdb_mul(sdb_fake_strides(x)[dim], sdb_int(step));
   if (s) {
-    r.offset = sdb_add(x->storage_offset, sdb_mul(s, sdb_fake_strides(x)[dim]));
+    r.offset = sdb_add(sdb_fake_offset(x), sdb_mul(s, sdb_fake_strides(x)[dim]));
   } else {
     r.offset = sdb_create_unbacked_symint(env);
     if (!r.offset) return sdb_err_expr(err);
@@ -382,7 +382,7 @@ int m_detach(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *o
   int rc = ah_tensor(op, a, 0, "self", &x, err);
   if (!rc) rc = ah_max_pos(op, a, 1, err);
   if (rc) return rc;
-  sdb_fake *r = mk_view(m, x, x->sizes, sdb_fake_strides(x), x->ndim, x->storage_offset, err);
+  sdb_fake *r = mk_view(m, x, x->sizes, sdb_fake_strides(x), x->ndim, sdb_fake_offset(x), err);
   if (!r) return fail_code(err);
   r->requires_grad = false;
   return give(out, r);

@@ -177,8 +177,8 @@ int m_resize_(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *
   if ((rc = ah_sizes(op, a, 1, "size", r.sizes, MAX_DIMS, &r.n, err))) return rc;
   if ((rc = check_sizes(m, r.sizes, r.n, err))) return rc;
   if (sdb_contiguous_strides(r.sizes, r.n, r.strides)) return sdb_err_expr(err);
-  r.offset = x->storage_offset;
-  const sdb_expr *need = sdb_add(x->storage_offset, prod_of(r.sizes, r.n));
+  r.offset = sdb_fake_offset(x);
+  const sdb_expr *need = sdb_add(sdb_fake_offset(x), prod_of(r.sizes, r.n));
   if (!need) return sdb_err_expr(err);
   if (!known_true(m->env, sdb_le(need, x->storage->nelems))) {
     const sdb_expr *grown = smax(m->env, x->storage->nelems, need);

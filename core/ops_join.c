@@ -130,7 +130,7 @@ static int split_views(sdb_fake_mode *m, sdb_fake *x, int64_t dim, const sdb_exp
     vmeta r;
     vmeta_of(x, &r);
     r.sizes[dim] = lens[k];
-    r.offset = sdb_add(x->storage_offset, sdb_mul(start, sdb_fake_strides(x)[dim]));
+    r.offset = sdb_add(sdb_fake_offset(x), sdb_mul(start, sdb_fake_strides(x)[dim]));
     start = sdb_add(start, lens[k]);
     int rc = r.offset && start ? out_vmeta(m, x, &r, &t.items[k], err) : sdb_err_expr(err);
     if (rc) { sdb_value_free(&t); return rc; }

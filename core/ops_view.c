@@ -17,7 +17,7 @@ void vmeta_of(const sdb_fake *x, vmeta *r) {
     r->sizes[i] = x->sizes[i];
     r->strides[i] = sdb_fake_strides(x)[i];
   }
-  r->offset = x->storage_offset;
+  r->offset = sdb_fake_offset(x);
 }
 
 int out_vmeta(sdb_fake_mode *m, sdb_fake *x, const vmeta *r, sdb_value *out, sdb_err *err) {
@@ -163,7 +163,7 @@ static int view_core(sdb_fake_mode *m, sdb_fake *x, const sdb_expr **shape, int 
                           x->sizes, x->ndim, sdb_fake_strides(x), x->ndim, shape, n),
                      err);
   }
-  return out_view(m, x, shape, st, n, x->storage_offset, out, err);
+  return out_view(m, x, shape, st, n, sdb_fake_offset(x), out, err);
 }
 
 /* view(*shape) / reshape(*shape): varargs or one list, one -1 inferred. */
@@ -295,7 +295,7 @@ int unsqueeze_meta(const sdb_op *op, const sdb_fake *x, int64_t dim, vmeta *r, s
       r->strides[r->n++] = sdb_fake_strides(x)[i];
     }
   }
-  r->offset = x->storage_offset;
+  r->offset = sdb_fake_offset(x);
   return SDB_OK;
 }
 
@@ -330,7 +330,7 @@ int squeeze_meta(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, const sd
     r->sizes[r->n] = x->sizes[i];
     r->strides[r->n++] = sdb_fake_strides(x)[i];
   }
-  r->offset = x->storage_offset;
+  r->offset = sdb_fake_offset(x);
   return SDB_OK;
 }
 
@@ -408,7 +408,7 @@ static int permute_core(sdb_fake_mode *m, sdb_fake *x, const int64_t *dims, int 
   bool seen[MAX_DIMS] = {false};
   vmeta r;
   r.n = nd;
-  r.offset = x->storage_offset;
+  r.offset = sdb_fake_offset(x);
   for (int i = 0; i < nd; i++) {
     if (seen[dims[i]])
       return sdb_err_set(err, SDB_E_INVALID, "RuntimeError", "permute(): duplicate dims are not allowed.");
@@ -488,7 +488,7 @@ int expand_meta(sdb_fake_mode *m, const sdb_op *op, const sdb_fake *x,
                           (int64_t)x->ndim), err);
   if (nt > MAX_DIMS) return sdb_err_set(err, SDB_E_INVALID, "ValueError", "expand(): too many dims");
   r->n = nt;
-  r->offset = x->storage_offset;
+  r->offset = sdb_fake_offset(x);
   for (int i = nt - 1; i >= 0; i--) {
     int dim = i - (nt - x->ndim);
     const sdb_expr *size = dim >= 0 ? x->sizes[dim] : sdb_int(1);
@@ -568,7 +568,7 @@ int m_alias(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_value *ou
   sdb_fake *x = NULL;
   int rc = ah_tensor(op, a, 0, "self", &x, err);
   if (rc) return rc;
-  sdb_fake *r = mk_view(m, x, x->sizes, sdb_fake_strides(x), x->ndim, x->storage_offset, err);
+  sdb_fake *r = mk_view(m, x, x->sizes, sdb_fake_strides(x), x->ndim, sdb_fake_offset(x), err);
   return r ? give(out, r) : fail_code(err);
 }
 
@@ -683,7 +683,7 @@ int m_as_strided(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a, sdb_valu
   if (ns != nt)
     return sdb_err_set(err, SDB_E_INVALID, "RuntimeError",
                        "mismatch in length of strides and shape");
-  if ((rc = ah_int(op, a, 3, "storage_offset", x->storage_offset, &off, err))) return rc;
+  if ((rc = ah_int(op, a, 3, "storage_offset", sdb_fake_offset(x), &off, err))) return rc;
   for (int i = 0; i < ns && !rc; i++)
     rc = tcheck(m, sdb_ge(strides[i], sdb_int(0)),
                 msgf(m->env, "as_strided: Negative strides are not supported at the moment, got strides: {s}",

@@ -231,7 +231,7 @@ static int bind_tensor_symbols(sdb_tracer *tr, const sdb_fake *t, const sdb_node
   size_t n = 0;
   for (int i = 0; i < t->ndim && n < 64; i++) all[n++] = t->sizes[i];
   for (int i = 0; i < t->ndim && n < 2 * 64; i++) all[n++] = sdb_fake_strides(t)[i];
-  all[n++] = t->storage_offset;
+  all[n++] = sdb_fake_offset(t);
   for (size_t k = 0; k < n; k++) {
     if (sdb_is_const(all[k])) continue;
     const sdb_expr **fs;

@@ -251,6 +251,42 @@ static void test_epoch_memo_and_rebind(void **state) {
   sdb_fake_unref(x);
 }
 
+/* Memos live in a table apart, by tensor: set on many tensors (past
+** several doublings of the table), each reads back its own, and freeing
+** every third one, then the rest in another order, leaves the others'
+** memos where a lookup finds them (a removal shifts the slots after it
+** back). */
+static void test_memos_apart(void **state) {
+  fixture *f = *state;
+  enum { N = 600 };
+  sdb_fake *t[N];
+  const sdb_expr *size = sdb_int(3);
+  for (int i = 0; i < N; i++) {
+    t[i] = sdb_fake_new(f->mode, SDB_F32, "cpu", &size, 1);
+    assert_non_null(t[i]);
+    assert_false(t[i]->has_memos);
+    assert_null(sdb_memo_get(t[i], SDB_MEMO_NONZERO));
+    assert_true(sdb_memo_set(t[i], SDB_MEMO_NONZERO, sdb_int(i)));
+    assert_true(t[i]->has_memos);
+  }
+  for (int i = 0; i < N; i++) assert_ptr_equal(sdb_memo_get(t[i], SDB_MEMO_NONZERO), sdb_int(i));
+  for (int i = 0; i < N; i += 3) { sdb_fake_unref(t[i]); t[i] = NULL; }
+  for (int i = 0; i < N; i++)
+    if (t[i]) assert_ptr_equal(sdb_memo_get(t[i], SDB_MEMO_NONZERO), sdb_int(i));
+  for (int i = N - 1; i >= 0; i -= 2)
+    if (t[i]) { sdb_fake_unref(t[i]); t[i] = NULL; }
+  for (int i = 0; i < N; i++)
+    if (t[i]) {
+      assert_ptr_equal(sdb_memo_get(t[i], SDB_MEMO_NONZERO), sdb_int(i));
+      sdb_fake_unref(t[i]);
+    }
+  /* a tensor made where a freed one was has no memo */
+  sdb_fake *fresh = sdb_fake_new(f->mode, SDB_F32, "cpu", &size, 1);
+  assert_false(fresh->has_memos);
+  assert_null(sdb_memo_get(fresh, SDB_MEMO_NONZERO));
+  sdb_fake_unref(fresh);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_nonzero_binding, setup, teardown),
@@ -259,6 +295,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_scalar_paths, setup, teardown),
     cmocka_unit_test_setup_teardown(test_pending_not_found, setup, teardown),
     cmocka_unit_test_setup_teardown(test_epoch_memo_and_rebind, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_memos_apart, setup, teardown),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   return cmocka_run_group_tests_name("keypath", tests, NULL, NULL);

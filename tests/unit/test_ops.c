@@ -292,7 +292,7 @@ static void check_expr(const sdb_expr *e, const char *want) {
   }
   free(t);
 }
-#define OFFSET(v, want) check_expr(TEN(v)->storage_offset, (want))
+#define OFFSET(v, want) check_expr(sdb_fake_offset(TEN(v)), (want))
 
 /* Every guard, in order, joined by "; " ("" for none). */
 static void check_guards(const char *want) {
