@@ -250,7 +250,9 @@ sdb_graph *sdb_graph_new_sub(sdb_graph *parent, const char *base) {
 /* Put n at position at; the insertion point moves with the nodes after it. */
 static sdb_node *insert_pos(sdb_graph *g, sdb_node *n, size_t at) {
   if (g->n == g->cap) {
-    size_t cap = g->cap ? g->cap * 2 : 32;
+    /* from 8: a cond's branch is a few nodes, and a long run makes
+    ** thousands of them (32 was 190 bytes unused in each) */
+    size_t cap = g->cap ? g->cap * 2 : 8;
     sdb_node **v = realloc(g->nodes, cap * sizeof *v);
     if (!v) return NULL;
     g->nodes = v;

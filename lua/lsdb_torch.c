@@ -580,7 +580,7 @@ static int t_stride(lua_State *L) {
 
 static int t_storage_offset(lua_State *L) {
   sdb_fake *t = self_tensor(L)->t;
-  push_dim_value(L, t, t->storage_offset, "storage_offset", -1);
+  push_dim_value(L, t, sdb_fake_offset(t), "storage_offset", -1);
   return 1;
 }
 
