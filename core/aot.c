@@ -270,7 +270,7 @@ static sdb_node *emit_node_kw(interp *it, const char *target, const char *hint, 
     sdb_bindings found;
     if (sdb_compute_unbacked_bindings(it->env, v, true, &found, err)) return NULL;
     if (!sdb_node_set_bindings(node, &found)) { oom(err); return NULL; }
-    if (node->bindings) bindings_event(it, node);
+    if (sdb_node_bindings(node)->n) bindings_event(it, node);
     sdb_bindings tmp;
     int rc = sdb_compute_unbacked_bindings(it->env, v, false, &tmp, err);
     sdb_bindings_free(&tmp);
@@ -439,7 +439,7 @@ static int run_cond(interp *it, const sdb_node *n, const sdb_value *vals, sdb_er
     sdb_node *attrs[2];
     for (int b = 0; b < 2; b++) {
       attrs[b] = sdb_graph_call(it->out, SDB_N_GET_ATTR, built[b]->name, built[b]->name, NULL, 0, NULL);
-      if (attrs[b]) sdb_node_set_sub(attrs[b], built[b]);
+      if (attrs[b] && !sdb_node_set_sub(attrs[b], built[b])) attrs[b] = NULL;   /* out of memory */
     }
     sdb_arg *args = calloc(5, sizeof *args);
     if (!args || !attrs[0] || !attrs[1]) { free(args); rc = oom(err); }
@@ -623,9 +623,9 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
   }
 out:
   /* any failure while replaying the node is at the user's line that made it */
-  if (rc && err && !err->file && n->at) {
-    err->file = n->at->file;
-    err->line = n->at->line;
+  if (rc && err && !err->file && sdb_node_at(n)) {
+    err->file = sdb_node_at(n)->file;
+    err->line = sdb_node_at(n)->line;
   }
   for (size_t i = 0; i < nv; i++) sdb_value_free(&vals[i]);
   sdb_events_pop_loc(it->ev);

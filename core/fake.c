@@ -2,6 +2,7 @@
 ** fake.c — FakeTensor and FakeTensorMode (see fake.h).
 */
 #include "fake.h"
+#include "ptrtab.h"
 #include "arena.h"
 #include "buf.h"
 #include "intern.h"
@@ -212,72 +213,24 @@ static const sdb_expr *const *intern_dims(const char *device, const sdb_expr *of
 
 /* --- memos ------------------------------------------------------------------------ */
 
-/* Each tensor's SDB_MEMO_COUNT memos, by its address, for the few tensors
-** a data-dependent op set one on (has_memos): a pointer in every tensor
-** cost 8 bytes of millions. Open addressing; a removal shifts the run
-** after it back, so no slot is a tombstone. Empty, it holds no memory. */
-typedef struct memo_slot { const sdb_fake *t; sdb_memo *m; } memo_slot;
-static memo_slot *memo_tab;
-static size_t memo_cap, memo_len;
+/* Each tensor's SDB_MEMO_COUNT memos, by tensor, for the few tensors a
+** data-dependent op set one on (has_memos): a pointer in every tensor cost
+** 8 bytes of millions. */
+static sdb_ptrtab memo_tab = SDB_PTRTAB_INIT;
 
-static size_t memo_home(const sdb_fake *t) {
-  return (size_t)(((uint64_t)(uintptr_t)t * 0x9E3779B97F4A7C15u) >> 20) & (memo_cap - 1);
-}
-
-static sdb_memo *memos_find(const sdb_fake *t) {
-  for (size_t j = memo_home(t); memo_tab[j].t; j = (j + 1) & (memo_cap - 1))
-    if (memo_tab[j].t == t) return memo_tab[j].m;
-  return NULL;
-}
-
-static bool memo_grow(void) {
-  size_t cap = memo_cap ? memo_cap * 2 : 64, old = memo_cap;
-  memo_slot *t = calloc(cap, sizeof *t), *was = memo_tab;
-  if (!t) return false;
-  memo_tab = t;
-  memo_cap = cap;
-  for (size_t i = 0; i < old; i++) {
-    if (!was[i].t) continue;
-    size_t j = memo_home(was[i].t);
-    while (memo_tab[j].t) j = (j + 1) & (cap - 1);
-    memo_tab[j] = was[i];
-  }
-  free(was);
-  return true;
-}
+static sdb_memo *memos_find(const sdb_fake *t) { return sdb_ptrtab_get(&memo_tab, t); }
 
 /* t's memos, new and empty (t has none) */
 static sdb_memo *memos_add(sdb_fake *t) {
-  if ((memo_len + 1) * 2 > memo_cap && !memo_grow()) return NULL;
   sdb_memo *m = calloc(SDB_MEMO_COUNT, sizeof *m);
-  if (!m) return NULL;
-  size_t j = memo_home(t);
-  while (memo_tab[j].t) j = (j + 1) & (memo_cap - 1);
-  memo_tab[j] = (memo_slot){t, m};
-  memo_len++;
+  if (!m || !sdb_ptrtab_put(&memo_tab, t, m)) { free(m); return NULL; }
   t->has_memos = true;
   return m;
 }
 
 static void memos_drop(sdb_fake *t) {
-  size_t j = memo_home(t);
-  while (memo_tab[j].t != t) j = (j + 1) & (memo_cap - 1);
-  free(memo_tab[j].m);
-  /* shift back each later slot of the run that may sit at or before j */
-  for (size_t k = (j + 1) & (memo_cap - 1); memo_tab[k].t; k = (k + 1) & (memo_cap - 1)) {
-    size_t h = memo_home(memo_tab[k].t);
-    if (((k - h) & (memo_cap - 1)) >= ((k - j) & (memo_cap - 1))) {
-      memo_tab[j] = memo_tab[k];
-      j = k;
-    }
-  }
-  memo_tab[j] = (memo_slot){NULL, NULL};
+  free(sdb_ptrtab_remove(&memo_tab, t));
   t->has_memos = false;
-  if (--memo_len == 0) {   /* none left: nothing held */
-    free(memo_tab);
-    memo_tab = NULL;
-    memo_cap = 0;
-  }
 }
 
 /* A tensor with its own fresh storage is one block, the storage first:

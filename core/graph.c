@@ -2,6 +2,7 @@
 ** graph.c — FX-like graphs and their readable printing (see graph.h).
 */
 #include "graph.h"
+#include "ptrtab.h"
 #include "buf.h"
 #include "fake.h"
 #include "intern.h"
@@ -92,26 +93,65 @@ sdb_graph *sdb_graph_new(const char *name) {
 
 const sdb_bindings sdb_node_no_bindings = {NULL, 0};
 
+/* --- what few nodes have ---------------------------------------------------------- */
+
+static sdb_ptrtab node_extras = SDB_PTRTAB_INIT;
+
+const sdb_node_extra *sdb_node_extra_of(const sdb_node *n) {
+  return n->has_extra ? sdb_ptrtab_get(&node_extras, n) : NULL;
+}
+
+/* n's extra, made empty if it had none; NULL on OOM */
+static sdb_node_extra *extra_for(sdb_node *n) {
+  if (n->has_extra) return sdb_ptrtab_get(&node_extras, n);
+  sdb_node_extra *x = calloc(1, sizeof *x);
+  if (!x || !sdb_ptrtab_put(&node_extras, n, x)) { free(x); return NULL; }
+  n->has_extra = true;
+  return x;
+}
+
+static void drop_extra(sdb_node *n) {
+  if (!n->has_extra) return;
+  sdb_node_extra *x = sdb_ptrtab_remove(&node_extras, n);
+  n->has_extra = false;
+  if (x) sdb_bindings_free(&x->bindings);
+  free(x);
+}
+
+/* an extra that holds nothing goes */
+static void drop_if_empty(sdb_node *n) {
+  const sdb_node_extra *x = sdb_node_extra_of(n);
+  if (x && !x->bindings.n && !x->source) drop_extra(n);   /* source and sub share the word */
+}
+
 bool sdb_node_set_bindings(sdb_node *n, sdb_bindings *b) {
-  if (n->bindings) {
-    sdb_bindings_free(n->bindings);
-    free(n->bindings);
-    n->bindings = NULL;
+  if (n->has_extra) {
+    sdb_node_extra *x = sdb_ptrtab_get(&node_extras, n);
+    sdb_bindings_free(&x->bindings);
+    x->bindings = (sdb_bindings){NULL, 0};
   }
-  if (!b->n) { sdb_bindings_free(b); return true; }
-  n->bindings = malloc(sizeof *n->bindings);
-  if (!n->bindings) { sdb_bindings_free(b); return false; }
-  *n->bindings = *b;
+  if (!b->n) { sdb_bindings_free(b); drop_if_empty(n); return true; }
+  sdb_node_extra *x = extra_for(n);
+  if (!x) { sdb_bindings_free(b); return false; }
+  x->bindings = *b;
   b->v = NULL;
   b->n = 0;
+  return true;
+}
+
+bool sdb_node_set_sub(sdb_node *n, sdb_graph *g) {
+  if (n->op != SDB_N_GET_ATTR || (!g && !n->has_extra)) return true;
+  sdb_node_extra *x = extra_for(n);
+  if (!x) return false;
+  x->sub = g;
+  drop_if_empty(n);
   return true;
 }
 
 static void free_node(sdb_node *n) {
   for (size_t i = 0; i < n->nargs; i++) sdb_arg_free(&n->args[i]);
   sdb_value_free(&n->example);
-  if (n->bindings) sdb_bindings_free(n->bindings);
-  free(n->bindings);
+  drop_extra(n);
   free(n);
 }
 
@@ -358,7 +398,9 @@ sdb_node *sdb_graph_placeholder_at(sdb_graph *g, size_t pos, const char *name,
   sdb_node *n = new_node(SDB_N_PLACEHOLDER, sdb_graph_unique_name(g, name), target ? target : name, 0, 0);
   if (!n) return NULL;
   if (example) n->example = sdb_value_copy(example);
-  n->source_ = src;
+  sdb_node_extra *x = src ? extra_for(n) : NULL;
+  if (src && !x) { free_node(n); return NULL; }
+  if (x) x->source = src;
   size_t np = sdb_graph_num_placeholders(g);
   if (!insert_pos(g, n, pos < np ? pos : np)) { free_node(n); return NULL; }
   return n;
@@ -763,8 +805,8 @@ static void print_graph(sdb_buf *b, const sdb_graph *g, const sdb_print_opts *o,
         sdb_buf_printf(b, "%.*s        %s = %s\n", ip, pad, n->name, n->target);
       continue;
     }
-    if (o && o->locations && n->at && n->at->file) {
-      const sdb_site *at = n->at;
+    if (o && o->locations && sdb_node_at(n) && sdb_node_at(n)->file) {
+      const sdb_site *at = sdb_node_at(n);
       const char *code = sdb_srcfile_line(at->file, at->line);
       const char *base = strrchr(at->file, '/');
       sdb_buf_printf(b, "\n%.*s         # File: %s:%d", ip, pad, base ? base + 1 : at->file, at->line);

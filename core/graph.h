@@ -79,41 +79,45 @@ sdb_arg sdb_arg_const(sdb_value v);           /* takes v */
 sdb_arg sdb_arg_seq(size_t n, bool tuple);    /* items to fill in */
 void sdb_arg_free(sdb_arg *a);
 
-struct sdb_node {          /* small fields first: they share two words */
+struct sdb_node {          /* small fields first: they share three words */
   uint32_t id;
   uint32_t nargs;          /* of args */
   int32_t nusers;
   uint8_t op;              /* sdb_node_op */
   bool impure;             /* has side effects: never removed by DCE */
   uint16_t nkw;            /* the last nkw args are keyword args (sdb_node_kw) */
+  uint32_t at_;            /* the user's line: a site's id (a site with no tracer), 0 for
+                              none (sdb_node_at) */
+  bool has_extra;          /* it has bindings, a source or a subgraph (sdb_node_extra) */
   const char *name;        /* unique in its graph (interned) */
   const char *target;      /* "torch.nonzero", "operator.add", "nonzero" (method), ... */
   sdb_value example;       /* meta['example_value'] (owned) */
-  sdb_bindings *bindings;  /* meta['unbacked_bindings'], NULL when none (owned; read
-                              through sdb_node_bindings: most nodes bind nothing) */
-  union {                  /* by op; read through sdb_node_source and sdb_node_sub */
-    const sdb_source *source_; /* a placeholder: the input it stands for */
-    sdb_graph *sub_;           /* a get_attr of a subgraph (not owned: the graph owns it) */
-  };
-  const sdb_site *at;      /* the user's line (a site with no tracer), or NULL */
   sdb_arg args[];          /* nargs of them, in the node's own block (what they hold is owned),
                               then the nkw keyword names */
 };
 
-/* 88 bytes before its arguments, which follow it in its block (a long
-** program holds millions): source and sub share a word, as no node is
-** both a placeholder and a get_attr, and a node does not point at its
-** graph or its arguments. */
+/* What few nodes have, kept apart (a table by node, core/ptrtab): a long
+** program holds millions of nodes, and a pointer in each for what most
+** never have was 16 bytes of 88. */
+typedef struct sdb_node_extra {
+  sdb_bindings bindings;   /* meta['unbacked_bindings'] (owned) */
+  union {                  /* by op: no node is both a placeholder and a get_attr */
+    const sdb_source *source;  /* a placeholder: the input it stands for */
+    sdb_graph *sub;            /* a get_attr of a subgraph (not owned: the graph owns it) */
+  };
+} sdb_node_extra;
+const sdb_node_extra *sdb_node_extra_of(const sdb_node *n);   /* NULL: none */
+
+/* 72 bytes before its arguments, which follow it in its block: a node
+** does not point at its graph or its arguments. */
 static inline const sdb_source *sdb_node_source(const sdb_node *n) {
-  return n->op == SDB_N_PLACEHOLDER ? n->source_ : NULL;
+  return n->op == SDB_N_PLACEHOLDER && n->has_extra ? sdb_node_extra_of(n)->source : NULL;
 }
 static inline sdb_graph *sdb_node_sub(const sdb_node *n) {
-  return n->op == SDB_N_GET_ATTR ? n->sub_ : NULL;
+  return n->op == SDB_N_GET_ATTR && n->has_extra ? sdb_node_extra_of(n)->sub : NULL;
 }
-/* Makes get_attr node n name subgraph g (not owned). */
-static inline void sdb_node_set_sub(sdb_node *n, sdb_graph *g) {
-  if (n->op == SDB_N_GET_ATTR) n->sub_ = g;
-}
+/* Makes get_attr node n name subgraph g (not owned); false on OOM. */
+bool sdb_node_set_sub(sdb_node *n, sdb_graph *g);
 
 /* The names of a node's keyword arguments, its last nkw (interned): they
 ** follow the arguments in the node's block, so an argument is 16 bytes
@@ -130,22 +134,27 @@ static inline const char *sdb_node_kw(const sdb_node *n, size_t i) {
 /* A node's bindings (an empty set when it has none). */
 extern const sdb_bindings sdb_node_no_bindings;
 static inline const sdb_bindings *sdb_node_bindings(const sdb_node *n) {
-  return n->bindings ? n->bindings : &sdb_node_no_bindings;
+  return n->has_extra ? &sdb_node_extra_of(n)->bindings : &sdb_node_no_bindings;
 }
 /* Gives n the bindings in *b (taken, *b emptied; none is no allocation).
 ** false on OOM (*b freed). */
 bool sdb_node_set_bindings(sdb_node *n, sdb_bindings *b);
 
-/* The user's line that made n, as a location ({NULL, 0, NULL}: none). */
+/* The user's line that made n (a site with no tracer), or NULL. */
+static inline const sdb_site *sdb_node_at(const sdb_node *n) {
+  return n->at_ ? sdb_site_table_[n->at_] : NULL;
+}
+/* The same as a location ({NULL, 0, NULL}: none). */
 static inline sdb_loc sdb_node_loc(const sdb_node *n) {
   sdb_loc l = {NULL, 0, NULL};
-  if (n->at) { l.file = n->at->file; l.line = n->at->line; l.func = n->at->func; }
+  const sdb_site *at = sdb_node_at(n);
+  if (at) { l.file = at->file; l.line = at->line; l.func = at->func; }
   return l;
 }
 /* Records where the user was (the stream's locator) as n's line. */
 static inline void sdb_node_locate(sdb_node *n, sdb_events *ev) {
   sdb_loc l;
-  n->at = sdb_events_locate(ev, &l) && l.file ? sdb_site_get(NULL, 0, l.file, l.line, l.func) : NULL;
+  n->at_ = sdb_events_locate(ev, &l) && l.file ? sdb_site_get(NULL, 0, l.file, l.line, l.func)->id : 0;
 }
 
 /* Told of each node removed from a graph, before it is freed (the tracer

@@ -546,10 +546,8 @@ static int run_hop(rctx *c, frame *f, const sdb_fx_node *n, bool is_cond, sdb_va
     for (size_t i = 0; i < nb; i++) {
       attrs[i] = sdb_graph_call(tr->graph, SDB_N_GET_ATTR, br[i].graph->name, br[i].graph->name,
                                 NULL, 0, NULL);
-      if (attrs[i]) {
-        sdb_node_set_sub(attrs[i], br[i].graph);
-        sdb_tracer_adopt_node(tr, attrs[i], NULL, err);
-      }
+      if (attrs[i] && !sdb_node_set_sub(attrs[i], br[i].graph)) attrs[i] = NULL;   /* out of memory */
+      if (attrs[i]) sdb_tracer_adopt_node(tr, attrs[i], NULL, err);
     }
     size_t na = is_cond ? 4 : 1 + nopn, k = 0;
     sdb_arg *args = calloc(na + 1, sizeof *args);

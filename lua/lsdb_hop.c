@@ -255,8 +255,10 @@ static int hop_finish(lua_State *L) {
   for (int i = 0; i < h->nbranches; i++) {
     attrs[i] = sdb_graph_call(tr->graph, SDB_N_GET_ATTR, h->branches[i].graph->name,
                               h->branches[i].graph->name, NULL, 0, NULL);
-    if (!attrs[i]) { free(ops); return luaL_error(L, "out of memory"); }
-    sdb_node_set_sub(attrs[i], h->branches[i].graph);
+    if (!attrs[i] || !sdb_node_set_sub(attrs[i], h->branches[i].graph)) {
+      free(ops);
+      return luaL_error(L, "out of memory");
+    }
     sdb_tracer_adopt_node(tr, attrs[i], NULL, &err);
   }
   size_t nargs = h->is_cond ? 4 : 1 + nops;

@@ -1400,6 +1400,44 @@ static void test_graph_kwargs(void **state) {
   sdb_graph_free(g);
 }
 
+/* What few nodes have (bindings, a placeholder's source, a get_attr's
+** subgraph) is kept apart: each reads back, clearing the bindings keeps
+** the source, and a node with none of them reads as having none. */
+static void test_node_extras(void **state) {
+  (void)state;
+  sdb_graph *g = sdb_graph_new("GraphModule");
+  const sdb_source *src = sdb_source_local("x");
+  sdb_node *x = sdb_graph_placeholder(g, "x", "x", NULL, src);
+  sdb_node *y = sdb_graph_placeholder(g, "y", "y", NULL, NULL);
+  assert_ptr_equal(sdb_node_source(x), src);
+  assert_null(sdb_node_source(y));
+  assert_false(y->has_extra);
+  sdb_keypath kp = {0};
+  sdb_binding *v = calloc(1, sizeof *v);
+  assert_non_null(v);
+  v[0] = (sdb_binding){sdb_sym("u0"), sdb_keypath_intern(&kp)};
+  sdb_bindings b = {v, 1};
+  assert_true(sdb_node_set_bindings(x, &b));
+  assert_int_equal(b.n, 0);   /* taken */
+  assert_int_equal(sdb_node_bindings(x)->n, 1);
+  assert_ptr_equal(sdb_node_bindings(x)->v[0].sym, sdb_sym("u0"));
+  assert_ptr_equal(sdb_node_source(x), src);
+  sdb_bindings none = {NULL, 0};
+  assert_true(sdb_node_set_bindings(x, &none));
+  assert_int_equal(sdb_node_bindings(x)->n, 0);
+  assert_ptr_equal(sdb_node_source(x), src);   /* still there */
+  sdb_graph *sub = sdb_graph_new_sub(g, "cond_true");
+  sdb_node *a = sdb_graph_call(g, SDB_N_GET_ATTR, sub->name, sub->name, NULL, 0, NULL);
+  assert_null(sdb_node_sub(a));
+  assert_true(sdb_node_set_sub(a, sub));
+  assert_ptr_equal(sdb_node_sub(a), sub);
+  assert_null(sdb_node_source(a));
+  assert_true(sdb_node_set_sub(a, NULL));
+  assert_false(a->has_extra);   /* nothing left: the entry went */
+  assert_true(sdb_node_set_sub(a, sub));
+  sdb_graph_free(g);   /* frees what the nodes keep apart (valgrind checks) */
+}
+
 /* An event applied again at its own step follows the history, also when
 ** it was built by hand with no site (the stream and the view spell
 ** "nowhere" the same) or with binding paths but no symbols (they count
@@ -1558,6 +1596,7 @@ int main(void) {
     cmocka_unit_test(test_event_more_packed),
     cmocka_unit_test(test_graph_defer_matches),
     cmocka_unit_test(test_graph_kwargs),
+    cmocka_unit_test(test_node_extras),
     cmocka_unit_test(test_follow_bare_events),
     cmocka_unit_test(test_clone_and_fork),
     cmocka_unit_test(test_big_stream),
