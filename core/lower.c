@@ -22,7 +22,7 @@ const char *sdb_ibuf_kind_name(sdb_ibuf_kind k) {
 
 void sdb_lowered_free(sdb_lowered *l) {
   if (!l) return;
-  for (size_t i = 0; i < l->n; i++) sdb_bindings_free(&l->bufs[i].defines);
+  for (size_t i = 0; i < l->n; i++) free(l->bufs[i].defines);
   free(l->bufs);
   free(l->wrapper);
   l->bufs = NULL;
@@ -204,11 +204,20 @@ static sdb_ibuf *new_buf(lowering *lw, sdb_ibuf_kind kind, const sdb_node *origi
   return b;
 }
 
+/* b defines what src binds (a copy); false on OOM */
+static bool take_defines(sdb_ibuf *b, const sdb_bindings *src) {
+  sdb_bindings c;
+  if (!sdb_bindings_copy(&c, src)) return false;
+  b->defines = c.v;
+  b->ndefines = (uint32_t)c.n;
+  return true;
+}
+
 static void buffer_event(lowering *lw, const sdb_ibuf *b) {
-  size_t n = b->defines.n;
+  size_t n = b->ndefines;
   const sdb_expr **syms = calloc(n + 1, sizeof *syms);
   if (!syms) return;
-  for (size_t i = 0; i < n; i++) syms[i] = sdb_resolve_renamed(lw->env, b->defines.v[i].sym);
+  for (size_t i = 0; i < n; i++) syms[i] = sdb_resolve_renamed(lw->env, b->defines[i].sym);
   sdb_event e = {0};
   e.kind = SDB_EV_BUFFER_LOWERED;
   e.text = b->name;
@@ -275,10 +284,10 @@ static void flush_asserts(lowering *lw) {
 
 /* `u0 = buf1.size(0)` for each symbol a buffer defines. */
 static void codegen_defs(lowering *lw, const sdb_ibuf *b) {
-  for (size_t i = 0; i < b->defines.n; i++) {
-    const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines.v[i].sym);
+  for (size_t i = 0; i < b->ndefines; i++) {
+    const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines[i].sym);
     char path[256];
-    sdb_keypath_call_str(b->defines.v[i].path, path, sizeof path);
+    sdb_keypath_call_str(b->defines[i].path, path, sizeof path);
     if (b->kind == SDB_IB_DYNAMIC_SCALAR) sdb_buf_printf(&lw->code, "    %s = %s.item()\n", s->name, b->name);
     else sdb_buf_printf(&lw->code, "    %s = %s%s\n", s->name, b->name, path);
     sdb_map_put(&lw->bound, s, (void *)s);
@@ -303,9 +312,9 @@ static int dynamic_select_offset(lowering *lw, const sdb_node *n, sdb_err *err) 
   if (!x || x->kind != SDB_V_TENSOR || !idx || dim < 0 || dim >= x->tensor->ndim) return SDB_OK;
   const sdb_fake *t = x->tensor;
   sdb_ibuf *b = new_buf(lw, SDB_IB_DYNAMIC_SELECT, n);
-  if (!b || !sdb_bindings_copy(&b->defines, sdb_node_bindings(n))) return oom(err);
-  for (size_t i = 0; i < b->defines.n; i++) {
-    const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines.v[i].sym);
+  if (!b || !take_defines(b, sdb_node_bindings(n))) return oom(err);
+  for (size_t i = 0; i < b->ndefines; i++) {
+    const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines[i].sym);
     sdb_buf_printf(&lw->code, "    %s = ", s->name);
     put_expr(lw, &lw->code, sdb_fake_offset(t));
     sdb_buf_puts(&lw->code, " + ");
@@ -343,16 +352,16 @@ static int check_invariant(lowering *lw, const sdb_node *n, size_t first_buf, sd
     sdb_buf_printf(&want, "%s%s", i ? ", " : "", s->name);
     bool found = false;
     for (size_t k = first_buf; k < lw->out->n && !found; k++)
-      for (size_t d = 0; d < lw->out->bufs[k].defines.n && !found; d++)
-        found = sdb_resolve_renamed(lw->env, lw->out->bufs[k].defines.v[d].sym) == s;
+      for (size_t d = 0; d < lw->out->bufs[k].ndefines && !found; d++)
+        found = sdb_resolve_renamed(lw->env, lw->out->bufs[k].defines[d].sym) == s;
     if (!found && !missing) missing = s;
   }
   int nh = 0;
   for (size_t k = first_buf; k < lw->out->n; k++) {
     const sdb_ibuf *b = &lw->out->bufs[k];
     sdb_buf_printf(&bufs, "  %s = %s(...)  # defines {", b->name, sdb_ibuf_kind_name(b->kind));
-    for (size_t d = 0; d < b->defines.n; d++) {
-      const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines.v[d].sym);
+    for (size_t d = 0; d < b->ndefines; d++) {
+      const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines[d].sym);
       sdb_buf_printf(&bufs, "%s%s", d ? ", " : "", s->name);
       sdb_buf_printf(&have, "%s%s", nh++ ? ", " : "", s->name);
     }
@@ -421,12 +430,17 @@ static int repropagate(lowering *lw, const sdb_node *n, const sdb_op *op, sdb_ib
   sdb_value nv = SDB_VALUE_NONE;
   if ((rc = sdb_op_call(lw->mode, op, &args, &nv, err))) goto out;
   rc = sdb_rebind_unbacked(lw->env, sdb_node_bindings(n), &nv, "process_kernel re-propagation", err);
-  if (rc == SDB_OK) rc = sdb_compute_unbacked_bindings(lw->env, &nv, false, &mo->defines, err);
+  if (rc == SDB_OK) {
+    sdb_bindings found;   /* set, even on an error, and then the buffer's to free */
+    rc = sdb_compute_unbacked_bindings(lw->env, &nv, false, &found, err);
+    mo->defines = found.v;
+    mo->ndefines = (uint32_t)found.n;
+  }
   /* symbols that nothing renamed: a memo hit in the trace made them one */
-  for (size_t i = 0; rc == SDB_OK && i < mo->defines.n; i++) {
-    const sdb_expr *fresh = mo->defines.v[i].sym;
+  for (size_t i = 0; rc == SDB_OK && i < mo->ndefines; i++) {
+    const sdb_expr *fresh = mo->defines[i].sym;
     if (sdb_resolve_renamed(lw->env, fresh) != fresh) continue;
-    const sdb_expr *old = sdb_keypath_get(lw->env, &n->example, mo->defines.v[i].path, NULL);
+    const sdb_expr *old = sdb_keypath_get(lw->env, &n->example, mo->defines[i].path, NULL);
     if (!old || old == fresh || !sdb_has_unbacked(lw->env, old)) continue;
     const sdb_expr *eq = sdb_eq(sdb_simplify(lw->env, old), fresh);
     if (!eq) { rc = sdb_err_expr(err); break; }
@@ -523,10 +537,10 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
           rest.n--;
           sdb_binding bd = {sdb_node_bindings(n)->v[k].sym, sdb_keypath_intern(&rest)};
           if (!bd.path) return oom(err);
-          sdb_binding *v = realloc(mo->defines.v, (mo->defines.n + 1) * sizeof *v);
+          sdb_binding *v = realloc(mo->defines, (mo->ndefines + 1) * sizeof *v);
           if (!v) return oom(err);
-          mo->defines.v = v;
-          mo->defines.v[mo->defines.n++] = bd;
+          mo->defines = v;
+          mo->defines[mo->ndefines++] = bd;
         }
       }
       buffer_event(lw, mo);
@@ -540,13 +554,13 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
   if (!strcmp(op->name, "item")) {
     sdb_ibuf *b = new_buf(lw, SDB_IB_DYNAMIC_SCALAR, n);
     if (!b) return oom(err);
-    if (!planted && !sdb_bindings_copy(&b->defines, sdb_node_bindings(n))) return oom(err);
+    if (!planted && !take_defines(b, sdb_node_bindings(n))) return oom(err);
     buffer_event(lw, b);
     set_ref(lw, n, b->name);
     /* DynamicScalar reads its input; the buffer itself is never used */
     const char *src = n->nargs ? ref_of(lw, n->args[0].node) : "?";
-    for (size_t i = 0; i < b->defines.n; i++) {
-      const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines.v[i].sym);
+    for (size_t i = 0; i < b->ndefines; i++) {
+      const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines[i].sym);
       sdb_buf_printf(c, "    %s = %s.item()  # DynamicScalar %s\n", s->name, src, b->name);
       sdb_map_put(&lw->bound, s, (void *)s);
     }
@@ -566,7 +580,11 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     fb = &lw->out->bufs[first];   /* new_buf may have moved it */
     int rc = repropagate(lw, n, op, mo, err);
     if (rc) return rc;
-    if (planted) sdb_bindings_free(&mo->defines);
+    if (planted) {
+      free(mo->defines);
+      mo->defines = NULL;
+      mo->ndefines = 0;
+    }
     sdb_buf_printf(c, "    %s = %s  # MultiOutput", mo->name, fb->name);
     put_meta_comment(c, &n->example);
     sdb_buf_putc(c, '\n');

@@ -39,11 +39,14 @@ typedef enum sdb_ibuf_kind {
 
 const char *sdb_ibuf_kind_name(sdb_ibuf_kind k);   /* "FallbackKernel", ... */
 
+/* 32 bytes (a long program lowers a buffer or more an op). */
 typedef struct sdb_ibuf {
   const char *name;           /* "buf0" (interned) */
-  sdb_ibuf_kind kind;
   const sdb_node *origin;     /* the aot node it lowers */
-  sdb_bindings defines;       /* unbacked symbols it binds, paths from this buffer */
+  sdb_binding *defines;       /* ndefines unbacked symbols it binds, paths from this
+                                 buffer (owned; NULL when none) */
+  uint32_t ndefines;
+  uint8_t kind;               /* sdb_ibuf_kind */
 } sdb_ibuf;
 
 typedef struct sdb_lowered {

@@ -525,8 +525,8 @@ static int trace_buffers(lua_State *L) {
     lua_pushfstring(L, "%s %s for %s", b->name, sdb_ibuf_kind_name(b->kind),
                     b->origin ? b->origin->name : "?");
     luaL_addvalue(&lb);
-    for (size_t d = 0; d < b->defines.n; d++) {
-      const sdb_expr *s = sdb_resolve_renamed(t->env, b->defines.v[d].sym);
+    for (size_t d = 0; d < b->ndefines; d++) {
+      const sdb_expr *s = sdb_resolve_renamed(t->env, b->defines[d].sym);
       lua_pushfstring(L, "%s%s", d ? ", " : " defines ", s->name);
       luaL_addvalue(&lb);
     }
