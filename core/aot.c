@@ -424,7 +424,12 @@ static int run_cond(interp *it, const sdb_node *n, const sdb_value *vals, sdb_er
     child.inline_out = NULL;
     if (it->out) {
       built[b] = sdb_graph_new_sub(it->out, b ? "false_graph" : "true_graph");
-      if (built[b] && it->ev) sdb_graph_on_erase(built[b], sdb_node_erased_event, it->ev);
+      if (!built[b]) {   /* found by tests/repl/oom.sh */
+        interp_free(&child);
+        rc = oom(err);
+        break;
+      }
+      if (it->ev) sdb_graph_on_erase(built[b], sdb_node_erased_event, it->ev);
       child.out = built[b];
     }
     sdb_ignore_fresh_push(it->env);

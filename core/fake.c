@@ -254,10 +254,12 @@ sdb_fake *sdb_fake_new_strided(sdb_fake_mode *m, sdb_dtype dtype, const char *de
   if (!storage && !(nelems = product(sizes, ndim))) return NULL;
   const char *dev = sdb_intern(device ? device : "cpu");
   const sdb_expr *const *dims = dev ? intern_dims(dev, offset, sizes, strides, ndim) : NULL;
-  if (!dims) return NULL;
   size_t own = storage ? 0 : sizeof(sdb_storage);
-  char *block = calloc(1, own + sizeof(sdb_fake));
-  if (!block) return NULL;
+  char *block = dims ? calloc(1, own + sizeof(sdb_fake)) : NULL;
+  if (!block) {   /* callers say why a tensor could not be made from this */
+    sdb_expr_set_error("out of memory");
+    return NULL;
+  }
   sdb_fake *t = (sdb_fake *)(block + own);
   t->refcount = 1;
   t->id = next_tensor_id++;

@@ -22,6 +22,7 @@ void sdb_branch_clear(sdb_branch *b) {
 }
 
 int sdb_branch_collect_inputs(sdb_branch *b, const sdb_tracer *child, sdb_err *err) {
+  if (child->oom) return oom(err);   /* what it lifted may be missing from its maps */
   const sdb_graph *g = child->graph;
   size_t np = sdb_graph_num_placeholders(g);
   free(b->inputs);

@@ -303,8 +303,14 @@ static void index_table(void) {
 /* the table through its map, then the custom ops (name or aten name) */
 static const sdb_op *find_by(sdb_map *m, const char *key, bool aten) {
   index_table();
-  const char *ik = sdb_intern_at(key);
+  const char *ik = indexed ? sdb_intern_at(key) : NULL;
   const sdb_op *op = ik ? sdb_map_get(m, ik) : NULL;
+  /* no memory for the index or the key: the table itself, scanned (an op
+  ** that exists must never read as unsupported; found by tests/repl/oom.sh) */
+  for (size_t i = 0; !ik && !op && i < NOPS; i++) {
+    const char *k = aten ? op_table[i].aten : op_table[i].name;
+    if (k && !strcmp(k, key)) op = &op_table[i];
+  }
   for (size_t i = 0; !op && i < ncustoms; i++)
     if (!strcmp(aten ? customs[i]->op.aten : customs[i]->op.name, key)) op = &customs[i]->op;
   return op;

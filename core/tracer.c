@@ -142,7 +142,7 @@ static sdb_node *place(sdb_tracer *tr, const sdb_node *after, sdb_node_op op,
 
 /* n binds symbol s in this tracer (a placeholder or an accessor). */
 static void bind_here(sdb_tracer *tr, const sdb_expr *s, sdb_node *n) {
-  if (!sdb_map_get(&tr->bound_symbols, s)) sdb_map_put(&tr->bound_symbols, s, n);
+  if (!sdb_map_get(&tr->bound_symbols, s) && !sdb_map_put(&tr->bound_symbols, s, n)) tr->oom = true;
 }
 
 sdb_node *sdb_tracer_proxy_of(const sdb_tracer *tr, const sdb_fake *t) {
@@ -150,7 +150,9 @@ sdb_node *sdb_tracer_proxy_of(const sdb_tracer *tr, const sdb_fake *t) {
 }
 
 static bool proxy_put(sdb_tracer *tr, const sdb_fake *t, sdb_node *node) {
-  return sdb_idmap_put(&tr->tensor_proxy, t->id, t, node);
+  if (sdb_idmap_put(&tr->tensor_proxy, t->id, t, node)) return true;
+  tr->oom = true;
+  return false;
 }
 
 bool sdb_tracer_any_tensor(const sdb_tracer *tr, bool (*fn)(const sdb_fake *t, const void *ud),
@@ -163,8 +165,8 @@ bool sdb_tracer_any_tensor(const sdb_tracer *tr, bool (*fn)(const sdb_fake *t, c
 }
 
 static void remember_sym(sdb_tracer *tr, const sdb_expr *e, sdb_node *n) {
-  if (e && !sdb_is_const(e) && !sdb_map_get(&tr->sym_proxy, e))
-    sdb_map_put(&tr->sym_proxy, e, n);
+  if (e && !sdb_is_const(e) && !sdb_map_get(&tr->sym_proxy, e) && !sdb_map_put(&tr->sym_proxy, e, n))
+    tr->oom = true;
 }
 
 void sdb_tracer_track(sdb_tracer *tr, const sdb_value *v, sdb_node *node) {
@@ -384,7 +386,7 @@ static sdb_node *bind_symbol(sdb_tracer *tr, const sdb_expr *s, const sdb_node *
   if (!ph) { oom(err); return NULL; }
   remember_sym(tr, s, ph);
   bind_here(tr, s, ph);
-  sdb_map_put(&tr->lifted_freevars, pn, ph);
+  if (!sdb_map_put(&tr->lifted_freevars, pn, ph)) tr->oom = true;
   node_placed(tr, ph);
   graph_input_event(tr, ph, pn, s);
   symbol_bound_event(tr, s, ph);
@@ -394,6 +396,7 @@ static sdb_node *bind_symbol(sdb_tracer *tr, const sdb_expr *s, const sdb_node *
 sdb_node *sdb_tracer_proxy_tensor(sdb_tracer *tr, sdb_fake *t, sdb_err *err) {
   sdb_node *n = sdb_tracer_proxy_of(tr, t);
   if (n) return n;
+  if (tr->oom) { oom(err); return NULL; }   /* its proxy may be the entry that was lost */
   if (!tr->parent) {
     char *m = sdb_fake_meta_str(t, false);
     sdb_err_set(err, SDB_E_INVALID, "RuntimeError",
@@ -410,7 +413,7 @@ sdb_node *sdb_tracer_proxy_tensor(sdb_tracer *tr, sdb_fake *t, sdb_err *err) {
   sdb_value_free(&ex);
   if (!ph) { oom(err); return NULL; }
   proxy_put(tr, t, ph);
-  sdb_map_put(&tr->lifted_freevars, pn, ph);
+  if (!sdb_map_put(&tr->lifted_freevars, pn, ph)) tr->oom = true;
   node_placed(tr, ph);
   graph_input_event(tr, ph, pn, NULL);
   /* seed 004 point 1: a lifted tensor's free symbols are bound too */
@@ -437,7 +440,7 @@ sdb_node *sdb_tracer_lift_proxy(sdb_tracer *tr, const sdb_tracer *owner, sdb_nod
   remember_sym(tr, e, ph);
   bool basic = e && e->kind == SDB_SYM;
   if (basic) bind_here(tr, e, ph);
-  sdb_map_put(&tr->lifted_freevars, pn, ph);
+  if (!sdb_map_put(&tr->lifted_freevars, pn, ph)) tr->oom = true;
   node_placed(tr, ph);
   graph_input_event(tr, ph, pn, basic ? e : NULL);
   if (basic) symbol_bound_event(tr, e, ph);
@@ -676,14 +679,13 @@ void sdb_tracer_track_output(sdb_tracer *tr, sdb_node *node, const sdb_value *ou
     const sdb_value *item = &out->items[i];
     if (item->kind != SDB_V_TENSOR && !(item->expr && !sdb_is_const(item->expr))) continue;
     sdb_arg *args = calloc(2, sizeof *args);
-    if (!args) return;
+    if (!args) { tr->oom = true; return; }
     args[0] = sdb_arg_node(node);
     args[1] = sdb_arg_const(sdb_value_int64((int64_t)i));
     sdb_node *g = place(tr, NULL, SDB_N_CALL_FUNCTION, "operator.getitem", "getitem", args, 2, item);
-    if (g) {
-      sdb_tracer_track(tr, item, g);
-      note_sites(tr, g, item);
-    }
+    if (!g) { tr->oom = true; return; }
+    sdb_tracer_track(tr, item, g);
+    note_sites(tr, g, item);
   }
 }
 
@@ -738,6 +740,7 @@ int sdb_tracer_call(sdb_tracer *tr, const sdb_op *op, bool method, const sdb_arg
   if (rc) { sdb_value_free(out); return rc; }
   note_sites(tr, node, out);
   sdb_tracer_track_output(tr, node, out);
+  if (tr->oom) { sdb_value_free(out); return oom(err); }
   if (node_out) *node_out = node;
   return SDB_OK;
 }
@@ -777,6 +780,7 @@ sdb_node *sdb_tracer_node(sdb_tracer *tr, sdb_node_op op, const char *target,
     note_sites(tr, n, example);
     sdb_tracer_track_output(tr, n, example);
   }
+  if (tr->oom) { oom(err); return NULL; }
   return n;
 }
 

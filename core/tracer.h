@@ -44,6 +44,10 @@ struct sdb_tracer {
   sdb_map bound_symbols;     /* symbol -> placeholder or accessor binding it here */
   sdb_map lifted_freevars;   /* parent sdb_node* -> placeholder here */
   sdb_map unbacked_site;     /* unbacked sym -> where a node holds it (lazy accessor) */
+  /* a map above could not take an entry for want of memory: the tracer no
+  ** longer knows every proxy, so its calls fail as out of memory rather
+  ** than with whatever a missing entry would make them say */
+  bool oom;
   sdb_buf line;              /* scratch: the line of the node being placed */
 };
 

@@ -609,7 +609,8 @@ static int t_numel(lua_State *L) {
 static int t_tostring(lua_State *L) {
   sdb_fake *t = check_tensor(L, 1);
   char *s = sdb_fake_repr(t);
-  lua_pushstring(L, s ? s : "FakeTensor(?)");
+  if (!s) return luaL_error(L, "out of memory");   /* not a repr that reads as a tensor's */
+  lua_pushstring(L, s);
   free(s);
   return 1;
 }

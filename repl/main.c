@@ -402,7 +402,7 @@ int main(int argc, char **argv) {
   bool repl = debug || batch || nx > 0 || (!script && nchunks == 0);
   lua_State *L = repl_host_new();
   if (!L) {
-    fprintf(stderr, "shapedb: cannot create Lua state\n");
+    fprintf(stderr, "shapedb: cannot create Lua state: out of memory\n");
     status = 1;
     goto done;
   }

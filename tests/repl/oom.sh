@@ -1,0 +1,88 @@
+#!/bin/sh
+# oom.sh — out of memory anywhere in a whole run, through the Lua front
+# end (test_oom covers the core alone): a compile with nonzero, item,
+# torch._check, a guard, torch.wrap and torch.cond, for aot_eager and
+# inductor, runs again and again with one allocation failing each time
+# (tests/lib/failmalloc.c, preloaded). None may crash or hang; a run the
+# failure stops must say it ran out of memory; a run that finishes must
+# print what the run with no failure prints. Every OOM_STRIDE-th
+# allocation fails in turn (13 here: a few seconds; `make soak` sets 1).
+# Skipped without a C compiler, or for a sanitizer build (its runtime must
+# come first, before any preloaded library).
+NAME=oom
+tests=${SHAPEDB_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$tests/lib/transcript.sh"
+stride=${OOM_STRIDE:-13}
+
+if ldd "$SHAPEDB" 2>/dev/null | grep -q 'lib[at]san'; then
+  echo "1..0 # SKIP a sanitizer build cannot preload an allocator"
+  exit 0
+fi
+if ! ${CC:-cc} -std=c11 -O1 -shared -fPIC -o "$tmp/failmalloc.so" \
+       "$tests/lib/failmalloc.c" -ldl 2> "$tmp/cc.err"; then
+  echo "1..0 # SKIP no C compiler to build the failing allocator"
+  exit 0
+fi
+
+cat > "$work/model.lua" <<'LUA'
+local function model(x)
+  local idx = torch.nonzero(x)
+  local n = idx:size(0)
+  torch._check_is_size(n)
+  local v = idx:sum():item()
+  torch._check(v:ge(0))
+  local z = torch.wrap(function(a) return a:add(1) end, x)
+  local c = torch.cond(x:sum():gt(0),
+    function() return z:sin() + idx:size(0) end,
+    function() return z:cos() end)
+  if x:size(0) > 2 then c = c * 2 end
+  return c, idx
+end
+for _, be in ipairs{"aot_eager", "inductor"} do
+  print(torch.compile(model, {backend = be, dynamic = true})(torch.randn(4, 3)))
+end
+LUA
+
+# run K: the program with allocation K failing (-1: none); output in
+# $tmp/out, status in $rc
+run_failing() {
+  (cd "$work" && timeout 60 env SDB_FAIL_AT="$1" SDB_FAIL_COUNT="$tmp/count" \
+     LD_PRELOAD="$tmp/failmalloc.so" "$SHAPEDB" --no-report model.lua) > "$tmp/out" 2>&1 < /dev/null
+  rc=$?
+}
+
+(cd "$work" && "$SHAPEDB" --no-report model.lua) > "$tmp/want" 2>&1
+run_failing -1
+total=$(cat "$tmp/count" 2>/dev/null || echo 0)
+cp "$tmp/out" "$tmp/got"
+if [ "$rc" = 0 ] && [ "$total" -gt 1000 ]; then
+  check "the run with the allocator preloaded and nothing failing prints what it prints without"
+else
+  n=$((n + 1)); echo "not ok $n - the preloaded allocator saw $total allocations (rc $rc)"
+fi
+
+crashes="" silent="" unexplained="" runs=0 stopped=0
+k=0
+while [ "$k" -lt "$total" ]; do
+  run_failing "$k"
+  runs=$((runs + 1))
+  if [ "$rc" -ge 124 ]; then
+    crashes="$crashes $k:$rc"
+  elif [ "$rc" = 0 ]; then
+    cmp -s "$tmp/out" "$tmp/want" || silent="$silent $k"
+  else
+    stopped=$((stopped + 1))
+    grep -qi 'memory' "$tmp/out" || unexplained="$unexplained $k"
+  fi
+  k=$((k + stride))
+done
+n=$((n + 1))
+if [ -z "$crashes" ]; then echo "ok $n - no failing allocation crashes or hangs ($runs of $total allocations failed in turn)"
+else echo "not ok $n - crashed or hung (allocation:status):$crashes"; fi
+n=$((n + 1))
+if [ -z "$unexplained" ]; then echo "ok $n - each of the $stopped runs the failure stopped says it ran out of memory"
+else echo "not ok $n - stopped without saying why, allocations:$unexplained"; fi
+n=$((n + 1))
+if [ -z "$silent" ]; then echo "ok $n - each run that finished printed what the run with no failure prints"
+else echo "not ok $n - finished with other output, allocations:$silent"; fi
+echo "1..$n"
