@@ -15,6 +15,10 @@
 **   Eq/Ne/Lt/Le  decided when the sides differ by a constant; Eq/Ne sides
 **         ordered; Gt/Ge become Lt/Le with the sides swapped
 **   And/Or/Not  flattened, folded, deduplicated, x & ~x = False
+**
+** This file holds the table and the arithmetic; Max/Min, relations and
+** logic are built in expr_rel.c, and rebuild, substitution, free symbols
+** and evaluation walk expressions in expr_walk.c.
 */
 #include "expr.h"
 #include "arena.h"
@@ -42,7 +46,7 @@ void sdb_expr_set_error(const char *fmt, ...) {
   va_end(ap);
 }
 
-static const sdb_expr *fail(const char *fmt, ...) {
+const sdb_expr *sdb_ex_fail(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(expr_errmsg, sizeof expr_errmsg, fmt, ap);
@@ -68,22 +72,8 @@ static bool ipow_ov(int64_t b, int64_t e, int64_t *r) {
   return true;
 }
 
-/* Python semantics: floor division and modulo with the divisor's sign.
-** Caller guarantees b != 0 and !(a == INT64_MIN && b == -1). */
-static int64_t py_floordiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-  return q;
-}
-
 int64_t sdb_floor_div64(int64_t a, int64_t b) { return py_floordiv(a, b); }
 int64_t sdb_ceil_div64(int64_t a, int64_t b) { return -py_floordiv(-a, b); }
-static int64_t py_mod(int64_t a, int64_t b) {
-  if (b == -1) return 0;
-  int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
 static int64_t gcd64(int64_t a, int64_t b) {
   uint64_t x = a < 0 ? -(uint64_t)a : (uint64_t)a;
   uint64_t y = b < 0 ? -(uint64_t)b : (uint64_t)b;
@@ -165,17 +155,17 @@ static bool table_grow(void) {
 }
 
 /* Find or create the node. `args` must already be canonical. */
-static const sdb_expr *intern(uint8_t kind, int64_t ival, const char *name,
+const sdb_expr *sdb_ex_intern(uint8_t kind, int64_t ival, const char *name,
                               const sdb_expr *const *args, size_t n) {
   /* Integers stay strictly inside int64 so that negation never overflows
   ** and INT64_MIN / INT64_MAX can mean -int_oo / int_oo in ranges.h. */
   if ((kind == SDB_INT || kind == SDB_ADD || kind == SDB_MUL) &&
       (ival == INT64_MIN || ival == INT64_MAX))
-    return fail("integer overflow: %s is outside the supported range",
+    return sdb_ex_fail("integer overflow: %s is outside the supported range",
                 ival < 0 ? "-2**63" : "2**63-1");
   uint32_t h = hash_node(kind, ival, name, args, n);
   if (table_len * 2 >= table_cap && !table_grow())
-    return fail("out of memory");
+    return sdb_ex_fail("out of memory");
   size_t j = h & (table_cap - 1);
   for (; table_hash[j]; j = (j + 1) & (table_cap - 1))
     if (table_hash[j] == h && node_matches(table[j], h, kind, ival, name, args, n)) return table[j];
@@ -186,13 +176,13 @@ static const sdb_expr *intern(uint8_t kind, int64_t ival, const char *name,
     size += args[i]->size;
   }
   if (depth > SDB_MAX_DEPTH)
-    return fail("expression nested too deeply (limit %d)", SDB_MAX_DEPTH);
+    return sdb_ex_fail("expression nested too deeply (limit %d)", SDB_MAX_DEPTH);
   if (size > SDB_MAX_SIZE)
-    return fail("expression too large (%llu nodes, limit %d)",
+    return sdb_ex_fail("expression too large (%llu nodes, limit %d)",
                 (unsigned long long)size, SDB_MAX_SIZE);
   size_t namelen = name ? strlen(name) + 1 : 0;
   sdb_expr *e = sdb_arena_alloc(&arena, sizeof *e + n * sizeof e->args[0] + namelen, 16);
-  if (!e) return fail("out of memory");
+  if (!e) return sdb_ex_fail("out of memory");
   e->kind = kind;
   e->depth = (uint16_t)depth;
   e->size = (uint32_t)size;
@@ -302,45 +292,23 @@ static bool tv_push(termvec *t, int64_t coef, const sdb_expr *e) {
   return true;
 }
 
-typedef struct {
-  const sdb_expr **v;
-  size_t n, cap;
-  const sdb_expr *small[16];
-} exprvec;
-
-static void ev_init(exprvec *t) { t->v = t->small; t->n = 0; t->cap = 16; }
-static void ev_free(exprvec *t) { if (t->v != t->small) free(t->v); }
-static bool ev_push(exprvec *t, const sdb_expr *e) {
-  if (t->n == t->cap) {
-    size_t cap = t->cap * 2;
-    const sdb_expr **v = t->v == t->small ? malloc(cap * sizeof *v)
-                                          : realloc(t->v, cap * sizeof *v);
-    if (!v) return false;
-    if (t->v == t->small) memcpy(v, t->small, sizeof t->small);
-    t->v = v;
-    t->cap = cap;
-  }
-  t->v[t->n++] = e;
-  return true;
-}
-
 /* ------------------------------------------------------------------------
 ** Leaves and queries
 ** ---------------------------------------------------------------------- */
 
 const sdb_expr *sdb_int(int64_t v) {
-  if (v < SMALL_INT_MIN || v > SMALL_INT_MAX) return intern(SDB_INT, v, NULL, NULL, 0);
+  if (v < SMALL_INT_MIN || v > SMALL_INT_MAX) return sdb_ex_intern(SDB_INT, v, NULL, NULL, 0);
   const sdb_expr **slot = &small_ints[v - SMALL_INT_MIN];
-  if (!*slot) *slot = intern(SDB_INT, v, NULL, NULL, 0);
+  if (!*slot) *slot = sdb_ex_intern(SDB_INT, v, NULL, NULL, 0);
   return *slot;
 }
-const sdb_expr *sdb_true(void) { return intern(SDB_TRUE, 0, NULL, NULL, 0); }
-const sdb_expr *sdb_false(void) { return intern(SDB_FALSE, 0, NULL, NULL, 0); }
+const sdb_expr *sdb_true(void) { return sdb_ex_intern(SDB_TRUE, 0, NULL, NULL, 0); }
+const sdb_expr *sdb_false(void) { return sdb_ex_intern(SDB_FALSE, 0, NULL, NULL, 0); }
 const sdb_expr *sdb_bool(bool b) { return b ? sdb_true() : sdb_false(); }
 
 const sdb_expr *sdb_sym(const char *name) {
-  if (!name || !*name) return fail("empty symbol name");
-  return intern(SDB_SYM, 0, name, NULL, 0);
+  if (!name || !*name) return sdb_ex_fail("empty symbol name");
+  return sdb_ex_intern(SDB_SYM, 0, name, NULL, 0);
 }
 
 bool sdb_is_bool(const sdb_expr *e) {
@@ -368,7 +336,7 @@ int64_t sdb_expr_coeff(const sdb_expr *e, const sdb_expr **rest) {
   if (e->kind == SDB_INT) { *rest = sdb_int(1); return e->ival; }
   if (e->kind == SDB_MUL && e->ival != 1) {
     *rest = e->nargs == 1 ? e->args[0]
-                          : intern(SDB_MUL, 1, NULL, e->args, e->nargs);
+                          : sdb_ex_intern(SDB_MUL, 1, NULL, e->args, e->nargs);
     return e->ival;
   }
   *rest = e;
@@ -564,7 +532,7 @@ static size_t sympy_nodes(const sdb_expr *e) {
 }
 
 /* sympy's ordered(): smaller trees first, then sort_key. And/Or use it. */
-static int ordered_qsort_cmp(const void *a, const void *b) {
+int sdb_ex_ordered_qsort_cmp(const void *a, const void *b) {
   const sdb_expr *x = *(const sdb_expr *const *)a, *y = *(const sdb_expr *const *)b;
   size_t nx = sympy_nodes(x), ny = sympy_nodes(y);
   if (nx != ny) return nx < ny ? -1 : 1;
@@ -598,7 +566,7 @@ static int term_qsort_ptr(const void *a, const void *b) {
   const term *x = a, *y = b;
   return cmp_i64(x->e->id, y->e->id);
 }
-static int expr_qsort_cmp(const void *a, const void *b) {
+int sdb_ex_expr_qsort_cmp(const void *a, const void *b) {
   return sdb_expr_cmp(*(const sdb_expr *const *)a, *(const sdb_expr *const *)b);
 }
 
@@ -608,8 +576,8 @@ static int expr_qsort_cmp(const void *a, const void *b) {
 
 static bool is_int_valued(const sdb_expr *e) { return !sdb_is_bool(e); }
 
-static const sdb_expr *need_int(const sdb_expr *e, const char *op) {
-  if (!is_int_valued(e)) return fail("%s expects integer expressions", op);
+const sdb_expr *sdb_ex_need_int(const sdb_expr *e, const char *op) {
+  if (!is_int_valued(e)) return sdb_ex_fail("%s expects integer expressions", op);
   return e;
 }
 
@@ -619,28 +587,28 @@ static bool collect_terms(const sdb_expr *e, int64_t scale, termvec *tv,
   int64_t k;
   if (e->kind == SDB_INT) {
     if (sdb_mul_ov(e->ival, scale, &k) || sdb_add_ov(*c, k, c))
-      return fail("integer overflow in addition"), false;
+      return sdb_ex_fail("integer overflow in addition"), false;
     return true;
   }
   if (e->kind == SDB_ADD) {
     if (sdb_mul_ov(e->ival, scale, &k) || sdb_add_ov(*c, k, c))
-      return fail("integer overflow in addition"), false;
+      return sdb_ex_fail("integer overflow in addition"), false;
     for (size_t i = 0; i < e->nargs; i++)
       if (!collect_terms(e->args[i], scale, tv, c)) return false;
     return true;
   }
   const sdb_expr *rest;
   int64_t coef = sdb_expr_coeff(e, &rest);
-  if (sdb_mul_ov(coef, scale, &k)) return fail("integer overflow in multiplication"), false;
-  if (!tv_push(tv, k, rest)) return fail("out of memory"), false;
+  if (sdb_mul_ov(coef, scale, &k)) return sdb_ex_fail("integer overflow in multiplication"), false;
+  if (!tv_push(tv, k, rest)) return sdb_ex_fail("out of memory"), false;
   return true;
 }
 
 static const sdb_expr *make_term(int64_t coef, const sdb_expr *mono) {
   if (coef == 1) return mono;
   if (mono->kind == SDB_MUL)
-    return intern(SDB_MUL, coef, NULL, mono->args, mono->nargs);
-  return intern(SDB_MUL, coef, NULL, &mono, 1);
+    return sdb_ex_intern(SDB_MUL, coef, NULL, mono->args, mono->nargs);
+  return sdb_ex_intern(SDB_MUL, coef, NULL, &mono, 1);
 }
 
 /* Terms whose monomial is a sum, spread into that sum's terms (found by
@@ -670,7 +638,7 @@ static const sdb_expr *finish_sum(termvec *tv, int64_t c) {
   for (size_t i = 0; i < tv->n; i++) {
     if (w && tv->v[w - 1].e == tv->v[i].e) {
       if (sdb_add_ov(tv->v[w - 1].coef, tv->v[i].coef, &tv->v[w - 1].coef))
-        return fail("integer overflow in addition");
+        return sdb_ex_fail("integer overflow in addition");
     } else {
       tv->v[w++] = tv->v[i];
     }
@@ -686,9 +654,9 @@ static const sdb_expr *finish_sum(termvec *tv, int64_t c) {
   const sdb_expr *r = NULL;
   for (size_t i = 0; i < n; i++) {
     const sdb_expr *t = make_term(tv->v[i].coef, tv->v[i].e);
-    if (!t || !ev_push(&args, t)) { if (t) fail("out of memory"); goto out; }
+    if (!t || !ev_push(&args, t)) { if (t) sdb_ex_fail("out of memory"); goto out; }
   }
-  r = intern(SDB_ADD, c, NULL, args.v, args.n);
+  r = sdb_ex_intern(SDB_ADD, c, NULL, args.v, args.n);
 out:
   ev_free(&args);
   return r;
@@ -697,7 +665,7 @@ out:
 const sdb_expr *sdb_add_n(const sdb_expr *const *terms, size_t n) {
   for (size_t i = 0; i < n; i++) {
     if (!terms[i]) return NULL;
-    if (!need_int(terms[i], "Add")) return NULL;
+    if (!sdb_ex_need_int(terms[i], "Add")) return NULL;
   }
   termvec tv;
   tv_init(&tv);
@@ -741,10 +709,10 @@ static const sdb_expr *add2_fast(const sdb_expr *a, const sdb_expr *b) {
     if (a->kind == SDB_ADD) {
       if (sdb_add_ov(a->ival, b->ival, &c)) return NULL;
       if (c == 0 && a->nargs == 1) return a->args[0];
-      return intern(SDB_ADD, c, NULL, a->args, a->nargs);
+      return sdb_ex_intern(SDB_ADD, c, NULL, a->args, a->nargs);
     }
     if (!plain_term(a)) return NULL;
-    return b->ival == 0 ? a : intern(SDB_ADD, b->ival, NULL, &a, 1);
+    return b->ival == 0 ? a : sdb_ex_intern(SDB_ADD, b->ival, NULL, &a, 1);
   }
   if (b->kind == SDB_ADD && a->kind != SDB_ADD) { const sdb_expr *t = a; a = b; b = t; }
   if (!plain_term(b)) return NULL;
@@ -755,7 +723,7 @@ static const sdb_expr *add2_fast(const sdb_expr *a, const sdb_expr *b) {
     if (ta.e == tb.e) return NULL;   /* like terms: combined by the general path */
     const sdb_expr *v[2] = {a, b};
     if (add_order(&ta, &tb) > 0) { v[0] = b; v[1] = a; }
-    return intern(SDB_ADD, 0, NULL, v, 2);
+    return sdb_ex_intern(SDB_ADD, 0, NULL, v, 2);
   }
   size_t n = a->nargs;
   if (n >= 64) return NULL;
@@ -778,7 +746,7 @@ static const sdb_expr *add2_fast(const sdb_expr *a, const sdb_expr *b) {
   memcpy(v, a->args, at * sizeof *v);
   v[at] = b;
   memcpy(v + at + 1, a->args + at, (n - at) * sizeof *v);
-  return intern(SDB_ADD, a->ival, NULL, v, n + 1);
+  return sdb_ex_intern(SDB_ADD, a->ival, NULL, v, n + 1);
 }
 
 __attribute__((noinline)) static const sdb_expr *add2_miss(memo_entry *m, const sdb_expr *a,
@@ -814,7 +782,7 @@ out:
 }
 
 const sdb_expr *sdb_neg(const sdb_expr *a) {
-  if (!a || !need_int(a, "Neg")) return NULL;
+  if (!a || !sdb_ex_need_int(a, "Neg")) return NULL;
   return scaled_sum(a, -1, NULL);
 }
 
@@ -823,7 +791,7 @@ const sdb_expr *sdb_sub(const sdb_expr *a, const sdb_expr *b) {
   memo_entry *m = memo_set(-SDB_ADD, a, b);
   const sdb_expr *r = bmemo_find(m, -SDB_ADD, a, b);
   if (r) return r;
-  if (!need_int(a, "Sub") || !need_int(b, "Sub")) return NULL;
+  if (!sdb_ex_need_int(a, "Sub") || !sdb_ex_need_int(b, "Sub")) return NULL;
   r = scaled_sum(b, -1, a);
   if (r) bmemo_put(m, -SDB_ADD, a, b, r);
   return r;
@@ -834,7 +802,7 @@ static const sdb_expr *divided_sum(const termvec *tv, int64_t c, int64_t k);
 const sdb_expr *sdb_mul_n(const sdb_expr *const *factors, size_t n) {
   for (size_t i = 0; i < n; i++) {
     if (!factors[i]) return NULL;
-    if (!need_int(factors[i], "Mul")) return NULL;
+    if (!sdb_ex_need_int(factors[i], "Mul")) return NULL;
   }
   int64_t coef = 1;
   termvec be;   /* (exponent, base) pairs */
@@ -845,18 +813,18 @@ const sdb_expr *sdb_mul_n(const sdb_expr *const *factors, size_t n) {
   for (size_t i = 0; i < n; i++) {
     const sdb_expr *f = factors[i];
     if (f->kind == SDB_INT) {
-      if (sdb_mul_ov(coef, f->ival, &coef)) { fail("integer overflow in multiplication"); goto done; }
+      if (sdb_mul_ov(coef, f->ival, &coef)) { sdb_ex_fail("integer overflow in multiplication"); goto done; }
     } else if (f->kind == SDB_MUL) {
-      if (sdb_mul_ov(coef, f->ival, &coef)) { fail("integer overflow in multiplication"); goto done; }
+      if (sdb_mul_ov(coef, f->ival, &coef)) { sdb_ex_fail("integer overflow in multiplication"); goto done; }
       for (size_t j = 0; j < f->nargs; j++) {
         int64_t e;
         const sdb_expr *b = base_of(f->args[j], &e);
-        if (!tv_push(&be, e, b)) { fail("out of memory"); goto done; }
+        if (!tv_push(&be, e, b)) { sdb_ex_fail("out of memory"); goto done; }
       }
     } else {
       int64_t e;
       const sdb_expr *b = base_of(f, &e);
-      if (!tv_push(&be, e, b)) { fail("out of memory"); goto done; }
+      if (!tv_push(&be, e, b)) { sdb_ex_fail("out of memory"); goto done; }
     }
   }
   if (coef == 0) { r = sdb_int(0); goto done; }
@@ -880,7 +848,7 @@ const sdb_expr *sdb_mul_n(const sdb_expr *const *factors, size_t n) {
     if (!be.v[i].e) goto done;
     int64_t gk;
     if (!ipow_ov(g, be.v[i].coef, &gk) || sdb_mul_ov(coef, gk, &coef)) {
-      fail("integer overflow in multiplication");
+      sdb_ex_fail("integer overflow in multiplication");
       goto done;
     }
   }
@@ -889,21 +857,21 @@ const sdb_expr *sdb_mul_n(const sdb_expr *const *factors, size_t n) {
     int64_t e = be.v[i].coef;
     const sdb_expr *b = be.v[i].e;
     while (i + 1 < be.n && be.v[i + 1].e == b) {
-      if (sdb_add_ov(e, be.v[i + 1].coef, &e)) { fail("integer overflow in exponent"); goto done; }
+      if (sdb_add_ov(e, be.v[i + 1].coef, &e)) { sdb_ex_fail("integer overflow in exponent"); goto done; }
       i++;
     }
-    const sdb_expr *f = e == 1 ? b : intern(SDB_POW, e, NULL, &b, 1);
+    const sdb_expr *f = e == 1 ? b : sdb_ex_intern(SDB_POW, e, NULL, &b, 1);
     if (!f) goto done;
-    if (!ev_push(&out, f)) { fail("out of memory"); goto done; }
+    if (!ev_push(&out, f)) { sdb_ex_fail("out of memory"); goto done; }
   }
   if (out.n == 0) { r = sdb_int(coef); goto done; }
   if (out.n == 1 && out.v[0]->kind == SDB_ADD && coef != 1) {
     r = scaled_sum(out.v[0], coef, NULL);   /* 2*(x + 1) -> 2*x + 2 */
     goto done;
   }
-  sdb_sort_n(out.v, out.n, sizeof *out.v, expr_qsort_cmp);
+  sdb_sort_n(out.v, out.n, sizeof *out.v, sdb_ex_expr_qsort_cmp);
   if (out.n == 1 && coef == 1) { r = out.v[0]; goto done; }
-  r = intern(SDB_MUL, coef, NULL, out.v, out.n);
+  r = sdb_ex_intern(SDB_MUL, coef, NULL, out.v, out.n);
 done:
   tv_free(&be);
   ev_free(&out);
@@ -922,9 +890,9 @@ static const sdb_expr *mul2_fast(const sdb_expr *a, const sdb_expr *b) {
     int64_t k;
     if (sdb_mul_ov(a->ival, b->ival, &k)) return NULL;
     if (k == 1 && b->nargs == 1) return b->args[0];
-    return intern(SDB_MUL, k, NULL, b->args, b->nargs);
+    return sdb_ex_intern(SDB_MUL, k, NULL, b->args, b->nargs);
   }
-  return a->ival == 1 ? b : intern(SDB_MUL, a->ival, NULL, &b, 1);
+  return a->ival == 1 ? b : sdb_ex_intern(SDB_MUL, a->ival, NULL, &b, 1);
 }
 
 __attribute__((noinline)) static const sdb_expr *mul2_miss(memo_entry *m, const sdb_expr *a,
@@ -946,12 +914,12 @@ const sdb_expr *sdb_mul(const sdb_expr *a, const sdb_expr *b) {
 ** costs O(log exp) products (the printer writes `s0**80`, and whatever it
 ** prints must parse back). */
 const sdb_expr *sdb_pow(const sdb_expr *base, int64_t exp) {
-  if (!base || !need_int(base, "Pow")) return NULL;
-  if (exp < 0) return fail("negative exponent %lld", (long long)exp);
+  if (!base || !sdb_ex_need_int(base, "Pow")) return NULL;
+  if (exp < 0) return sdb_ex_fail("negative exponent %lld", (long long)exp);
   if (exp == 0) return sdb_int(1);
   if (base->kind == SDB_INT) {
     int64_t r;
-    if (!ipow_ov(base->ival, exp, &r)) return fail("integer overflow in power");
+    if (!ipow_ov(base->ival, exp, &r)) return sdb_ex_fail("integer overflow in power");
     return sdb_int(r);
   }
   const sdb_expr *r = NULL, *sq = base;
@@ -984,7 +952,7 @@ static const sdb_expr *divided_sum(const termvec *tv, int64_t c, int64_t k) {
   tv_init(&q);
   const sdb_expr *r = NULL;
   for (size_t i = 0; i < tv->n; i++)
-    if (!tv_push(&q, tv->v[i].coef / k, tv->v[i].e)) { fail("out of memory"); goto out; }
+    if (!tv_push(&q, tv->v[i].coef / k, tv->v[i].e)) { sdb_ex_fail("out of memory"); goto out; }
   r = finish_sum(&q, c / k);
 out:
   tv_free(&q);
@@ -1000,7 +968,7 @@ static bool split_divisible(const sdb_expr *e, int64_t k, termvec *div,
   bool ok = collect_terms(e, 1, &all, &c);
   for (size_t i = 0; ok && i < all.n; i++) {
     termvec *dst = all.v[i].coef % k == 0 ? div : rem;
-    if (!tv_push(dst, all.v[i].coef, all.v[i].e)) ok = false, fail("out of memory");
+    if (!tv_push(dst, all.v[i].coef, all.v[i].e)) ok = false, sdb_ex_fail("out of memory");
   }
   if (c % k == 0) *cdiv = c, *crem = 0;
   else *cdiv = 0, *crem = c;
@@ -1022,7 +990,7 @@ static bool has_factor(const sdb_expr *m, const sdb_expr *x) {
 static const sdb_expr *drop_factor(const sdb_expr *m, const sdb_expr *x) {
   if (m == x) return sdb_int(1);
   const sdb_expr *small[16] = {NULL}, **v = m->nargs <= 16 ? small : malloc(m->nargs * sizeof *v);
-  if (!v) return fail("out of memory");
+  if (!v) return sdb_ex_fail("out of memory");
   size_t n = 0;
   bool dropped = false;
   for (size_t i = 0; i < m->nargs; i++)
@@ -1100,11 +1068,11 @@ static bool monomial_multiple(const sdb_expr *a, const sdb_expr *b) {
 
 const sdb_expr *sdb_floordiv(const sdb_expr *a, const sdb_expr *b) {
   if (!a || !b) return NULL;
-  if (!need_int(a, "FloorDiv") || !need_int(b, "FloorDiv")) return NULL;
-  if (b->kind == SDB_INT && b->ival == 0) return fail("division by zero");
+  if (!sdb_ex_need_int(a, "FloorDiv") || !sdb_ex_need_int(b, "FloorDiv")) return NULL;
+  if (b->kind == SDB_INT && b->ival == 0) return sdb_ex_fail("division by zero");
   if (a->kind == SDB_INT && b->kind == SDB_INT) {
     if (a->ival == INT64_MIN && b->ival == -1)
-      return fail("integer overflow in floor division");
+      return sdb_ex_fail("integer overflow in floor division");
     return sdb_int(py_floordiv(a->ival, b->ival));
   }
   if (b->kind == SDB_INT && b->ival == 1) return a;
@@ -1119,7 +1087,7 @@ const sdb_expr *sdb_floordiv(const sdb_expr *a, const sdb_expr *b) {
     if (g > 0) return sdb_floordiv(na, nb);
   }
   if (b->kind != SDB_INT || b->ival < 0)
-    return intern(SDB_FLOORDIV, 0, NULL, (const sdb_expr *[]){a, b}, 2);
+    return sdb_ex_intern(SDB_FLOORDIV, 0, NULL, (const sdb_expr *[]){a, b}, 2);
   int64_t k = b->ival;
   /* (x//a)//b = x//(a*b) for positive integer a, b */
   if (a->kind == SDB_FLOORDIV && a->args[1]->kind == SDB_INT &&
@@ -1150,7 +1118,7 @@ const sdb_expr *sdb_floordiv(const sdb_expr *a, const sdb_expr *b) {
   bool nested = rr->kind == SDB_FLOORDIV && rr->args[1]->kind == SDB_INT &&
                 rr->args[1]->ival > 0 && !sdb_mul_ov(rr->args[1]->ival, k / g, &merged);
   const sdb_expr *fd = g == 1 && !nested
-                     ? intern(SDB_FLOORDIV, 0, NULL, (const sdb_expr *[]){rr, kk}, 2)
+                     ? sdb_ex_intern(SDB_FLOORDIV, 0, NULL, (const sdb_expr *[]){rr, kk}, 2)
                      : sdb_floordiv(rr, kk);
   r = sdb_add(q, fd);
 out:
@@ -1161,8 +1129,8 @@ out:
 
 const sdb_expr *sdb_mod(const sdb_expr *a, const sdb_expr *b) {
   if (!a || !b) return NULL;
-  if (!need_int(a, "Mod") || !need_int(b, "Mod")) return NULL;
-  if (b->kind == SDB_INT && b->ival == 0) return fail("division by zero in Mod");
+  if (!sdb_ex_need_int(a, "Mod") || !sdb_ex_need_int(b, "Mod")) return NULL;
+  if (b->kind == SDB_INT && b->ival == 0) return sdb_ex_fail("division by zero in Mod");
   if (a->kind == SDB_INT && b->kind == SDB_INT)
     return sdb_int(py_mod(a->ival, b->ival));
   if (b->kind == SDB_INT && (b->ival == 1 || b->ival == -1)) return sdb_int(0);
@@ -1171,7 +1139,7 @@ const sdb_expr *sdb_mod(const sdb_expr *a, const sdb_expr *b) {
   /* PythonMod.eval: p in (q, -q), or p a multiple of q (p / q cancels) */
   if (b->kind != SDB_INT && (a == sdb_neg(b) || monomial_multiple(a, b))) return sdb_int(0);
   if (b->kind != SDB_INT || b->ival < 0)
-    return intern(SDB_MOD, 0, NULL, (const sdb_expr *[]){a, b}, 2);
+    return sdb_ex_intern(SDB_MOD, 0, NULL, (const sdb_expr *[]){a, b}, 2);
   int64_t k = b->ival;
   /* Mod(Mod(x, k), k) = Mod(x, k) */
   if (a->kind == SDB_MOD && a->args[1] == b) return a;
@@ -1191,7 +1159,7 @@ const sdb_expr *sdb_mod(const sdb_expr *a, const sdb_expr *b) {
   if (!rr) goto out;
   const sdb_expr *m = g > 1 ? sdb_mod(rr, sdb_int(k / g))
                     : rr->kind == SDB_MOD && rr->args[1] == b ? rr
-                    : intern(SDB_MOD, 0, NULL, (const sdb_expr *[]){rr, b}, 2);
+                    : sdb_ex_intern(SDB_MOD, 0, NULL, (const sdb_expr *[]){rr, b}, 2);
   r = g == 1 ? m : sdb_mul(sdb_int(g), m);
 out:
   tv_free(&div);
@@ -1220,7 +1188,7 @@ static const sdb_expr *distribute(const sdb_expr *a, const sdb_expr *b) {
   size_t na = nterms(a), nb = nterms(b);
   if (na * nb > EXPAND_MAX_TERMS) return sdb_mul(a, b);
   const sdb_expr **v = malloc(na * nb * sizeof *v);
-  if (!v) return fail("out of memory");
+  if (!v) return sdb_ex_fail("out of memory");
   size_t n = 0;
   for (size_t i = 0; i < na; i++)
     for (size_t j = 0; j < nb; j++)
@@ -1234,7 +1202,7 @@ const sdb_expr *sdb_expand(const sdb_expr *e) {
   if (!e) return NULL;
   if (e->nargs == 0) return e;
   const sdb_expr *small[8], **args = e->nargs <= 8 ? small : malloc(e->nargs * sizeof *args);
-  if (!args) return fail("out of memory");
+  if (!args) return sdb_ex_fail("out of memory");
   bool changed = false;
   const sdb_expr *r = NULL;
   for (size_t i = 0; i < e->nargs; i++) {
@@ -1254,517 +1222,3 @@ out:
   if (args != small) free(args);
   return r;
 }
-
-/* ------------------------------------------------------------------------
-** Max and Min
-** ---------------------------------------------------------------------- */
-
-/* An argument of Max/Min as non-constant terms plus a constant: the terms
-** of a sum, or the argument itself. */
-static const sdb_expr *const *nonconst_terms(const sdb_expr *const *x, size_t *n) {
-  if ((*x)->kind == SDB_ADD) { *n = (*x)->nargs; return (*x)->args; }
-  *n = 1;
-  return x;
-}
-static int64_t const_part(const sdb_expr *x) { return x->kind == SDB_ADD ? x->ival : 0; }
-
-/* Any total order on the non-constant terms (by creation id); equal means
-** the two differ by a constant. */
-static int nonconst_qsort_cmp(const void *pa, const void *pb) {
-  size_t na, nb;
-  const sdb_expr *const *a = nonconst_terms(pa, &na), *const *b = nonconst_terms(pb, &nb);
-  if (na != nb) return na < nb ? -1 : 1;
-  for (size_t i = 0; i < na; i++)
-    if (a[i] != b[i]) return a[i]->id < b[i]->id ? -1 : 1;
-  return 0;
-}
-
-static const sdb_expr *minmax_n(sdb_kind kind, const sdb_expr *const *in,
-                                size_t n) {
-  const char *nm = kind == SDB_MAX ? "Max" : "Min";
-  if (n == 0) return fail("%s needs at least one argument", nm);
-  for (size_t i = 0; i < n; i++) {
-    if (!in[i]) return NULL;
-    if (!need_int(in[i], nm)) return NULL;
-  }
-  exprvec v;
-  ev_init(&v);
-  const sdb_expr *r = NULL;
-  bool have_const = false;
-  int64_t best = 0;
-  for (size_t i = 0; i < n; i++) {
-    const sdb_expr *x = in[i];
-    size_t m = x->kind == kind ? x->nargs : 1;
-    for (size_t j = 0; j < m; j++) {
-      const sdb_expr *y = x->kind == kind ? x->args[j] : x;
-      if (y->kind == SDB_INT) {
-        if (!have_const || (kind == SDB_MAX ? y->ival > best : y->ival < best))
-          best = y->ival;
-        have_const = true;
-      } else if (!ev_push(&v, y)) {
-        fail("out of memory");
-        goto out;
-      }
-    }
-  }
-  if (have_const && !ev_push(&v, sdb_int(best))) { fail("out of memory"); goto out; }
-  /* Drop duplicates and arguments dominated by another that differs from it
-  ** by a constant (Max(x, x + 1) = x + 1). Two canonical arguments differ by
-  ** a constant exactly when their non-constant terms are the same, so sort
-  ** by those terms and keep the best of each run: O(n log n), where
-  ** comparing every pair made Max/Min of many arguments cubic to build. */
-  sdb_sort_n(v.v, v.n, sizeof *v.v, nonconst_qsort_cmp);
-  for (size_t i = 0; i + 1 < v.n; i++) {
-    if (nonconst_qsort_cmp(&v.v[i], &v.v[i + 1]) != 0) continue;
-    int64_t ci = const_part(v.v[i]), cj = const_part(v.v[i + 1]);
-    bool keep_i = kind == SDB_MAX ? ci >= cj : ci <= cj;
-    if (keep_i) v.v[i + 1] = v.v[i];   /* carry the best along the run */
-    v.v[i] = NULL;
-  }
-  size_t w = 0;
-  for (size_t i = 0; i < v.n; i++)
-    if (v.v[i]) v.v[w++] = v.v[i];
-  v.n = w;
-  if (v.n == 1) { r = v.v[0]; goto out; }
-  sdb_sort_n(v.v, v.n, sizeof *v.v, expr_qsort_cmp);
-  r = intern((uint8_t)kind, 0, NULL, v.v, v.n);
-out:
-  ev_free(&v);
-  return r;
-}
-
-const sdb_expr *sdb_max_n(const sdb_expr *const *a, size_t n) { return minmax_n(SDB_MAX, a, n); }
-const sdb_expr *sdb_min_n(const sdb_expr *const *a, size_t n) { return minmax_n(SDB_MIN, a, n); }
-const sdb_expr *sdb_max(const sdb_expr *a, const sdb_expr *b) {
-  return minmax_n(SDB_MAX, (const sdb_expr *[]){a, b}, 2);
-}
-const sdb_expr *sdb_min(const sdb_expr *a, const sdb_expr *b) {
-  return minmax_n(SDB_MIN, (const sdb_expr *[]){a, b}, 2);
-}
-
-/* ------------------------------------------------------------------------
-** Relations
-** ---------------------------------------------------------------------- */
-
-static const sdb_expr *equality(sdb_kind kind, const sdb_expr *a,
-                                const sdb_expr *b) {
-  if (!a || !b) return NULL;
-  bool eq = kind == SDB_EQ;
-  if (sdb_is_bool(a) || sdb_is_bool(b)) {
-    if (!sdb_is_bool(a) || !sdb_is_bool(b))
-      return fail("%s compares a boolean with an integer", eq ? "Eq" : "Ne");
-    if (a == b) return sdb_bool(eq);
-    if (b->kind == SDB_TRUE || b->kind == SDB_FALSE) {
-      const sdb_expr *t = a; a = b; b = t;
-    }
-    if (a->kind == SDB_TRUE) return eq ? b : sdb_not(b);
-    if (a->kind == SDB_FALSE) return eq ? sdb_not(b) : b;
-  } else {
-    const sdb_expr *d = sdb_sub(a, b);
-    if (!d) return NULL;
-    if (d->kind == SDB_INT) return sdb_bool((d->ival == 0) == eq);
-    if (a->kind == SDB_INT) { const sdb_expr *t = a; a = b; b = t; }
-  }
-  if (a->kind != SDB_INT && b->kind != SDB_INT && sdb_expr_cmp(a, b) > 0) {
-    const sdb_expr *t = a; a = b; b = t;
-  }
-  return intern((uint8_t)kind, 0, NULL, (const sdb_expr *[]){a, b}, 2);
-}
-
-const sdb_expr *sdb_eq(const sdb_expr *a, const sdb_expr *b) { return equality(SDB_EQ, a, b); }
-const sdb_expr *sdb_ne(const sdb_expr *a, const sdb_expr *b) { return equality(SDB_NE, a, b); }
-
-/* flip: built as Gt/Ge (b > a, b >= a); kept only for printing. */
-static const sdb_expr *inequality(sdb_kind kind, const sdb_expr *a,
-                                  const sdb_expr *b, bool flip) {
-  if (!a || !b) return NULL;
-  const char *nm = kind == SDB_LT ? "Lt" : "Le";
-  if (!need_int(a, nm) || !need_int(b, nm)) return NULL;
-  const sdb_expr *d = sdb_sub(a, b);
-  if (!d) return NULL;
-  if (d->kind == SDB_INT)
-    return sdb_bool(kind == SDB_LT ? d->ival < 0 : d->ival <= 0);
-  return intern((uint8_t)kind, flip, NULL, (const sdb_expr *[]){a, b}, 2);
-}
-
-const sdb_expr *sdb_lt(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LT, a, b, false); }
-const sdb_expr *sdb_le(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LE, a, b, false); }
-const sdb_expr *sdb_gt(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LT, b, a, true); }
-const sdb_expr *sdb_ge(const sdb_expr *a, const sdb_expr *b) { return inequality(SDB_LE, b, a, true); }
-
-const sdb_expr *sdb_rel_canon(const sdb_expr *e) {
-  if (!e) return NULL;
-  switch (e->kind) {
-    case SDB_LT: case SDB_LE:
-      return e->ival ? inequality((sdb_kind)e->kind, e->args[0], e->args[1], false) : e;
-    case SDB_AND: case SDB_OR: case SDB_NOT: {
-      const sdb_expr *small[8], **args = e->nargs <= 8 ? small : malloc(e->nargs * sizeof *args);
-      if (!args) return fail("out of memory");
-      bool same = true;
-      for (size_t i = 0; i < e->nargs; i++) {
-        args[i] = sdb_rel_canon(e->args[i]);
-        if (!args[i]) { if (args != small) free(args); return NULL; }
-        same = same && args[i] == e->args[i];
-      }
-      const sdb_expr *r = same ? e : sdb_rebuild((sdb_kind)e->kind, e->ival, args, e->nargs);
-      if (args != small) free(args);
-      return r;
-    }
-    default: return e;
-  }
-}
-
-/* ------------------------------------------------------------------------
-** Logic
-** ---------------------------------------------------------------------- */
-
-const sdb_expr *sdb_not(const sdb_expr *a) {
-  if (!a) return NULL;
-  if (!sdb_is_bool(a)) return fail("Not expects a boolean expression");
-  switch (a->kind) {
-    case SDB_TRUE: return sdb_false();
-    case SDB_FALSE: return sdb_true();
-    case SDB_NOT: return a->args[0];
-    case SDB_EQ: return sdb_ne(a->args[0], a->args[1]);
-    case SDB_NE: return sdb_eq(a->args[0], a->args[1]);
-    /* sympy's negated: Not(a < b) is a >= b, Not(a > b) is a <= b */
-    case SDB_LT: return inequality(SDB_LE, a->args[1], a->args[0], !a->ival);
-    case SDB_LE: return inequality(SDB_LT, a->args[1], a->args[0], !a->ival);
-    default: return intern(SDB_NOT, 0, NULL, &a, 1);
-  }
-}
-
-static const sdb_expr *logic_n(sdb_kind kind, const sdb_expr *const *in,
-                               size_t n) {
-  const char *nm = kind == SDB_AND ? "And" : "Or";
-  uint8_t identity = kind == SDB_AND ? SDB_TRUE : SDB_FALSE;
-  uint8_t absorb = kind == SDB_AND ? SDB_FALSE : SDB_TRUE;
-  for (size_t i = 0; i < n; i++) {
-    if (!in[i]) return NULL;
-    if (!sdb_is_bool(in[i])) return fail("%s expects boolean expressions", nm);
-  }
-  exprvec v;
-  ev_init(&v);
-  const sdb_expr *r = NULL;
-  for (size_t i = 0; i < n; i++) {
-    const sdb_expr *x = in[i];
-    size_t m = x->kind == kind ? x->nargs : 1;
-    for (size_t j = 0; j < m; j++) {
-      const sdb_expr *y = x->kind == kind ? x->args[j] : x;
-      if (y->kind == absorb) { r = y; goto out; }
-      if (y->kind == identity) continue;
-      if (!ev_push(&v, y)) { fail("out of memory"); goto out; }
-    }
-  }
-  sdb_sort_n(v.v, v.n, sizeof *v.v, ordered_qsort_cmp);
-  size_t w = 0;
-  for (size_t i = 0; i < v.n; i++)
-    if (!w || v.v[w - 1] != v.v[i]) v.v[w++] = v.v[i];
-  v.n = w;
-  for (size_t i = 0; i < v.n; i++) {   /* x & ~x = False, x | ~x = True */
-    const sdb_expr *nx = sdb_not(v.v[i]);
-    if (!nx) goto out;
-    for (size_t j = 0; j < v.n; j++)
-      if (v.v[j] == nx) { r = intern(absorb, 0, NULL, NULL, 0); goto out; }
-  }
-  if (v.n == 0) r = intern(identity, 0, NULL, NULL, 0);
-  else if (v.n == 1) r = v.v[0];
-  else r = intern((uint8_t)kind, 0, NULL, v.v, v.n);
-out:
-  ev_free(&v);
-  return r;
-}
-
-const sdb_expr *sdb_and_n(const sdb_expr *const *a, size_t n) { return logic_n(SDB_AND, a, n); }
-const sdb_expr *sdb_or_n(const sdb_expr *const *a, size_t n) { return logic_n(SDB_OR, a, n); }
-const sdb_expr *sdb_and(const sdb_expr *a, const sdb_expr *b) {
-  return logic_n(SDB_AND, (const sdb_expr *[]){a, b}, 2);
-}
-const sdb_expr *sdb_or(const sdb_expr *a, const sdb_expr *b) {
-  return logic_n(SDB_OR, (const sdb_expr *[]){a, b}, 2);
-}
-
-/* ------------------------------------------------------------------------
-** Rebuild, substitution, free symbols
-** ---------------------------------------------------------------------- */
-
-const sdb_expr *sdb_rebuild(sdb_kind kind, int64_t ival,
-                            const sdb_expr *const *args, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (!args[i]) return NULL;
-  switch (kind) {
-    case SDB_INT: return sdb_int(ival);
-    case SDB_TRUE: return sdb_true();
-    case SDB_FALSE: return sdb_false();
-    case SDB_ADD: {
-      const sdb_expr *s = sdb_add_n(args, n);
-      return ival ? sdb_add(s, sdb_int(ival)) : s;
-    }
-    case SDB_MUL: {
-      const sdb_expr *p = sdb_mul_n(args, n);
-      return ival != 1 ? sdb_mul(sdb_int(ival), p) : p;
-    }
-    case SDB_POW: return sdb_pow(args[0], ival);
-    case SDB_FLOORDIV: return sdb_floordiv(args[0], args[1]);
-    case SDB_MOD: return sdb_mod(args[0], args[1]);
-    case SDB_MAX: return sdb_max_n(args, n);
-    case SDB_MIN: return sdb_min_n(args, n);
-    case SDB_EQ: return sdb_eq(args[0], args[1]);
-    case SDB_NE: return sdb_ne(args[0], args[1]);
-    case SDB_LT: case SDB_LE: return inequality(kind, args[0], args[1], ival != 0);
-    case SDB_AND: return sdb_and_n(args, n);
-    case SDB_OR: return sdb_or_n(args, n);
-    case SDB_NOT: return sdb_not(args[0]);
-    default: return fail("cannot rebuild a %s", sdb_kind_name(kind));
-  }
-}
-
-/* A pointer->pointer memo so shared subexpressions are visited once. Its
-** first slots are inside it (free_symbols and subs run many times per op
-** on small expressions: two callocs each were a tenth of their cost); it
-** must not be copied once used. Zero-initialised. */
-#define MEMO_INLINE 32
-typedef struct {
-  const sdb_expr **keys;
-  const sdb_expr **vals;
-  size_t cap, len;
-  const sdb_expr *ikeys[MEMO_INLINE], *ivals[MEMO_INLINE];
-} memo;
-
-static bool memo_get(const memo *m, const sdb_expr *k, const sdb_expr **v) {
-  if (!m->cap) return false;
-  for (size_t j = k->id & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
-    if (m->keys[j] == k) { *v = m->vals[j]; return true; }
-  return false;
-}
-
-static bool memo_put(memo *m, const sdb_expr *k, const sdb_expr *v) {
-  if (!m->cap) {   /* zero-initialised: the inline slots are empty */
-    m->keys = m->ikeys;
-    m->vals = m->ivals;
-    m->cap = MEMO_INLINE;
-  }
-  if (m->len * 2 >= m->cap) {
-    size_t cap = m->cap * 2;
-    const sdb_expr **nk = calloc(cap, sizeof *nk), **nv = calloc(cap, sizeof *nv);
-    if (!nk || !nv) { free(nk); free(nv); return false; }
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->keys[i]) continue;
-      size_t j = m->keys[i]->id & (cap - 1);
-      while (nk[j]) j = (j + 1) & (cap - 1);
-      nk[j] = m->keys[i];
-      nv[j] = m->vals[i];
-    }
-    if (m->keys != m->ikeys) {
-      free(m->keys);
-      free(m->vals);
-    }
-    m->keys = nk;
-    m->vals = nv;
-    m->cap = cap;
-  }
-  size_t j = k->id & (m->cap - 1);
-  while (m->keys[j]) j = (j + 1) & (m->cap - 1);
-  m->keys[j] = k;
-  m->vals[j] = v;
-  m->len++;
-  return true;
-}
-
-static void memo_free(memo *m) {
-  if (m->keys == m->ikeys) return;
-  free(m->keys);
-  free(m->vals);
-}
-
-typedef struct {
-  const sdb_expr *const *syms;
-  const sdb_expr *const *vals;
-  size_t n;
-  memo seen;
-} subs_ctx;
-
-static const sdb_expr *subs_rec(subs_ctx *c, const sdb_expr *e) {
-  if (e->kind == SDB_SYM) {
-    for (size_t i = 0; i < c->n; i++)
-      if (c->syms[i] == e) return c->vals[i];
-    return e;
-  }
-  if (e->nargs == 0) return e;
-  const sdb_expr *r;
-  if (memo_get(&c->seen, e, &r)) return r;
-  const sdb_expr *small[8];
-  const sdb_expr **args = e->nargs <= 8 ? small : malloc(e->nargs * sizeof *args);
-  if (!args) return fail("out of memory");
-  bool changed = false;
-  r = NULL;
-  for (size_t i = 0; i < e->nargs; i++) {
-    args[i] = subs_rec(c, e->args[i]);
-    if (!args[i]) goto out;
-    changed |= args[i] != e->args[i];
-  }
-  r = changed ? sdb_rebuild((sdb_kind)e->kind, e->ival, args, e->nargs) : e;
-  if (r && !memo_put(&c->seen, e, r)) r = fail("out of memory");
-out:
-  if (args != small) free(args);
-  return r;
-}
-
-const sdb_expr *sdb_subs(const sdb_expr *e, const sdb_expr *const *syms,
-                         const sdb_expr *const *vals, size_t n) {
-  if (!e) return NULL;
-  for (size_t i = 0; i < n; i++) {
-    if (!syms[i] || !vals[i]) return NULL;
-    if (syms[i]->kind != SDB_SYM) return fail("subs: %s is not a symbol", sdb_kind_name(syms[i]->kind));
-  }
-  subs_ctx c = {syms, vals, n, {0}};
-  const sdb_expr *r = subs_rec(&c, e);
-  memo_free(&c.seen);
-  return r;
-}
-
-static bool collect_syms(const sdb_expr *e, memo *seen, exprvec *out) {
-  const sdb_expr *dummy;
-  if (e->kind == SDB_SYM) {
-    if (memo_get(seen, e, &dummy)) return true;
-    return memo_put(seen, e, e) && ev_push(out, e);
-  }
-  if (e->nargs == 0 || memo_get(seen, e, &dummy)) return true;
-  for (size_t i = 0; i < e->nargs; i++)
-    if (!collect_syms(e->args[i], seen, out)) return false;
-  return memo_put(seen, e, e);
-}
-
-long sdb_free_symbols(const sdb_expr *e, const sdb_expr ***out) {
-  *out = NULL;
-  if (e->kind != SDB_SYM && e->nargs == 0) return 0;
-  memo seen = {0};
-  exprvec v;
-  ev_init(&v);
-  long n = -1;
-  if (collect_syms(e, &seen, &v)) {
-    sdb_sort_n(v.v, v.n, sizeof *v.v, expr_qsort_cmp);
-    n = (long)v.n;
-    if (n) {
-      *out = malloc(v.n * sizeof **out);
-      if (*out) memcpy(*out, v.v, v.n * sizeof **out);
-      else n = -1;
-    }
-  }
-  memo_free(&seen);
-  ev_free(&v);
-  return n;
-}
-
-bool sdb_has_symbol(const sdb_expr *e, const sdb_expr *sym) {
-  if (e == sym) return true;
-  for (size_t i = 0; i < e->nargs; i++)
-    if (sdb_has_symbol(e->args[i], sym)) return true;
-  return false;
-}
-
-bool sdb_has_symbol_prefix(const sdb_expr *e, const char *prefix) {
-  if (e->kind == SDB_SYM) return strncmp(e->name, prefix, strlen(prefix)) == 0;
-  for (size_t i = 0; i < e->nargs; i++)
-    if (sdb_has_symbol_prefix(e->args[i], prefix)) return true;
-  return false;
-}
-
-/* ------------------------------------------------------------------------
-** Evaluation
-** ---------------------------------------------------------------------- */
-
-typedef struct {
-  sdb_lookup_fn lookup;
-  void *ud;
-  char *err;
-  size_t errlen;
-} eval_ctx;
-
-static int eval_fail(eval_ctx *c, const char *fmt, ...) {
-  if (c->err && c->errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->err, c->errlen, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
-
-static int eval_rec(eval_ctx *c, const sdb_expr *e, int64_t *out) {
-  int64_t x, y;
-  switch (e->kind) {
-    case SDB_INT: *out = e->ival; return 0;
-    case SDB_TRUE: *out = 1; return 0;
-    case SDB_FALSE: *out = 0; return 0;
-    case SDB_SYM:
-      if (c->lookup && c->lookup(c->ud, e, out) == 0) return 0;
-      return eval_fail(c, "no value for symbol %s", e->name);
-    case SDB_ADD:
-      x = e->ival;
-      for (size_t i = 0; i < e->nargs; i++) {
-        if (eval_rec(c, e->args[i], &y)) return -1;
-        if (sdb_add_ov(x, y, &x)) return eval_fail(c, "integer overflow in evaluation");
-      }
-      *out = x;
-      return 0;
-    case SDB_MUL:
-      x = e->ival;
-      for (size_t i = 0; i < e->nargs; i++) {
-        if (eval_rec(c, e->args[i], &y)) return -1;
-        if (sdb_mul_ov(x, y, &x)) return eval_fail(c, "integer overflow in evaluation");
-      }
-      *out = x;
-      return 0;
-    case SDB_POW:
-      if (eval_rec(c, e->args[0], &y)) return -1;
-      x = 1;
-      for (int64_t i = 0; i < e->ival; i++)
-        if (sdb_mul_ov(x, y, &x)) return eval_fail(c, "integer overflow in evaluation");
-      *out = x;
-      return 0;
-    case SDB_FLOORDIV: case SDB_MOD:
-      if (eval_rec(c, e->args[0], &x) || eval_rec(c, e->args[1], &y)) return -1;
-      if (y == 0) return eval_fail(c, "division by zero");
-      if (e->kind == SDB_FLOORDIV) {
-        if (x == INT64_MIN && y == -1) return eval_fail(c, "integer overflow in evaluation");
-        *out = py_floordiv(x, y);
-      } else {
-        *out = py_mod(x, y);
-      }
-      return 0;
-    case SDB_MAX: case SDB_MIN:
-      for (size_t i = 0; i < e->nargs; i++) {
-        if (eval_rec(c, e->args[i], &y)) return -1;
-        if (i == 0 || (e->kind == SDB_MAX ? y > x : y < x)) x = y;
-      }
-      *out = x;
-      return 0;
-    case SDB_EQ: case SDB_NE: case SDB_LT: case SDB_LE:
-      if (eval_rec(c, e->args[0], &x) || eval_rec(c, e->args[1], &y)) return -1;
-      *out = e->kind == SDB_EQ ? x == y : e->kind == SDB_NE ? x != y
-           : e->kind == SDB_LT ? x < y : x <= y;
-      return 0;
-    case SDB_AND: case SDB_OR:
-      for (size_t i = 0; i < e->nargs; i++) {
-        if (eval_rec(c, e->args[i], &y)) return -1;
-        if (e->kind == SDB_AND && !y) { *out = 0; return 0; }
-        if (e->kind == SDB_OR && y) { *out = 1; return 0; }
-      }
-      *out = e->kind == SDB_AND;
-      return 0;
-    case SDB_NOT:
-      if (eval_rec(c, e->args[0], &y)) return -1;
-      *out = !y;
-      return 0;
-    default:
-      return eval_fail(c, "cannot evaluate %s", sdb_kind_name((sdb_kind)e->kind));
-  }
-}
-
-int sdb_eval(const sdb_expr *e, sdb_lookup_fn lookup, void *ud, int64_t *out,
-             char *err, size_t errlen) {
-  eval_ctx c = {lookup, ud, err, errlen};
-  return eval_rec(&c, e, out);
-}
-
