@@ -1,6 +1,7 @@
 /*
 ** shape_env_impl.h — the ShapeEnv's state, for the files that implement
-** it (shape_env.c, shape_env_guards.c); nothing else includes this.
+** it (shape_env.c, shape_env_facts.c, shape_env_guards.c); nothing else
+** includes this.
 */
 #ifndef SDB_SHAPE_ENV_IMPL_H
 #define SDB_SHAPE_ENV_IMPL_H
@@ -97,13 +98,26 @@ struct sdb_shape_env {
   struct { const sdb_expr *e, *r; unsigned gen; } replaced[1024];
 };
 
-/* shape_env.c's, for shape_env_guards.c */
+/* shape_env.c's, for shape_env_guards.c and shape_env_facts.c */
 sdb_symbol_info *sdb_se_info_of(const sdb_shape_env *env, const sdb_expr *sym);
 int sdb_se_oom(sdb_err *err);
 /* replacements, then rewrites by ranges and (use_divisible) divisibility */
 const sdb_expr *sdb_se_simplify_with(sdb_shape_env *env, const sdb_expr *e, bool use_divisible);
+/* shape_env.c's, for shape_env_facts.c: sdb_se_simplify_with's two steps
+** (every free symbol by its representative; the rewrites, and whether an
+** expression has anything for them to rewrite), and a symbol's range and
+** an expression's bounds from the symbols' ranges alone */
+const sdb_expr *sdb_se_replace(sdb_shape_env *env, const sdb_expr *e);
+const sdb_expr *sdb_se_facts_rewrite(sdb_shape_env *env, const sdb_expr *e, bool use_divisible);
+bool sdb_se_needs_facts(const sdb_expr *e);
+bool sdb_se_range_fn(void *ud, const sdb_expr *sym, sdb_range *out);
+sdb_range sdb_se_bound_raw(sdb_shape_env *env, const sdb_expr *e);
+
+/* shape_env_facts.c's, for shape_env.c and shape_env_guards.c */
 /* e's value when it is known statically (a constant), else NULL; use_axioms
 ** false leaves out the facts learned from guards (produce_guards) */
 const sdb_expr *sdb_se_evaluate_static(sdb_shape_env *env, const sdb_expr *e, bool use_axioms);
+/* a guard or runtime assert becomes a fact (read at the next refresh) */
+bool sdb_se_add_fact(sdb_shape_env *env, const sdb_expr *g);
 
 #endif
