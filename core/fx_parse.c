@@ -4,12 +4,13 @@
 ** statements); each statement is tokenized and parsed as a small Python
 ** expression tree, which is then turned into one FX node. Only the forms
 ** FX's code generator writes are accepted; anything else is an error that
-** names the payload line.
+** names the payload line. The tokenizer and the expression parser are in
+** fx_expr.c.
 */
 #include "fx_parse.h"
+#include "fx_parse_impl.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +19,6 @@
 #include "buf.h"
 #include "fake.h"
 #include "intern.h"
-
-#define FX_MAX_DEPTH 64
 
 const char *sdb_fx_op_name(sdb_fx_op op) {
   switch (op) {
@@ -51,9 +50,7 @@ typedef struct fx_ctx {
   int line;
 } fx_ctx;
 
-static int fx_fail(fx_ctx *c, int lineno, const char *fmt, ...)
-  __attribute__((format(printf, 3, 4)));
-static int fx_fail(fx_ctx *c, int lineno, const char *fmt, ...) {
+int sdb_fp_fail(fx_ctx *c, int lineno, const char *fmt, ...) {
   sdb_buf b = SDB_BUF_INIT;
   va_list ap;
   sdb_buf_printf(&b, "%s line %d: ", c->where, lineno);
@@ -70,14 +67,14 @@ static int fx_fail(fx_ctx *c, int lineno, const char *fmt, ...) {
   return SDB_E_INVALID;
 }
 
-static int fx_oom(fx_ctx *c) {
+int sdb_fp_oom(fx_ctx *c) {
   return sdb_err_set(c->err, SDB_E_OOM, "MemoryError", "out of memory");
 }
 
 static int split_lines(fx_ctx *c, const char *text) {
   size_t cap = 16;
   c->lines = malloc(cap * sizeof *c->lines);
-  if (!c->lines) return fx_oom(c);
+  if (!c->lines) return sdb_fp_oom(c);
   int no = 0;
   const char *p = text;
   while (*p) {
@@ -89,529 +86,23 @@ static int split_lines(fx_ctx *c, const char *text) {
     while (ind < len && p[ind] == ' ') ind++;
     if (c->nlines == cap) {
       fx_line *nl = realloc(c->lines, 2 * cap * sizeof *nl);
-      if (!nl) return fx_oom(c);
+      if (!nl) return sdb_fp_oom(c);
       c->lines = nl;
       cap *= 2;
     }
     fx_line *l = &c->lines[c->nlines];
     l->no = no;
     l->s = strndup(p + ind, len - ind);
-    if (!l->s) return fx_oom(c);
+    if (!l->s) return sdb_fp_oom(c);
     c->nlines++;
     /* A tab in the indentation cannot be measured against spaces. */
-    if (ind < len && p[ind] == '\t') return fx_fail(c, no, "tab in indentation");
+    if (ind < len && p[ind] == '\t') return sdb_fp_fail(c, no, "tab in indentation");
     l->indent = ind == len ? -1 : (int)ind;
     if (!e) break;
     p = e + 1;
   }
   return SDB_OK;
 }
-
-/* --- tokens -------------------------------------------------------------------- */
-
-typedef enum { T_END, T_NAME, T_INT, T_FLOAT, T_STR, T_OP } tkind;
-
-typedef struct tok {
-  tkind k;
-  const char *s;       /* start in the line */
-  size_t n;
-  const char *str;     /* T_STR: decoded, interned; T_NAME: interned */
-  int64_t ival;
-  double fval;
-} tok;
-
-typedef struct lexer {
-  fx_ctx *c;
-  int lineno;
-  const char *line;    /* whole statement, for messages */
-  const char *p;
-  tok t;               /* the current token */
-  int depth;
-} lexer;
-
-static const char *ops3[] = {"...", "**=", "//=", NULL};
-static const char *ops2[] = {"==", "!=", "<=", ">=", "//", "**", "<<", ">>", "->", NULL};
-
-static int lex_next(lexer *L) {
-  const char *p = L->p;
-  while (*p == ' ' || *p == '\t') p++;
-  tok *t = &L->t;
-  memset(t, 0, sizeof *t);
-  t->s = p;
-  if (!*p || *p == '#') {
-    t->k = T_END;
-    L->p = p;
-    return SDB_OK;
-  }
-  if (isalpha((unsigned char)*p) || *p == '_') {
-    const char *q = p;
-    while (isalnum((unsigned char)*q) || *q == '_') q++;
-    t->k = T_NAME;
-    t->n = (size_t)(q - p);
-    t->str = sdb_intern_n(p, t->n);
-    L->p = q;
-    return t->str ? SDB_OK : fx_oom(L->c);
-  }
-  if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
-    const char *q = p;
-    bool fl = false;
-    while (isalnum((unsigned char)*q) || *q == '.' || *q == '_' ||
-           ((*q == '+' || *q == '-') && (q[-1] == 'e' || q[-1] == 'E'))) {
-      if (*q == '.' || *q == 'e' || *q == 'E') fl = true;
-      q++;
-    }
-    char buf[64];
-    size_t n = (size_t)(q - p);
-    if (n >= sizeof buf) return fx_fail(L->c, L->lineno, "number too long: '%.*s'", (int)n, p);
-    memcpy(buf, p, n);
-    buf[n] = 0;
-    char *end;
-    errno = 0;
-    if (fl) {
-      t->k = T_FLOAT;
-      t->fval = strtod(buf, &end);
-    } else {
-      t->k = T_INT;
-      t->ival = strtoll(buf, &end, 10);
-    }
-    if (*end || errno)
-      return fx_fail(L->c, L->lineno, "bad number '%s' in '%s'", buf, L->line);
-    t->n = n;
-    L->p = q;
-    return SDB_OK;
-  }
-  if (*p == '\'' || *p == '"') {
-    char qc = *p;
-    sdb_buf b = SDB_BUF_INIT;
-    const char *q = p + 1;
-    while (*q && *q != qc) {
-      if (*q == '\\' && q[1]) {
-        q++;
-        char e = *q == 'n' ? '\n' : *q == 't' ? '\t' : *q;
-        sdb_buf_putc(&b, e);
-      } else {
-        sdb_buf_putc(&b, *q);
-      }
-      q++;
-    }
-    if (*q != qc) {
-      sdb_buf_free(&b);
-      return fx_fail(L->c, L->lineno, "unterminated string in '%s'", L->line);
-    }
-    t->k = T_STR;
-    t->str = sdb_intern(sdb_buf_cstr(&b));
-    sdb_buf_free(&b);
-    if (!t->str) return fx_oom(L->c);
-    t->n = (size_t)(q + 1 - p);
-    L->p = q + 1;
-    return SDB_OK;
-  }
-  t->k = T_OP;
-  for (int i = 0; ops3[i]; i++)
-    if (!strncmp(p, ops3[i], 3)) {
-      t->n = 3;
-      L->p = p + 3;
-      return SDB_OK;
-    }
-  for (int i = 0; ops2[i]; i++)
-    if (!strncmp(p, ops2[i], 2)) {
-      t->n = 2;
-      L->p = p + 2;
-      return SDB_OK;
-    }
-  if (strchr("()[]{},.:;=+-*/%<>&|^~@", *p)) {
-    t->n = 1;
-    L->p = p + 1;
-    return SDB_OK;
-  }
-  return fx_fail(L->c, L->lineno, "cannot read node: unexpected character '%c' in '%s'", *p,
-                 L->line);
-}
-
-static bool is_op(const lexer *L, const char *op) {
-  return L->t.k == T_OP && L->t.n == strlen(op) && !strncmp(L->t.s, op, L->t.n);
-}
-
-static bool is_name(const lexer *L, const char *name) {
-  return L->t.k == T_NAME && !strcmp(L->t.str, name);
-}
-
-static int tok_fail(lexer *L, const char *what) {
-  if (L->t.k == T_END)
-    return fx_fail(L->c, L->lineno, "cannot read node: expected %s at the end of '%s'", what,
-                   L->line);
-  return fx_fail(L->c, L->lineno, "cannot read node: expected %s, found '%.*s' in '%s'", what,
-                 (int)L->t.n, L->t.s, L->line);
-}
-
-static int expect_op(lexer *L, const char *op) {
-  if (!is_op(L, op)) {
-    char what[16];
-    snprintf(what, sizeof what, "'%s'", op);
-    return tok_fail(L, what);
-  }
-  return lex_next(L);
-}
-
-/* --- expression trees ---------------------------------------------------------- */
-
-typedef enum {
-  E_NAME, E_ATTR, E_CALL, E_INDEX, E_BIN, E_UN, E_INT, E_FLOAT, E_STR,
-  E_NONE, E_BOOL, E_TUPLE, E_LIST, E_ELLIPSIS, E_DICT
-} ekind;
-
-typedef struct ast {
-  ekind k;
-  const char *s;         /* name, attribute, string, operator */
-  int64_t ival;
-  double fval;
-  struct ast **kids;     /* call: fn then args; attr/index/bin/un: operands */
-  const char **kws;      /* call: keyword per argument kid (NULL positional) */
-  size_t n;
-} ast;
-
-static void ast_free(ast *a) {
-  if (!a) return;
-  for (size_t i = 0; i < a->n; i++) ast_free(a->kids[i]);
-  free(a->kids);
-  free(a->kws);
-  free(a);
-}
-
-static ast *ast_new(ekind k) {
-  ast *a = calloc(1, sizeof *a);
-  if (a) a->k = k;
-  return a;
-}
-
-static int ast_push(lexer *L, ast *a, ast *kid, const char *kw) {
-  ast **nk = realloc(a->kids, (a->n + 1) * sizeof *nk);
-  if (!nk) {
-    ast_free(kid);
-    return fx_oom(L->c);
-  }
-  a->kids = nk;
-  if (a->k == E_CALL) {
-    const char **nw = realloc(a->kws, (a->n + 1) * sizeof *nw);
-    if (!nw) {
-      ast_free(kid);
-      return fx_oom(L->c);
-    }
-    a->kws = nw;
-    a->kws[a->n] = kw;
-  }
-  a->kids[a->n++] = kid;
-  return SDB_OK;
-}
-
-static int parse_expr(lexer *L, ast **out);
-
-/* { key: value, ... }: a dict literal (flex_attention's kernel options);
-** its kids alternate key, value. */
-static int parse_dict(lexer *L, ast **out) {
-  ast *a = ast_new(E_DICT);
-  if (!a) return fx_oom(L->c);
-  int rc;
-  while (!is_op(L, "}")) {
-    ast *k, *v;
-    if ((rc = parse_expr(L, &k)) || (rc = ast_push(L, a, k, NULL))) goto fail;
-    if ((rc = expect_op(L, ":"))) goto fail;
-    if ((rc = parse_expr(L, &v)) || (rc = ast_push(L, a, v, NULL))) goto fail;
-    if (is_op(L, ",")) {
-      if ((rc = lex_next(L))) goto fail;
-    } else if (!is_op(L, "}")) {
-      rc = tok_fail(L, "',' or '}'");
-      goto fail;
-    }
-  }
-  if ((rc = lex_next(L))) goto fail;
-  *out = a;
-  return SDB_OK;
-fail:
-  ast_free(a);
-  return rc;
-}
-
-/* ( ... ) or [ ... ]: a tuple/list of expressions (a parenthesized single
-** expression without a comma is that expression). */
-static int parse_seq(lexer *L, const char *close, ekind k, ast **out) {
-  ast *a = ast_new(k);
-  if (!a) return fx_oom(L->c);
-  bool comma = false;
-  int rc;
-  while (!is_op(L, close)) {
-    ast *e;
-    if ((rc = parse_expr(L, &e)) || (rc = ast_push(L, a, e, NULL))) goto fail;
-    if (is_op(L, ",")) {
-      comma = true;
-      if ((rc = lex_next(L))) goto fail;
-    } else if (!is_op(L, close)) {
-      char what[16];
-      snprintf(what, sizeof what, "',' or '%s'", close);
-      rc = tok_fail(L, what);
-      goto fail;
-    }
-  }
-  if ((rc = lex_next(L))) goto fail;
-  if (k == E_TUPLE && a->n == 1 && !comma) {
-    *out = a->kids[0];
-    a->n = 0;
-    ast_free(a);
-    return SDB_OK;
-  }
-  *out = a;
-  return SDB_OK;
-fail:
-  ast_free(a);
-  return rc;
-}
-
-static int parse_call_args(lexer *L, ast *call) {
-  int rc;
-  while (!is_op(L, ")")) {
-    const char *kw = NULL;
-    if (L->t.k == T_NAME) {
-      /* name = value (FX writes `inplace = False`): look ahead for '='. */
-      lexer save = *L;
-      const char *nm = L->t.str;
-      if ((rc = lex_next(L))) return rc;
-      if (is_op(L, "=")) {
-        kw = nm;
-        if ((rc = lex_next(L))) return rc;
-      } else {
-        *L = save;
-      }
-    }
-    ast *e;
-    if ((rc = parse_expr(L, &e)) || (rc = ast_push(L, call, e, kw))) return rc;
-    if (is_op(L, ",")) {
-      if ((rc = lex_next(L))) return rc;
-    } else if (!is_op(L, ")")) {
-      return tok_fail(L, "',' or ')'");
-    }
-  }
-  return lex_next(L);
-}
-
-static int parse_atom(lexer *L, ast **out) {
-  int rc;
-  ast *a = NULL;
-  if (++L->depth > FX_MAX_DEPTH) return fx_fail(L->c, L->lineno, "expression nested too deeply");
-  switch (L->t.k) {
-    case T_NAME:
-      if (is_name(L, "None")) a = ast_new(E_NONE);
-      else if (is_name(L, "True") || is_name(L, "False")) {
-        a = ast_new(E_BOOL);
-        if (a) a->ival = is_name(L, "True");
-      } else {
-        a = ast_new(E_NAME);
-        if (a) a->s = L->t.str;
-      }
-      if (!a) return fx_oom(L->c);
-      if ((rc = lex_next(L))) goto fail;
-      break;
-    case T_INT:
-    case T_FLOAT:
-      a = ast_new(L->t.k == T_INT ? E_INT : E_FLOAT);
-      if (!a) return fx_oom(L->c);
-      a->ival = L->t.ival;
-      a->fval = L->t.fval;
-      if ((rc = lex_next(L))) goto fail;
-      break;
-    case T_STR:
-      a = ast_new(E_STR);
-      if (!a) return fx_oom(L->c);
-      a->s = L->t.str;
-      if ((rc = lex_next(L))) goto fail;
-      /* Adjacent literals concatenate, as in Python. */
-      while (L->t.k == T_STR) {
-        sdb_buf b = SDB_BUF_INIT;
-        sdb_buf_puts(&b, a->s);
-        sdb_buf_puts(&b, L->t.str);
-        a->s = sdb_intern(sdb_buf_cstr(&b));
-        sdb_buf_free(&b);
-        if ((rc = lex_next(L))) goto fail;
-      }
-      break;
-    case T_OP:
-      if (is_op(L, "(") || is_op(L, "[")) {
-        bool paren = is_op(L, "(");
-        if ((rc = lex_next(L))) return rc;
-        if ((rc = parse_seq(L, paren ? ")" : "]", paren ? E_TUPLE : E_LIST, &a))) return rc;
-        break;
-      }
-      if (is_op(L, "{")) {
-        if ((rc = lex_next(L)) || (rc = parse_dict(L, &a))) return rc;
-        break;
-      }
-      if (is_op(L, "...")) {
-        a = ast_new(E_ELLIPSIS);
-        if (!a) return fx_oom(L->c);
-        if ((rc = lex_next(L))) goto fail;
-        break;
-      }
-      if (is_op(L, "-") || is_op(L, "+") || is_op(L, "~")) {
-        const char *op = is_op(L, "-") ? "-" : is_op(L, "+") ? "+" : "~";
-        if ((rc = lex_next(L))) return rc;
-        ast *x;
-        if ((rc = parse_atom(L, &x))) return rc;
-        if (*op == '-' && (x->k == E_INT || x->k == E_FLOAT)) {
-          x->ival = -x->ival;
-          x->fval = -x->fval;
-          *out = x;
-          L->depth--;
-          return SDB_OK;
-        }
-        a = ast_new(E_UN);
-        if (!a) {
-          ast_free(x);
-          return fx_oom(L->c);
-        }
-        a->s = op;
-        if ((rc = ast_push(L, a, x, NULL))) goto fail;
-        *out = a;
-        L->depth--;
-        return SDB_OK;
-      }
-      return tok_fail(L, "a value");
-    case T_END:
-      return tok_fail(L, "a value");
-  }
-  /* Postfix: .attr, (call), [index]. */
-  for (;;) {
-    if (is_op(L, ".")) {
-      if ((rc = lex_next(L))) goto fail;
-      if (L->t.k != T_NAME) {
-        rc = tok_fail(L, "an attribute name");
-        goto fail;
-      }
-      ast *x = ast_new(E_ATTR);
-      if (!x) {
-        rc = fx_oom(L->c);
-        goto fail;
-      }
-      x->s = L->t.str;
-      if ((rc = ast_push(L, x, a, NULL))) {
-        a = NULL;
-        ast_free(x);
-        goto fail;
-      }
-      a = x;
-      if ((rc = lex_next(L))) goto fail;
-    } else if (is_op(L, "(")) {
-      ast *x = ast_new(E_CALL);
-      if (!x) {
-        rc = fx_oom(L->c);
-        goto fail;
-      }
-      if ((rc = ast_push(L, x, a, NULL))) {
-        a = NULL;
-        ast_free(x);
-        goto fail;
-      }
-      a = x;
-      if ((rc = lex_next(L)) || (rc = parse_call_args(L, a))) goto fail;
-    } else if (is_op(L, "[")) {
-      ast *x = ast_new(E_INDEX), *idx;
-      if (!x) {
-        rc = fx_oom(L->c);
-        goto fail;
-      }
-      if ((rc = ast_push(L, x, a, NULL))) {
-        a = NULL;
-        ast_free(x);
-        goto fail;
-      }
-      a = x;
-      if ((rc = lex_next(L))) goto fail;
-      /* a[i, j] indexes with the tuple (i, j). */
-      if ((rc = parse_seq(L, "]", E_TUPLE, &idx))) goto fail;
-      if ((rc = ast_push(L, a, idx, NULL))) goto fail;
-    } else {
-      break;
-    }
-  }
-  L->depth--;
-  *out = a;
-  return SDB_OK;
-fail:
-  ast_free(a);
-  return rc;
-}
-
-/* Binary operators by precedence, lowest first (Python's table). */
-static const char *const bin_levels[][7] = {
-  {"or", NULL},
-  {"and", NULL},
-  {"==", "!=", "<", "<=", ">", ">=", NULL},
-  {"|", NULL},
-  {"^", NULL},
-  {"&", NULL},
-  {"<<", ">>", NULL},
-  {"+", "-", NULL},
-  {"*", "/", "//", "%", "@", NULL},
-  {"**", NULL},
-};
-#define NLEVELS ((int)(sizeof bin_levels / sizeof bin_levels[0]))
-
-static const char *match_bin(lexer *L, int level) {
-  for (int i = 0; bin_levels[level][i]; i++) {
-    const char *op = bin_levels[level][i];
-    if (isalpha((unsigned char)op[0]) ? is_name(L, op) : is_op(L, op)) return op;
-  }
-  return NULL;
-}
-
-static int parse_level(lexer *L, int level, ast **out) {
-  if (level == NLEVELS) return parse_atom(L, out);
-  int rc;
-  ast *a;
-  if (level == 2 && is_name(L, "not")) {
-    if ((rc = lex_next(L)) || (rc = parse_level(L, level, &a))) return rc;
-    ast *u = ast_new(E_UN);
-    if (!u) {
-      ast_free(a);
-      return fx_oom(L->c);
-    }
-    u->s = "not";
-    if ((rc = ast_push(L, u, a, NULL))) {
-      ast_free(u);
-      return rc;
-    }
-    *out = u;
-    return SDB_OK;
-  }
-  if ((rc = parse_level(L, level + 1, &a))) return rc;
-  const char *op;
-  while ((op = match_bin(L, level))) {
-    ast *b;
-    if ((rc = lex_next(L)) || (rc = parse_level(L, level + 1, &b))) {
-      ast_free(a);
-      return rc;
-    }
-    ast *x = ast_new(E_BIN);
-    if (!x) {
-      ast_free(a);
-      ast_free(b);
-      return fx_oom(L->c);
-    }
-    x->s = op;
-    if ((rc = ast_push(L, x, a, NULL))) {
-      ast_free(x);
-      ast_free(b);
-      return rc;
-    }
-    if ((rc = ast_push(L, x, b, NULL))) {
-      ast_free(x);
-      return rc;
-    }
-    a = x;
-  }
-  *out = a;
-  return SDB_OK;
-}
-
-static int parse_expr(lexer *L, ast **out) { return parse_level(L, 0, out); }
 
 /* --- graphs -------------------------------------------------------------------- */
 
@@ -669,7 +160,7 @@ static int add_node(fx_ctx *c, sdb_fx_graph *g, sdb_fx_node *n) {
   if (g->n == g->cap) {
     size_t cap = g->cap ? 2 * g->cap : 16;
     sdb_fx_node **nn = realloc(g->nodes, cap * sizeof *nn);
-    if (!nn) return fx_oom(c);
+    if (!nn) return sdb_fp_oom(c);
     g->nodes = nn;
     g->cap = cap;
   }
@@ -700,11 +191,11 @@ static int split_list(fx_ctx *c, int lineno, const char *s, size_t len, const ch
     size_t e = i;
     while (st < e && s[st] == ' ') st++;
     while (e > st && s[e - 1] == ' ') e--;
-    if (e == st) return fx_fail(c, lineno, "empty size in annotation");
+    if (e == st) return sdb_fp_fail(c, lineno, "empty size in annotation");
     if (*n == cap) {
       cap = cap ? 2 * cap : 4;
       const char **nv = realloc(*out, (size_t)cap * sizeof *nv);
-      if (!nv) return fx_oom(c);
+      if (!nv) return sdb_fp_oom(c);
       *out = nv;
     }
     (*out)[(*n)++] = sdb_intern_n(s + st, e - st);
@@ -723,7 +214,7 @@ static int bracket(fx_ctx *c, int lineno, const char *ann, const char *s, const 
     if ((*q == ']' || *q == ')') && --depth == 0) break;
   }
   if (*q != ']')
-    return fx_fail(c, lineno, "cannot read annotation \"%s\": unbalanced brackets", ann);
+    return sdb_fp_fail(c, lineno, "cannot read annotation \"%s\": unbalanced brackets", ann);
   *end = q + 1;
   return split_list(c, lineno, s + 1, (size_t)(q - s - 1), out, n);
 }
@@ -734,23 +225,23 @@ static int parse_meta(fx_ctx *c, int lineno, const char *ann, sdb_fx_meta *m) {
   if (!strncmp(ann, "Sym(", 4)) {
     size_t len = strlen(ann);
     if (len < 6 || ann[len - 1] != ')')
-      return fx_fail(c, lineno, "cannot read annotation \"%s\"", ann);
+      return sdb_fp_fail(c, lineno, "cannot read annotation \"%s\"", ann);
     m->kind = SDB_FXM_SYM;
     m->sym = sdb_intern_n(ann + 4, len - 5);
     return SDB_OK;
   }
   const char *br = strchr(ann, '[');
-  if (!br) return fx_fail(c, lineno, "cannot read annotation \"%s\": expected dtype[sizes]", ann);
+  if (!br) return sdb_fp_fail(c, lineno, "cannot read annotation \"%s\": expected dtype[sizes]", ann);
   char dt[32];
   size_t dl = (size_t)(br - ann);
   if (dl == 0 || dl >= sizeof dt)
-    return fx_fail(c, lineno, "cannot read annotation \"%s\": expected dtype[sizes]", ann);
+    return sdb_fp_fail(c, lineno, "cannot read annotation \"%s\": expected dtype[sizes]", ann);
   memcpy(dt, ann, dl);
   dt[dl] = 0;
   int d = sdb_dtype_from_name(dt);
   /* Only FX's abbreviations (f32, i64, b8, ...): a word like "float" is not one. */
   if (d < 0 || strcmp(sdb_dtype_short((sdb_dtype)d), dt))
-    return fx_fail(c, lineno, "unknown dtype '%s' in annotation \"%s\"", dt, ann);
+    return sdb_fp_fail(c, lineno, "unknown dtype '%s' in annotation \"%s\"", dt, ann);
   m->kind = SDB_FXM_TENSOR;
   m->dtype = d;
   const char *end;
@@ -759,13 +250,13 @@ static int parse_meta(fx_ctx *c, int lineno, const char *ann, sdb_fx_meta *m) {
   if (*end == '[') {
     if ((rc = bracket(c, lineno, ann, end, &end, &m->strides, &ns))) return rc;
     if (ns != m->ndim)
-      return fx_fail(c, lineno, "annotation \"%s\" has %d sizes but %d strides", ann, m->ndim,
+      return sdb_fp_fail(c, lineno, "annotation \"%s\" has %d sizes but %d strides", ann, m->ndim,
                      ns);
   }
   if (*end) {
     for (const char *q = end; *q; q++)
       if (!isalnum((unsigned char)*q) && *q != ':' && *q != '_')
-        return fx_fail(c, lineno, "cannot read device '%s' in annotation \"%s\"", end, ann);
+        return sdb_fp_fail(c, lineno, "cannot read device '%s' in annotation \"%s\"", end, ann);
     m->device = sdb_intern(end);
   }
   return SDB_OK;
@@ -796,7 +287,7 @@ static int to_args(fx_ctx *c, lexer *L, sdb_fx_graph *g, ast *const *kids, const
   *nout = 0;
   if (!n) return SDB_OK;
   sdb_fx_arg *v = calloc(n, sizeof *v);
-  if (!v) return fx_oom(c);
+  if (!v) return sdb_fp_oom(c);
   *out = v;
   for (size_t i = 0; i < n; i++) {
     int rc = to_arg(c, L, g, kids[i], &v[i]);
@@ -808,7 +299,7 @@ static int to_args(fx_ctx *c, lexer *L, sdb_fx_graph *g, ast *const *kids, const
 }
 
 static int lit_fail(fx_ctx *c, lexer *L, const char *what) {
-  return fx_fail(c, L->lineno, "cannot read node: %s in '%s'", what, L->line);
+  return sdb_fp_fail(c, L->lineno, "cannot read node: %s in '%s'", what, L->line);
 }
 
 static int to_arg(fx_ctx *c, lexer *L, sdb_fx_graph *g, const ast *a, sdb_fx_arg *out) {
@@ -831,7 +322,7 @@ static int to_arg(fx_ctx *c, lexer *L, sdb_fx_graph *g, const ast *a, sdb_fx_arg
       out->n = a->n / 2;
       if (!out->n) return SDB_OK;
       out->items = calloc(out->n, sizeof *out->items);
-      if (!out->items) return fx_oom(c);
+      if (!out->items) return sdb_fp_oom(c);
       for (size_t i = 0; i < out->n; i++) {
         const ast *k = a->kids[2 * i];
         if (k->k != E_STR && k->k != E_INT) return lit_fail(c, L, "a dict key that is not a string");
@@ -883,7 +374,7 @@ static int to_arg(fx_ctx *c, lexer *L, sdb_fx_graph *g, const ast *a, sdb_fx_arg
       if (fn && !strcmp(fn, "slice")) {
         out->kind = SDB_FXA_SLICE;
         out->items = calloc(3, sizeof *out->items);
-        if (!out->items) return fx_oom(c);
+        if (!out->items) return sdb_fp_oom(c);
         out->n = 3;
         size_t np = a->n - 1;
         if (np < 1 || np > 3) return lit_fail(c, L, "slice() takes 1 to 3 arguments");
@@ -953,7 +444,7 @@ static int rhs_to_node(fx_ctx *c, lexer *L, sdb_fx_graph *g, const ast *a, sdb_f
       if (root->k == E_NAME && !strcmp(root->s, "self") && d) {
         n->op = SDB_FX_GET_ATTR;
         n->target = a->kids[0] == root ? a->s : sdb_intern(d + 5);
-        return n->target ? SDB_OK : fx_oom(c);
+        return n->target ? SDB_OK : sdb_fp_oom(c);
       }
       return lit_fail(c, L, "expected a call, an operator or self.<attribute>");
     }
@@ -965,7 +456,7 @@ static int rhs_to_node(fx_ctx *c, lexer *L, sdb_fx_graph *g, const ast *a, sdb_f
         n->op = SDB_FX_CALL_METHOD;
         n->target = fn->s;
         n->args = calloc(a->n, sizeof *n->args);
-        if (!n->args) return fx_oom(c);
+        if (!n->args) return sdb_fp_oom(c);
         n->nargs = 1;
         if ((rc = to_arg(c, L, g, root, &n->args[0]))) return rc;
         for (size_t i = 1; i < a->n; i++) {
@@ -1052,10 +543,10 @@ static void read_comment(fx_ctx *c, const char *s) {
 static int parse_pytree_inputs(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
   lexer L = {c, ln->no, ln->s, ln->s, {0}, 0};
   int rc;
-  if ((rc = lex_next(&L))) return rc;
+  if ((rc = sdb_fp_lex_next(&L))) return rc;
   if (L.t.k != T_NAME) return 1;
   lexer start = L;
-  if ((rc = lex_next(&L))) return rc;
+  if ((rc = sdb_fp_lex_next(&L))) return rc;
   if (is_op(&L, ",")) {
     /* a, b, = fx_pytree.tree_flatten_spec(...) */
     if (!strstr(ln->s, "= fx_pytree.tree_flatten_spec(")) return 1;
@@ -1063,16 +554,16 @@ static int parse_pytree_inputs(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
     while (L.t.k == T_NAME) {
       sdb_fx_node *p = find_node(g, L.t.str);
       if (!p || p->op != SDB_FX_PLACEHOLDER)
-        return fx_fail(c, ln->no, "cannot read node: '%s' is unpacked from the inputs but was "
+        return sdb_fp_fail(c, ln->no, "cannot read node: '%s' is unpacked from the inputs but was "
                        "not declared in '%s'", L.t.str, ln->s);
-      if ((rc = lex_next(&L))) return rc;
+      if ((rc = sdb_fp_lex_next(&L))) return rc;
       if (!is_op(&L, ",")) break;
-      if ((rc = lex_next(&L))) return rc;
+      if ((rc = sdb_fp_lex_next(&L))) return rc;
     }
     /* the containers flattened (`[primals, tangents]`) are no inputs */
     const char *lst = strstr(ln->s, "tree_flatten_spec([");
     const char *end = lst ? strchr(lst, ']') : NULL;
-    if (!end) return fx_fail(c, ln->no, "cannot read node: expected tree_flatten_spec([...], ...) "
+    if (!end) return sdb_fp_fail(c, ln->no, "cannot read node: expected tree_flatten_spec([...], ...) "
                              "in '%s'", ln->s);
     lst += 19;
     size_t k = 0;
@@ -1095,28 +586,28 @@ static int parse_pytree_inputs(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
   if (!is_op(&L, ":")) return 1;
   /* declarations: NAME: "ANN" [; NAME: "ANN"]... [# comment] */
   lexer look = L;
-  if ((rc = lex_next(&look))) return rc;
+  if ((rc = sdb_fp_lex_next(&look))) return rc;
   if (look.t.k != T_STR) return 1;
-  if ((rc = lex_next(&look))) return rc;
+  if ((rc = sdb_fp_lex_next(&look))) return rc;
   if (look.t.k != T_END && !is_op(&look, ";")) return 1;
   L = start;
   while (L.t.k == T_NAME) {
     sdb_fx_node *n = calloc(1, sizeof *n);
-    if (!n) return fx_oom(c);
+    if (!n) return sdb_fp_oom(c);
     n->op = SDB_FX_PLACEHOLDER;
     n->name = n->target = L.t.str;
     n->pline = ln->no;
-    if ((rc = lex_next(&L)) || (rc = expect_op(&L, ":")) ||
-        (L.t.k != T_STR ? (rc = tok_fail(&L, "a quoted annotation")) : 0) ||
-        (rc = parse_meta(c, ln->no, L.t.str, &n->meta)) || (rc = lex_next(&L)) ||
+    if ((rc = sdb_fp_lex_next(&L)) || (rc = sdb_fp_expect_op(&L, ":")) ||
+        (L.t.k != T_STR ? (rc = sdb_fp_tok_fail(&L, "a quoted annotation")) : 0) ||
+        (rc = parse_meta(c, ln->no, L.t.str, &n->meta)) || (rc = sdb_fp_lex_next(&L)) ||
         (rc = add_node(c, g, n))) {
       node_free(n);
       return rc;
     }
     if (!is_op(&L, ";")) break;
-    if ((rc = lex_next(&L))) return rc;
+    if ((rc = sdb_fp_lex_next(&L))) return rc;
   }
-  return L.t.k == T_END ? SDB_OK : tok_fail(&L, "the end of the line");
+  return L.t.k == T_END ? SDB_OK : sdb_fp_tok_fail(&L, "the end of the line");
 }
 
 static int parse_statement(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
@@ -1125,31 +616,31 @@ static int parse_statement(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
   lexer L = {c, ln->no, ln->s, ln->s, {0}, 0};
   ast *rhs = NULL;
   sdb_fx_node *n = calloc(1, sizeof *n);
-  if (!n) return fx_oom(c);
+  if (!n) return sdb_fp_oom(c);
   n->pline = ln->no;
   set_loc(c, n);
-  if ((rc = lex_next(&L))) goto fail;
+  if ((rc = sdb_fp_lex_next(&L))) goto fail;
   if (is_name(&L, "return")) {
     n->op = SDB_FX_OUTPUT;
     n->name = sdb_intern("output");
     n->target = n->name;
-    if ((rc = lex_next(&L))) goto fail;
+    if ((rc = sdb_fp_lex_next(&L))) goto fail;
     if (L.t.k == T_END) {
       n->nargs = 0;
     } else {
-      if ((rc = parse_expr(&L, &rhs))) goto fail;
+      if ((rc = sdb_fp_parse_expr(&L, &rhs))) goto fail;
       /* pytree codegen: return pytree.tree_unflatten([a, b], self._out_spec) */
       if (rhs->k == E_CALL && rhs->n >= 2 && dotted(rhs->kids[0]) &&
           !strcmp(dotted(rhs->kids[0]), "pytree.tree_unflatten")) {
         ast *lst = rhs->kids[1];
         rhs->kids[1] = NULL;
-        ast_free(rhs);
+        sdb_fp_ast_free(rhs);
         rhs = lst;
         if (rhs->k == E_LIST) rhs->k = E_TUPLE;
       }
       n->args = calloc(1, sizeof *n->args);
       if (!n->args) {
-        rc = fx_oom(c);
+        rc = sdb_fp_oom(c);
         goto fail;
       }
       n->nargs = 1;
@@ -1157,20 +648,20 @@ static int parse_statement(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
     }
   } else {
     if (L.t.k != T_NAME) {
-      rc = tok_fail(&L, "a node name");
+      rc = sdb_fp_tok_fail(&L, "a node name");
       goto fail;
     }
     n->name = L.t.str;
-    if ((rc = lex_next(&L))) goto fail;
+    if ((rc = sdb_fp_lex_next(&L))) goto fail;
     if (is_op(&L, ":")) {
-      if ((rc = lex_next(&L))) goto fail;
+      if ((rc = sdb_fp_lex_next(&L))) goto fail;
       if (L.t.k != T_STR) {
-        rc = tok_fail(&L, "a quoted annotation");
+        rc = sdb_fp_tok_fail(&L, "a quoted annotation");
         goto fail;
       }
-      if ((rc = parse_meta(c, ln->no, L.t.str, &n->meta)) || (rc = lex_next(&L))) goto fail;
+      if ((rc = parse_meta(c, ln->no, L.t.str, &n->meta)) || (rc = sdb_fp_lex_next(&L))) goto fail;
     }
-    if ((rc = expect_op(&L, "=")) || (rc = parse_expr(&L, &rhs))) goto fail;
+    if ((rc = sdb_fp_expect_op(&L, "=")) || (rc = sdb_fp_parse_expr(&L, &rhs))) goto fail;
     /* `l_x_ = L_x_`: Dynamo's placeholders are named l_x_ with target L_x_. */
     if (rhs->k == E_NAME) {
       sdb_fx_node *p = find_node(g, rhs->s);
@@ -1191,7 +682,7 @@ static int parse_statement(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
         p->meta = n->meta;
         n->meta.sizes = n->meta.strides = NULL;
       }
-      ast_free(rhs);
+      sdb_fp_ast_free(rhs);
       node_free(n);
       return SDB_OK;
     }
@@ -1200,22 +691,22 @@ static int parse_statement(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
   /* `;  a = b = None` after a node only drops references. */
   if (is_op(&L, ";")) {
     while (L.t.k != T_END) {
-      if ((rc = lex_next(&L))) goto fail;
+      if ((rc = sdb_fp_lex_next(&L))) goto fail;
       if (L.t.k == T_NAME || is_op(&L, "=") || is_op(&L, ";")) continue;
       if (L.t.k != T_END) {
-        rc = tok_fail(&L, "'name = None'");
+        rc = sdb_fp_tok_fail(&L, "'name = None'");
         goto fail;
       }
     }
   }
   if (L.t.k != T_END) {
-    rc = tok_fail(&L, "the end of the line");
+    rc = sdb_fp_tok_fail(&L, "the end of the line");
     goto fail;
   }
-  ast_free(rhs);
+  sdb_fp_ast_free(rhs);
   return add_node(c, g, n);
 fail:
-  ast_free(rhs);
+  sdb_fp_ast_free(rhs);
   node_free(n);
   return rc;
 }
@@ -1224,19 +715,19 @@ fail:
 static int parse_def(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
   lexer L = {c, ln->no, ln->s, ln->s, {0}, 0};
   int rc;
-  if ((rc = lex_next(&L))) return rc;
-  if (!is_name(&L, "def")) return tok_fail(&L, "'def forward(self, ...):'");
-  if ((rc = lex_next(&L))) return rc;
-  if (!is_name(&L, "forward")) return tok_fail(&L, "'forward'");
-  if ((rc = lex_next(&L)) || (rc = expect_op(&L, "("))) return rc;
-  if (!is_name(&L, "self")) return tok_fail(&L, "'self'");
-  if ((rc = lex_next(&L))) return rc;
+  if ((rc = sdb_fp_lex_next(&L))) return rc;
+  if (!is_name(&L, "def")) return sdb_fp_tok_fail(&L, "'def forward(self, ...):'");
+  if ((rc = sdb_fp_lex_next(&L))) return rc;
+  if (!is_name(&L, "forward")) return sdb_fp_tok_fail(&L, "'forward'");
+  if ((rc = sdb_fp_lex_next(&L)) || (rc = sdb_fp_expect_op(&L, "("))) return rc;
+  if (!is_name(&L, "self")) return sdb_fp_tok_fail(&L, "'self'");
+  if ((rc = sdb_fp_lex_next(&L))) return rc;
   while (is_op(&L, ",")) {
-    if ((rc = lex_next(&L))) return rc;
+    if ((rc = sdb_fp_lex_next(&L))) return rc;
     if (is_op(&L, ")")) break;
-    if (L.t.k != T_NAME) return tok_fail(&L, "a parameter name");
+    if (L.t.k != T_NAME) return sdb_fp_tok_fail(&L, "a parameter name");
     sdb_fx_node *n = calloc(1, sizeof *n);
-    if (!n) return fx_oom(c);
+    if (!n) return sdb_fp_oom(c);
     n->op = SDB_FX_PLACEHOLDER;
     n->name = n->target = L.t.str;
     n->pline = ln->no;
@@ -1244,30 +735,30 @@ static int parse_def(fx_ctx *c, sdb_fx_graph *g, const fx_line *ln) {
       node_free(n);
       return rc;
     }
-    if ((rc = lex_next(&L))) return rc;
+    if ((rc = sdb_fp_lex_next(&L))) return rc;
     if (is_op(&L, ":")) {
-      if ((rc = lex_next(&L))) return rc;
+      if ((rc = sdb_fp_lex_next(&L))) return rc;
       if (L.t.k == T_NAME) {
         /* older logs: `L_x_ : torch.Tensor`, a type with no shape */
         do {
-          if ((rc = lex_next(&L))) return rc;
+          if ((rc = sdb_fp_lex_next(&L))) return rc;
           if (!is_op(&L, ".")) break;
-          if ((rc = lex_next(&L))) return rc;
+          if ((rc = sdb_fp_lex_next(&L))) return rc;
         } while (L.t.k == T_NAME);
         continue;
       }
-      if (L.t.k != T_STR) return tok_fail(&L, "a quoted annotation");
-      if ((rc = parse_meta(c, ln->no, L.t.str, &n->meta)) || (rc = lex_next(&L))) return rc;
+      if (L.t.k != T_STR) return sdb_fp_tok_fail(&L, "a quoted annotation");
+      if ((rc = parse_meta(c, ln->no, L.t.str, &n->meta)) || (rc = sdb_fp_lex_next(&L))) return rc;
     }
   }
-  if ((rc = expect_op(&L, ")"))) return rc;
+  if ((rc = sdb_fp_expect_op(&L, ")"))) return rc;
   if (is_op(&L, "->")) {
     /* A return annotation: skip to the colon. */
     while (L.t.k != T_END && !is_op(&L, ":"))
-      if ((rc = lex_next(&L))) return rc;
+      if ((rc = sdb_fp_lex_next(&L))) return rc;
   }
-  if ((rc = expect_op(&L, ":"))) return rc;
-  if (L.t.k != T_END) return tok_fail(&L, "the end of the line");
+  if ((rc = sdb_fp_expect_op(&L, ":"))) return rc;
+  if (L.t.k != T_END) return sdb_fp_tok_fail(&L, "the end of the line");
   return SDB_OK;
 }
 
@@ -1289,7 +780,7 @@ static int class_name(fx_ctx *c, const fx_line *ln, const char **name) {
     if (!isalnum((unsigned char)*q) && *q != '_') return 1;
   if (p == s) return 1;
   *name = sdb_intern_n(s, (size_t)(p - s));
-  return *name ? 0 : fx_oom(c);
+  return *name ? 0 : sdb_fp_oom(c);
 }
 
 /* Bracket depth change of a line, outside strings and before a comment;
@@ -1351,13 +842,13 @@ static int parse_class(fx_ctx *c, sdb_fx_graph *parent, int depth, sdb_fx_graph 
   const char *name;
   int rc = class_name(c, cl, &name);
   if (rc > 0)
-    return fx_fail(c, cl->no,
+    return sdb_fp_fail(c, cl->no,
                    "not a GraphModule: expected 'class GraphModule(torch.nn.Module):', found '%s'",
                    cl->s);
   if (rc) return rc;
-  if (depth > FX_MAX_DEPTH) return fx_fail(c, cl->no, "classes nested too deeply");
+  if (depth > FX_MAX_DEPTH) return sdb_fp_fail(c, cl->no, "classes nested too deeply");
   sdb_fx_graph *g = calloc(1, sizeof *g);
-  if (!g) return fx_oom(c);
+  if (!g) return sdb_fp_oom(c);
   g->name = name;
   g->pline = cl->no;
   g->parent = parent;
@@ -1375,7 +866,7 @@ static int parse_class(fx_ctx *c, sdb_fx_graph *parent, int depth, sdb_fx_graph 
     if (!strncmp(ln->s, "class ", 6)) {
       sdb_fx_graph *sub;
       sdb_fx_graph **ns = realloc(g->subs, (g->nsubs + 1) * sizeof *ns);
-      if (!ns) return fx_oom(c);
+      if (!ns) return sdb_fp_oom(c);
       g->subs = ns;
       rc = parse_class(c, g, depth + 1, &sub);
       g->subs[g->nsubs++] = sub;
@@ -1383,12 +874,12 @@ static int parse_class(fx_ctx *c, sdb_fx_graph *parent, int depth, sdb_fx_graph 
       continue;
     }
     if (have_forward)
-      return fx_fail(c, ln->no, "cannot read '%s': expected a nested class after forward", ln->s);
+      return sdb_fp_fail(c, ln->no, "cannot read '%s': expected a nested class after forward", ln->s);
     size_t last;
     sdb_buf b = SDB_BUF_INIT;
     fx_line storage;
     const fx_line *def = logical_line(c, c->pos, &last, &b, &storage);
-    rc = def ? parse_def(c, g, def) : fx_oom(c);
+    rc = def ? parse_def(c, g, def) : sdb_fp_oom(c);
     sdb_buf_free(&b);
     if (rc) return rc;
     have_forward = true;
@@ -1406,15 +897,15 @@ static int parse_class(fx_ctx *c, sdb_fx_graph *parent, int depth, sdb_fx_graph 
       }
       sdb_buf sb = SDB_BUF_INIT;
       const fx_line *one = logical_line(c, c->pos, &last, &sb, &storage);
-      rc = one ? parse_statement(c, g, one) : fx_oom(c);
+      rc = one ? parse_statement(c, g, one) : sdb_fp_oom(c);
       sdb_buf_free(&sb);
       if (rc) return rc;
       c->pos = last + 1;
     }
     if (!sdb_fx_graph_output(g))
-      return fx_fail(c, ln->no, "forward of %s has no return statement", g->name);
+      return sdb_fp_fail(c, ln->no, "forward of %s has no return statement", g->name);
   }
-  if (!have_forward) return fx_fail(c, cl->no, "class %s has no forward", g->name);
+  if (!have_forward) return sdb_fp_fail(c, cl->no, "class %s has no forward", g->name);
   return SDB_OK;
 }
 
@@ -1427,12 +918,12 @@ int sdb_fx_parse(const char *text, const char *where, sdb_fx_graph **out, sdb_er
   int rc = split_lines(&c, text ? text : "");
   if (!rc) {
     if (!next_nonblank(&c)) {
-      rc = fx_fail(&c, 1, "not a GraphModule: the payload is empty");
+      rc = sdb_fp_fail(&c, 1, "not a GraphModule: the payload is empty");
     } else {
       sdb_fx_graph *g = NULL;
       rc = parse_class(&c, NULL, 0, &g);
       if (!rc && next_nonblank(&c))
-        rc = fx_fail(&c, c.lines[c.pos].no, "cannot read '%s' after the GraphModule",
+        rc = sdb_fp_fail(&c, c.lines[c.pos].no, "cannot read '%s' after the GraphModule",
                      c.lines[c.pos].s);
       if (rc) sdb_fx_graph_free(g);
       else *out = g;
