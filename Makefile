@@ -158,7 +158,7 @@ $(SHAPEDB): $(REPL_OBJ) $(LUA_OBJ) $(BUILD)/libcore.a
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcore.a | $(STAMP)
 	@mkdir -p $(@D)
 	$(say) TEST $<
-	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) $(CORE_LIBS) -lm
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -MMD -MP -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) $(CORE_LIBS) -lm
 
 unit: $(UNIT_BIN)
 
