@@ -254,13 +254,16 @@ fuzz-run: $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 # tests/repl/randreplay.sh records and replays 8): `make soak SOAK_N=20000
 # SOAK_SEED=7`; the same seed replays a failure. SOAK_REPLAY_N programs
 # are recorded and replayed (two debugger sessions each, live and replay).
+# tests/repl/oom.sh fails every allocation of its compile in turn (every
+# 13th in make test).
 SOAK_N    ?= 5000
 SOAK_SEED ?= 1
 SOAK_REPLAY_N ?= 200
 soak: $(SHAPEDB)
 	SHAPEDB=$(abspath $(SHAPEDB)) RANDPROG_N=$(SOAK_N) RANDPROG_SEED=$(SOAK_SEED) \
-	  RANDREPLAY_N=$(SOAK_REPLAY_N) RANDREPLAY_SEED=$(SOAK_SEED) \
-	  prove -v --exec $(abspath tests/tap-exec) tests/lua/randprog.lua tests/repl/randreplay.sh
+	  RANDREPLAY_N=$(SOAK_REPLAY_N) RANDREPLAY_SEED=$(SOAK_SEED) OOM_STRIDE=1 \
+	  prove -v --exec $(abspath tests/tap-exec) tests/lua/randprog.lua tests/repl/randreplay.sh \
+	  tests/repl/oom.sh
 
 clean:
 	rm -rf build bin

@@ -137,7 +137,8 @@ static aotval *set_val(interp *it, const sdb_node *n, const sdb_value *v, sdb_no
     free(a->items);
     a->items = NULL;
   }
-  a->v = v ? sdb_value_copy(v) : SDB_VALUE_NONE;
+  a->v = SDB_VALUE_NONE;
+  if (v && !sdb_value_copy_checked(&a->v, v)) return NULL;
   a->node = node;
   a->set = true;
   return a;
@@ -149,14 +150,12 @@ static int resolve(interp *it, const sdb_arg *a, sdb_value *out, sdb_err *err) {
   switch (a->kind) {
     case SDB_A_CONST: {
       sdb_value c = sdb_arg_value(a);
-      *out = sdb_value_copy(&c);
-      return SDB_OK;
+      return sdb_value_copy_checked(out, &c) ? SDB_OK : oom(err);
     }
     case SDB_A_NODE: {
       aotval *v = val_of(it, a->node);
       if (!v) return sdb_err_set(err, SDB_E_INVALID, "AssertionError", "aot: %s has no value", a->node->name);
-      *out = sdb_value_copy(&v->v);
-      return SDB_OK;
+      return sdb_value_copy_checked(out, &v->v) ? SDB_OK : oom(err);
     }
     case SDB_A_SEQ:
       *out = sdb_value_seq(a->tuple ? SDB_V_TUPLE : SDB_V_LIST, a->n);
@@ -454,7 +453,7 @@ static int run_cond(interp *it, const sdb_node *n, const sdb_value *vals, sdb_er
         args[1] = sdb_arg_node(attrs[0]);
         args[2] = sdb_arg_node(attrs[1]);
         sdb_node *node = emit_node(it, "torch.ops.higher_order.cond", "cond", args, 4, &merged, err);
-        if (!node) rc = err ? err->code : SDB_E_INVALID;
+        if (!node) rc = err && err->code ? err->code : SDB_E_INVALID;
         else if ((rc = rebind(it, n, &merged, err)) == SDB_OK && !set_val(it, n, &merged, node)) rc = oom(err);
       } else {
         for (int k = 0; k < 4; k++) sdb_arg_free(&args[k]);
@@ -532,9 +531,9 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
       node = sv->items[k];   /* an element of an inlined body: its own node */
     } else if (it->out) {
       sdb_arg *args = map_args(it, n, err);
-      if (!args) { rc = err ? err->code : SDB_E_OOM; goto out; }
+      if (!args) { rc = err && err->code ? err->code : SDB_E_OOM; goto out; }
       node = emit_node_kw(it, "operator.getitem", "getitem", args, n->nargs, n, &seq->items[k], err);
-      if (!node) { rc = err ? err->code : SDB_E_OOM; goto out; }
+      if (!node) { rc = err && err->code ? err->code : SDB_E_OOM; goto out; }
     }
     if (!set_val(it, n, &seq->items[k], node)) rc = oom(err);
   } else if (!strcmp(t, "torch._check") || !strcmp(t, "torch._check_is_size")) {
@@ -544,9 +543,9 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
   } else if (!strcmp(t, "torch.ops.aten._assert_scalar.default")) {
     if (it->out) {
       sdb_arg *args = map_args(it, n, err);
-      if (!args) { rc = err ? err->code : SDB_E_OOM; goto out; }
+      if (!args) { rc = err && err->code ? err->code : SDB_E_OOM; goto out; }
       sdb_node *node = emit_node_kw(it, t, "_assert_scalar", args, n->nargs, n, NULL, err);
-      if (!node) rc = err ? err->code : SDB_E_OOM;
+      if (!node) rc = err && err->code ? err->code : SDB_E_OOM;
       else node->impure = true;
     }
   } else if (accessor_value(n, vals)) {
@@ -554,7 +553,8 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
     sdb_node *node = NULL;
     if (it->out) {
       sdb_arg *args = calloc(3, sizeof *args);
-      if (!args || map_arg(it, &n->args[0], &args[0], err)) { free(args); rc = err ? err->code : SDB_E_OOM; goto out; }
+      if (!args) { rc = oom(err); goto out; }
+      if ((rc = map_arg(it, &n->args[0], &args[0], err))) { free(args); goto out; }
       size_t na = 1;
       const char *target = "torch.ops.aten.sym_size.int", *hint = "sym_size_int";
       if (strstr(t, "stride")) { target = "torch.ops.aten.sym_stride.int"; hint = "sym_stride_int"; }
@@ -562,7 +562,7 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
       else if (!strcmp(t, "numel")) { target = "torch.ops.aten.sym_numel.default"; hint = "sym_numel"; }
       if (n->nargs > 1) args[na++] = sdb_arg_const(sdb_value_copy(&vals[1]));
       node = emit_node(it, target, hint, args, na, &v, err);
-      if (!node) { rc = err ? err->code : SDB_E_OOM; goto out; }
+      if (!node) { rc = err && err->code ? err->code : SDB_E_OOM; goto out; }
     }
     if (!set_val(it, n, &v, node)) rc = oom(err);
   } else if (!has_tensor && sym_apply(t, vals, nv)) {
@@ -571,9 +571,9 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
     sdb_node *node = NULL;
     if (it->out) {
       sdb_arg *args = map_args(it, n, err);
-      if (!args) { rc = err ? err->code : SDB_E_OOM; goto out; }
+      if (!args) { rc = err && err->code ? err->code : SDB_E_OOM; goto out; }
       node = emit_node_kw(it, t, n->name, args, n->nargs, n, &v, err);
-      if (!node) { rc = err ? err->code : SDB_E_OOM; goto out; }
+      if (!node) { rc = err && err->code ? err->code : SDB_E_OOM; goto out; }
     }
     if (!set_val(it, n, &v, node)) rc = oom(err);
   } else if (op) {
@@ -600,12 +600,12 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
     sdb_node *node = NULL;
     if (it->out) {
       sdb_arg *args = map_args(it, n, err);
-      if (!args) { sdb_value_free(&v); rc = err ? err->code : SDB_E_OOM; goto out; }
+      if (!args) { sdb_value_free(&v); rc = err && err->code ? err->code : SDB_E_OOM; goto out; }
       char target[128], hint[64];
       sdb_strcat2(target, sizeof target, "torch.ops.", aten ? aten : run->name);
       aten_packet(aten ? aten : run->name, hint, sizeof hint);
       node = emit_node_kw(it, target, hint, args, n->nargs, n, &v, err);
-      if (!node) { sdb_value_free(&v); rc = err ? err->code : SDB_E_OOM; goto out; }
+      if (!node) { sdb_value_free(&v); rc = err && err->code ? err->code : SDB_E_OOM; goto out; }
     }
     rc = rebind(it, n, &v, err);
     if (rc == SDB_OK && !set_val(it, n, &v, node)) rc = oom(err);
@@ -724,7 +724,7 @@ static int run_graph(interp *it, const sdb_graph *g, const sdb_value *inputs, si
       args[0] = sdb_arg_node(it->in_nodes[i]);
       args[1] = sdb_arg_node(it->latest[i]);
       sdb_node *c = emit_node(it, "torch.ops.aten.copy_.default", "copy_", args, 2, NULL, err);
-      if (!c) return err ? err->code : SDB_E_OOM;
+      if (!c) return err && err->code ? err->code : SDB_E_OOM;
       c->impure = true;
     }
     sdb_arg *args = calloc(1, sizeof *args);

@@ -400,7 +400,9 @@ static int symbolic_strides(sdb_fake_mode *m, const int64_t *sizes, const int64_
     if (!s && sizes_static) s = sdb_int(val);
     if (!s) {
       sdb_dim_spec spec = {SDB_DIM_DUCK, false, false, 0, 0, false};
-      int rc = sdb_create_symbol(m->env, val, sdb_source_stride(source, i), &spec, NULL, &s, err);
+      const sdb_source *at = sdb_source_stride(source, i);
+      if (source && !at) return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
+      int rc = sdb_create_symbol(m->env, val, at, &spec, NULL, &s, err);
       if (rc) return rc;
     }
     st[i] = s;
@@ -433,7 +435,9 @@ int sdb_fakify_strided(sdb_fake_mode *m, const int64_t *sizes, const int64_t *st
       return sdb_err_set(err, SDB_E_INVALID, "ValueError", "negative size %lld for %s dim %d",
                          (long long)sizes[i], source ? source->name : "tensor", i);
     sdb_dim_spec spec = sdb_symctx_dim(ctx, (size_t)i);
-    int rc = sdb_create_symbol(m->env, sizes[i], sdb_source_size(source, i), &spec, ctx, &sz[i], err);
+    const sdb_source *at = sdb_source_size(source, i);
+    if (source && !at) return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
+    int rc = sdb_create_symbol(m->env, sizes[i], at, &spec, ctx, &sz[i], err);
     if (rc) return rc;
   }
   /* PyTorch infers strides from the sizes (candidates), so they are
@@ -494,7 +498,11 @@ char *sdb_fake_repr(const sdb_fake *t) {
     if (i) sdb_buf_puts(&b, ", ");
     const sdb_expr *e = t->mode && t->mode->env ? sdb_simplify(t->mode->env, t->sizes[i]) : t->sizes[i];
     char *s = sdb_expr_str(e ? e : t->sizes[i]);
-    sdb_buf_puts(&b, s ? s : "?");
+    if (!s) {   /* out of memory: no repr, rather than one with a size missing */
+      sdb_buf_free(&b);
+      return NULL;
+    }
+    sdb_buf_puts(&b, s);
     free(s);
   }
   if (t->ndim == 1) sdb_buf_putc(&b, ',');

@@ -397,7 +397,7 @@ sdb_node *sdb_graph_placeholder_at(sdb_graph *g, size_t pos, const char *name,
   sdb_graph_undefer(g);   /* a position in `nodes` needs them in order */
   sdb_node *n = new_node(SDB_N_PLACEHOLDER, sdb_graph_unique_name(g, name), target ? target : name, 0, 0);
   if (!n) return NULL;
-  if (example) n->example = sdb_value_copy(example);
+  if (example && !sdb_value_copy_checked(&n->example, example)) { free_node(n); return NULL; }
   sdb_node_extra *x = src ? extra_for(n) : NULL;
   if (src && !x) { free_node(n); return NULL; }
   if (x) x->source = src;
@@ -428,8 +428,7 @@ static sdb_node *call_at(sdb_graph *g, size_t at, sdb_node_op op, const char *ta
   n->nkw = (uint16_t)nkw;
   if (nkw) memcpy((void *)sdb_node_kwnames(n), kws, nkw * sizeof *kws);
   for (size_t i = 0; i < nargs; i++) count_users(&n->args[i], +1);
-  if (example) n->example = sdb_value_copy(example);
-  if (!insert_pos(g, n, at)) {
+  if ((example && !sdb_value_copy_checked(&n->example, example)) || !insert_pos(g, n, at)) {
     for (size_t i = 0; i < nargs; i++) count_users(&n->args[i], -1);
     free_node(n);
     return NULL;

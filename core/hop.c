@@ -336,7 +336,7 @@ static int merge_leaf(sdb_fake_mode *m, const sdb_value *a, const sdb_value *b, 
     char *why = why_differs(env, a->expr, b->expr);
     const sdb_expr *u = fresh_merged(env, a->expr, b->expr, why, err);
     free(why);
-    if (!u) return err ? err->code : SDB_E_INVALID;
+    if (!u) return err && err->code ? err->code : SDB_E_INVALID;
     *out = sdb_value_int(u);
     return SDB_OK;
   }
@@ -380,7 +380,7 @@ static int merge_leaf(sdb_fake_mode *m, const sdb_value *a, const sdb_value *b, 
     char *why = why_differs(env, sa, sb);
     sizes[i] = fresh_merged(env, sa, sb, why, err);
     free(why);
-    if (!sizes[i]) return err ? err->code : SDB_E_INVALID;
+    if (!sizes[i]) return err && err->code ? err->code : SDB_E_INVALID;
   }
   const sdb_expr *strides[64];
   int rc = bound_stride(env, ta, tb, sizes, strides, err);

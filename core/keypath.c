@@ -494,7 +494,7 @@ int sdb_rebind_unbacked(sdb_shape_env *env, const sdb_bindings *old,
   for (size_t i = 0; i < old->n; i++) {
     const sdb_expr *u0 = sdb_resolve_renamed(env, old->v[i].sym);
     const sdb_expr *u1 = sdb_keypath_get(env, new_value, old->v[i].path, err);
-    if (!u1) return err ? err->code : SDB_E_INVALID;
+    if (!u1) return err && err->code ? err->code : SDB_E_INVALID;
     if (u1->kind == SDB_INT) continue;                       /* discard: a constant now */
     if (u1->kind == SDB_SYM && !sdb_is_unbacked(env, u1)) continue;  /* backed */
     if (u1->kind != SDB_SYM) {

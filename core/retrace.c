@@ -513,7 +513,8 @@ static int run_hop(rctx *c, frame *f, const sdb_fx_node *n, bool is_cond, sdb_va
       sdb_graph_dce(child->graph);
       rc = sdb_branch_collect_inputs(&br[i], child, err);
     }
-    if (!rc) br[i].outputs = sdb_value_copy(&res);
+    if (!rc && !sdb_value_copy_checked(&br[i].outputs, &res))
+      rc = sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
     sdb_value_free(&res);
     sdb_tracer_free(child);
     if (is_cond) sdb_ignore_fresh_pop(c->env);
@@ -530,7 +531,8 @@ static int run_hop(rctx *c, frame *f, const sdb_fx_node *n, bool is_cond, sdb_va
       rc = sdb_cond_merge(c->mode, &br[0].outputs, &br[1].outputs, &merged, err);
       sdb_events_pop_op(c->ev);
     } else {
-      merged = sdb_value_copy(&br[0].outputs);
+      if (!sdb_value_copy_checked(&merged, &br[0].outputs))
+        rc = sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
     }
   }
   if (!rc) rc = sdb_hop_signature(br, nb, &opn, &nopn, err);

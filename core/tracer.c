@@ -791,6 +791,7 @@ sdb_node *sdb_tracer_adopt_node(sdb_tracer *tr, sdb_node *node, const sdb_value 
   if (record_bindings(tr, node, example, err)) return NULL;
   note_sites(tr, node, example);
   sdb_tracer_track_output(tr, node, example);
+  if (tr->oom) { oom(err); return NULL; }
   return node;
 }
 
@@ -830,17 +831,17 @@ sdb_node *sdb_tracer_output(sdb_tracer *tr, const sdb_value *v, sdb_err *err) {
 static sdb_node *assert_node(sdb_tracer *tr, sdb_node **after, const sdb_expr *e,
                              sdb_map *done, sdb_err *err) {
   if (sdb_map_has(done, e)) return *after;
-  sdb_map_put(done, e, (void *)e);
+  if (!sdb_map_put(done, e, (void *)e)) tr->oom = true;
   sdb_graph_insert_after(tr->graph, *after);
   sdb_node *cond = interp(tr, e, err);
   sdb_node *a = NULL;
   if (cond) {
     char *es = sdb_expr_str(e);
     sdb_buf msg = SDB_BUF_INIT;
-    sdb_buf_printf(&msg, "Runtime assertion failed for expression %s on node '%s'",
-                   es ? es : "?", cond->name);
+    if (es)   /* no message with the expression missing from it */
+      sdb_buf_printf(&msg, "Runtime assertion failed for expression %s on node '%s'", es, cond->name);
     free(es);
-    sdb_arg *args = calloc(2, sizeof *args);
+    sdb_arg *args = es && !msg.failed ? calloc(2, sizeof *args) : NULL;
     if (args) {
       args[0] = sdb_arg_node(cond);
       args[1] = sdb_arg_const(sdb_value_string(sdb_buf_cstr(&msg)));
@@ -878,8 +879,8 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
     if (!ra->key) continue;
     uintptr_t last = (uintptr_t)sdb_map_get(&tail, ra->key);
     if (last) next_by_key[last - 1] = k + 1;
-    else sdb_map_put(&by_key, ra->key, (void *)(uintptr_t)(k + 1));
-    sdb_map_put(&tail, ra->key, (void *)(uintptr_t)(k + 1));
+    else if (!sdb_map_put(&by_key, ra->key, (void *)(uintptr_t)(k + 1))) tr->oom = true;
+    if (!sdb_map_put(&tail, ra->key, (void *)(uintptr_t)(k + 1))) tr->oom = true;
   }
   sdb_map_free(&tail);
   /* walk a snapshot: nodes we add are not revisited */
@@ -906,7 +907,7 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
       site st = {node, *sdb_node_bindings(node)->v[b].path};
       sdb_node *acc = accessor(tr, &st, u, &after, err);
       if (!acc) { rc = err ? err->code : SDB_E_INVALID; break; }
-      sdb_map_put(&tr->sym_proxy, u, acc);
+      if (!sdb_map_put(&tr->sym_proxy, u, acc)) tr->oom = true;
     }
     for (size_t b = 0; b < sdb_node_bindings(node)->n && rc == SDB_OK; b++) {
       const sdb_expr *u = sdb_node_bindings(node)->v[b].sym;
@@ -931,6 +932,7 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
   sdb_map_free(&tr->sym_proxy);
   tr->sym_proxy = user_proxies;
   sdb_graph_insert_at_end(tr->graph);
+  if (rc == SDB_OK && tr->oom) rc = oom(err);   /* an assert or an accessor may be missing */
   if (rc == SDB_OK) sdb_graph_dce(tr->graph);
   return rc;
 no_room:   /* the user's proxies back, as the pass found them */

@@ -62,13 +62,24 @@ sdb_value sdb_value_seq(sdb_vkind kind, size_t n) {
   return v;
 }
 
-sdb_value sdb_value_copy(const sdb_value *v) {
-  sdb_value c = *v;
-  if (v->kind == SDB_V_TENSOR) c.tensor = sdb_fake_ref(v->tensor);
+bool sdb_value_copy_checked(sdb_value *out, const sdb_value *v) {
+  *out = *v;
+  if (v->kind == SDB_V_TENSOR) out->tensor = sdb_fake_ref(v->tensor);
   if (v->kind == SDB_V_LIST || v->kind == SDB_V_TUPLE) {
-    c = sdb_value_seq(v->kind, v->n);
-    for (size_t i = 0; i < c.n; i++) c.items[i] = sdb_value_copy(&v->items[i]);
+    *out = sdb_value_seq(v->kind, v->n);
+    bool ok = out->kind == v->kind;
+    for (size_t i = 0; ok && i < out->n; i++) ok = sdb_value_copy_checked(&out->items[i], &v->items[i]);
+    if (!ok) {   /* the items copied so far go back; no half copy */
+      sdb_value_free(out);
+      return false;
+    }
   }
+  return true;
+}
+
+sdb_value sdb_value_copy(const sdb_value *v) {
+  sdb_value c;
+  sdb_value_copy_checked(&c, v);
   return c;
 }
 

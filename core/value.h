@@ -61,6 +61,9 @@ sdb_value sdb_value_tensor(struct sdb_fake *t);
 sdb_value sdb_value_seq(sdb_vkind kind, size_t n);
 
 sdb_value sdb_value_copy(const sdb_value *v);
+/* The same, false when there was no memory for a sequence (*out None):
+** sdb_value_copy gives None then, which a caller cannot tell apart. */
+bool sdb_value_copy_checked(sdb_value *out, const sdb_value *v);
 void sdb_value_free(sdb_value *v);
 
 bool sdb_value_is_int(const sdb_value *v);       /* INT (or a BOOL constant) */

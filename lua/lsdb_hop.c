@@ -189,7 +189,7 @@ static int hop_branch_end(lua_State *L) {
   }
   sdb_graph_dce(h->child->graph);
   if (sdb_branch_collect_inputs(b, h->child, &err)) { end_branch(h); return lsdb_raise(L, &err); }
-  b->outputs = sdb_value_copy(outs);
+  if (!sdb_value_copy_checked(&b->outputs, outs)) { end_branch(h); return luaL_error(L, "out of memory"); }
   h->nbranches++;
   end_branch(h);
   /* don't memoize unbacked symbols across subgraphs */
@@ -229,7 +229,7 @@ static int hop_finish(lua_State *L) {
     sdb_events_pop_op(h->trace->rt->ev);
     if (rc) return lsdb_raise(L, &err);
   } else {
-    *merged = sdb_value_copy(&h->branches[0].outputs);
+    if (!sdb_value_copy_checked(merged, &h->branches[0].outputs)) return luaL_error(L, "out of memory");
   }
   sdb_node **ops = NULL;
   size_t nops = 0;

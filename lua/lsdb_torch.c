@@ -313,7 +313,9 @@ bool lsdb_to_value(lua_State *L, int idx, sdb_value *out) {
     case LUA_TNUMBER:
       if (lua_isinteger(L, idx)) *out = sdb_value_int64(lua_tointeger(L, idx));
       else *out = sdb_value_float(lua_tonumber(L, idx));
-      return out->kind != SDB_V_INT || out->expr != NULL;
+      /* an integer's expression is interned: none means no memory, not a bad type */
+      if (out->kind == SDB_V_INT && !out->expr) luaL_error(L, "out of memory");
+      return true;
     case LUA_TSTRING: *out = sdb_value_string(lua_tostring(L, idx)); return true;
     case LUA_TTABLE: return table_to_list(L, idx, out);
     case LUA_TUSERDATA:
@@ -340,7 +342,10 @@ void lsdb_adopt_proxy(lua_State *L, int idx, sdb_tracer *tr) {
       !(s = lsdb_testudata(L, idx, LSDB_SYMFLOAT)))
     return;
   if (!s->node) return;
-  if (s->tracer == tr) { sdb_map_put(&tr->sym_proxy, s->e, s->node); return; }
+  if (s->tracer == tr) {
+    if (!sdb_map_put(&tr->sym_proxy, s->e, s->node)) tr->oom = true;
+    return;
+  }
   /* computed in an enclosing tracer (a closure over it): lift that node */
   if (!sdb_tracer_encloses(s->tracer, tr)) return;
   sdb_value ex = lsdb_testudata(L, idx, LSDB_SYMINT) ? sdb_value_int(s->e)

@@ -168,6 +168,7 @@ static int trace_input(lua_State *L) {
   if (t->finished) return luaL_error(L, "input: the trace phase has finished");
   const char *argname = luaL_checkstring(L, 2);
   const sdb_source *src = sdb_source_local(argname);
+  if (!src) return luaL_error(L, "out of memory");
   sdb_err err = SDB_ERR_INIT;
   if (lsdb_testudata(L, 3, LSDB_TENSOR)) {
     ltensor *real = lsdb_check_ltensor(L, 3);

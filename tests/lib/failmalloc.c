@@ -5,9 +5,12 @@
 ** count: glibc's (stdio, the dynamic loader, readline) always succeed,
 ** as they are not what is under test. At exit, the count goes to the file
 ** SDB_FAIL_COUNT names, so the test knows how many there are to fail.
+** With SDB_FAIL_TRACE set, the failing call's stack goes to stderr (to
+** find where a failure went unreported).
 */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -44,8 +47,13 @@ static bool fails(const void *from) {
   busy = true;
   Dl_info i;
   bool ours = dladdr(from, &i) && i.dli_fbase && (i.dli_fbase == main_base || i.dli_fbase == lua_base);
+  bool fail = ours && count++ == fail_at;
+  if (fail && getenv("SDB_FAIL_TRACE")) {
+    void *frames[24];
+    backtrace_symbols_fd(frames, backtrace(frames, 24), 2);
+  }
   busy = false;
-  return ours && count++ == fail_at;
+  return fail;
 }
 
 void *malloc(size_t n) {
