@@ -474,7 +474,7 @@ static int run_node(interp *it, const sdb_node *n, sdb_err *err) {
   /* a subgraph attribute: no value of its own (cond and wrap read its
   ** graph through the node), but resolving their arguments must find it */
   if (n->op == SDB_N_GET_ATTR) return set_val(it, n, NULL, NULL) ? SDB_OK : oom(err);
-  sdb_events_push_op_interned(it->ev, n->name);
+  sdb_events_push_op_ref(it->ev, n->name_ref);
   /* its events (and errors) at the user's line that made the node */
   sdb_loc at = sdb_node_loc(n);
   sdb_events_push_loc(it->ev, &at);

@@ -247,10 +247,10 @@ void sdb_events_push_op(sdb_events *s, const char *op) {
   s->nops++;
 }
 
-void sdb_events_push_op_interned(sdb_events *s, const char *op) {
+void sdb_events_push_op_ref(sdb_events *s, sdb_iref op) {
   if (!s) return;
   if (s->nops < MAX_OPS) {
-    s->ops[s->nops] = sdb_intern_ref(op);
+    s->ops[s->nops] = op;
     s->op_fresh[s->nops] = true;
   }
   s->nops++;

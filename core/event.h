@@ -318,9 +318,9 @@ void sdb_events_push_loc(sdb_events *s, const sdb_loc *loc);
 void sdb_events_pop_loc(sdb_events *s);
 /* The operator now running (a stack: ops call ops). */
 void sdb_events_push_op(sdb_events *s, const char *op);
-/* The same for a name interned already (a node's name: the later phases
-** push one per node they run). */
-void sdb_events_push_op_interned(sdb_events *s, const char *op);
+/* The same by the name's reference (a node's name_ref: the later phases
+** push one per node they run, long after the name was interned). */
+void sdb_events_push_op_ref(sdb_events *s, sdb_iref op);
 void sdb_events_pop_op(sdb_events *s);
 const char *sdb_events_op(const sdb_events *s);
 /* The tracer path and depth (maintained by core/tracer). */

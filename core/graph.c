@@ -387,6 +387,7 @@ static sdb_node *new_node(sdb_node_op op, const char *name, const char *target, 
   n->id = next_node_id++;
   n->op = op;
   n->name = name;
+  n->name_ref = sdb_intern_ref(name);   /* just interned: the interner's cache answers */
   n->target = sdb_intern_at(target);
   return n;
 }
@@ -414,7 +415,7 @@ sdb_node *sdb_graph_placeholder(sdb_graph *g, const char *name, const char *targ
 static sdb_node *call_at(sdb_graph *g, size_t at, sdb_node_op op, const char *target,
                          const char *name_hint, sdb_arg *args, size_t nargs,
                          const char *const *kws, size_t nkw, const sdb_value *example) {
-  sdb_node *n = nkw <= nargs && nkw <= UINT16_MAX
+  sdb_node *n = nkw <= nargs && nkw <= SDB_NODE_MAX_KW
                     ? new_node(op, sdb_graph_unique_name(g, name_hint), target, nargs, nkw)
                     : NULL;
   if (!n) {
@@ -425,7 +426,7 @@ static sdb_node *call_at(sdb_graph *g, size_t at, sdb_node_op op, const char *ta
   if (nargs) memcpy(n->args, args, nargs * sizeof *args);   /* they move in; their array goes */
   free(args);
   n->nargs = nargs;
-  n->nkw = (uint16_t)nkw;
+  n->nkw = (uint8_t)nkw;
   if (nkw) memcpy((void *)sdb_node_kwnames(n), kws, nkw * sizeof *kws);
   for (size_t i = 0; i < nargs; i++) count_users(&n->args[i], +1);
   if ((example && !sdb_value_copy_checked(&n->example, example)) || !insert_pos(g, n, at)) {

@@ -85,10 +85,12 @@ struct sdb_node {          /* small fields first: they share three words */
   int32_t nusers;
   uint8_t op;              /* sdb_node_op */
   bool impure;             /* has side effects: never removed by DCE */
-  uint16_t nkw;            /* the last nkw args are keyword args (sdb_node_kw) */
+  uint8_t nkw;             /* the last nkw args are keyword args (sdb_node_kw) */
+  bool has_extra;          /* it has bindings, a source or a subgraph (sdb_node_extra) */
   uint32_t at_;            /* the user's line: a site's id (a site with no tracer), 0 for
                               none (sdb_node_at) */
-  bool has_extra;          /* it has bindings, a source or a subgraph (sdb_node_extra) */
+  sdb_iref name_ref;       /* name's reference: later phases run each node as the op
+                              their events name (sdb_events_push_op_ref) */
   const char *name;        /* unique in its graph (interned) */
   const char *target;      /* "torch.nonzero", "operator.add", "nonzero" (method), ... */
   sdb_value example;       /* meta['example_value'] (owned) */
@@ -227,8 +229,9 @@ sdb_node *sdb_graph_call_after(sdb_graph *g, const sdb_node *after, sdb_node_op 
                                const char *target, const char *name_hint,
                                sdb_arg *args, size_t n, const sdb_value *example);
 /* Either, with keyword arguments: the last nkw of args are named kws[0..nkw)
-** (interned; copied), as FX keeps kwargs after args. after NULL: at the
-** insertion point. */
+** (interned; copied; at most SDB_NODE_MAX_KW), as FX keeps kwargs after
+** args. after NULL: at the insertion point. */
+#define SDB_NODE_MAX_KW 255
 sdb_node *sdb_graph_call_kw(sdb_graph *g, const sdb_node *after, sdb_node_op op,
                             const char *target, const char *name_hint, sdb_arg *args, size_t n,
                             const char *const *kws, size_t nkw, const sdb_value *example);

@@ -496,6 +496,7 @@ int sdb_hop_signature(sdb_branch *branches, size_t n, sdb_node ***operands,
       if (phs[i] && merge) {           /* replaced by a placeholder of the new name */
         phs[i]->target = target;
         phs[i]->name = sdb_graph_unique_name(branches[b].graph, target);
+        phs[i]->name_ref = sdb_intern_ref(phs[i]->name);
       } else if (!phs[i]) {            /* an input this branch does not use */
         phs[i] = sdb_graph_placeholder(branches[b].graph, target, target, &order[i]->example, NULL);
         if (!phs[i]) rc = oom(err);

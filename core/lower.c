@@ -659,7 +659,7 @@ int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *o
   }
   int rc = SDB_OK;
   for (size_t i = np; i < aot->n && rc == SDB_OK; i++) {
-    sdb_events_push_op_interned(lw.ev, aot->nodes[i]->name);
+    sdb_events_push_op_ref(lw.ev, aot->nodes[i]->name_ref);
     sdb_loc at = sdb_node_loc(aot->nodes[i]);
     sdb_events_push_loc(lw.ev, &at);
     rc = lower_node(&lw, aot->nodes[i], err);

@@ -695,6 +695,9 @@ int sdb_tracer_call(sdb_tracer *tr, const sdb_op *op, bool method, const sdb_arg
   if (node_out) *node_out = NULL;
   sdb_arg *args = NULL;
   size_t nargs = 0;
+  if (a->nkw > SDB_NODE_MAX_KW)
+    return sdb_err_set(err, SDB_E_INVALID, "TypeError", "%s() got %zu keyword arguments (shapedb keeps at most %d)",
+                       op->name, a->nkw, SDB_NODE_MAX_KW);
   const char *kwbuf[8], **kws = a->nkw <= 8 ? kwbuf : malloc(a->nkw * sizeof *kws);
   if (!kws) return oom(err);
   for (size_t i = 0; i < a->nkw; i++)
@@ -758,6 +761,11 @@ sdb_node *sdb_tracer_node(sdb_tracer *tr, sdb_node_op op, const char *target,
       return NULL;
     }
   size_t nkw = nargs - first;
+  if (nkw > SDB_NODE_MAX_KW) {
+    sdb_err_set(err, SDB_E_INVALID, "TypeError", "%s got %zu keyword arguments (shapedb keeps at most %d)",
+                target, nkw, SDB_NODE_MAX_KW);
+    return NULL;
+  }
   const char **kws = calloc(nkw ? nkw : 1, sizeof *kws);
   sdb_arg *args = calloc(nargs ? nargs : 1, sizeof *args);
   if (!args || !kws) { free(args); free(kws); oom(err); return NULL; }
