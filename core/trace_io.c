@@ -66,10 +66,17 @@ static int kind_from_name(const char *name) {
 static const sdb_expr *json_expr(const cJSON *j, int depth, const char **why) {
   if (depth > SDB_MAX_DEPTH) { *why = "expression nested too deeply"; return NULL; }
   int64_t v;
-  if (sdb_jl_int(j, &v)) return sdb_int(v);
-  if (cJSON_IsTrue(j)) return sdb_true();
-  if (cJSON_IsFalse(j)) return sdb_false();
-  if (cJSON_IsString(j)) return sdb_sym(j->valuestring);
+  const sdb_expr *leaf = NULL;
+  bool is_leaf = true;
+  if (sdb_jl_int(j, &v)) leaf = sdb_int(v);
+  else if (cJSON_IsTrue(j)) leaf = sdb_true();
+  else if (cJSON_IsFalse(j)) leaf = sdb_false();
+  else if (cJSON_IsString(j)) leaf = sdb_sym(j->valuestring);
+  else is_leaf = false;
+  if (is_leaf) {
+    if (!leaf) *why = "out of memory";   /* a leaf is interned: none means no memory */
+    return leaf;
+  }
   const cJSON *head = cJSON_IsArray(j) ? j->child : NULL;
   const cJSON *ival = head ? head->next : NULL;
   int64_t iv = 0;
@@ -96,7 +103,7 @@ static const sdb_expr *json_expr(const cJSON *j, int depth, const char **why) {
     };
     if (arity[kind] && nargs != arity[kind]) *why = "wrong number of arguments in an expression";
     else if (!(r = sdb_rebuild((sdb_kind)kind, iv, args, nargs)))
-      *why = sdb_expr_error();
+      *why = *sdb_expr_error() ? sdb_expr_error() : "out of memory";
   }
   if (args != small) free(args);
   return r;

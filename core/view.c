@@ -998,7 +998,8 @@ void sdb_vw_put_expr(sdb_buf *b, const sdb_expr *e) {
   else if (need < sizeof tmp) sdb_buf_puts(b, tmp);
   else {
     char *s = sdb_expr_str(e);
-    sdb_buf_puts(b, s ? s : "?");
+    if (s) sdb_buf_puts(b, s);
+    else b->failed = true;   /* out of memory: the text is incomplete, and says so */
     free(s);
   }
 }
@@ -1058,7 +1059,8 @@ char *sdb_view_status(const sdb_view *v) {
   if (e) {
     char *line = sdb_event_format(e);
     sdb_buf_printf(&b, "step %zu, event %u: ", v->step, (unsigned)e->seq);
-    sdb_vw_put_first_line(&b, line ? line : "?");   /* a recompile's message has more */
+    if (line) sdb_vw_put_first_line(&b, line);   /* a recompile's message has more */
+    else b.failed = true;
     sdb_buf_putc(&b, '\n');
     free(line);
   } else {
@@ -1223,7 +1225,8 @@ static void explain_event(sdb_buf *b, const sdb_view *v, const symrec *r, size_t
       break;
     default: {
       char *s = sdb_event_summary(e);
-      sdb_buf_printf(b, "  %s (event %u)", s ? s : "?", (unsigned)e->seq);
+      if (s) sdb_buf_printf(b, "  %s (event %u)", s, (unsigned)e->seq);
+      else b->failed = true;
       free(s);
       break;
     }

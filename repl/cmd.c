@@ -34,7 +34,7 @@ static void *xrealloc(void *p, size_t n) {
   p = realloc(p, n ? n : 1);
   if (!p) {
     fputs("shapedb: out of memory\n", stderr);
-    abort();
+    exit(EXIT_FAILURE);   /* as gnulib's xalloc_die: said, and no core dump */
   }
   return p;
 }

@@ -557,7 +557,7 @@ static void show_header(dbg *d, const sdb_view *v) {
   char *sum = sdb_event_summary(e);
   char *nl = sum ? strchr(sum, '\n') : NULL;
   if (nl) *nl = '\0';
-  printf("  %s%s%s\n", dbg_color(d, "\033[36m"), sum ? sum : "?", off);
+  printf("  %s%s%s\n", dbg_color(d, "\033[36m"), sum ? sum : repl_oom_text(), off);
   if (nl && e->kind == SDB_EV_ERROR) {
     for (char *p = nl + 1; *p;) {
       char *q = strchr(p, '\n');
@@ -599,7 +599,13 @@ static void show_changes(dbg *d, const sdb_view *v) {
     putchar('\n');
   }
   size_t uncounted = 0;
-  char *diff = sdb_view_diff_n(from ? from : d->shown, v, MAX_DIFF_LINES, &uncounted);
+  /* no view to compare with (its copy found no memory), or no memory for
+  ** the diff: said, not left out */
+  const sdb_view *base = from ? from : d->shown;
+  if (from == NULL && d->shown && sdb_view_compile(d->shown) != sdb_view_compile(v) && sdb_view_compile(v))
+    base = NULL;   /* the compile's start could not be copied: not the last stop instead */
+  char *diff = base ? sdb_view_diff_n(base, v, MAX_DIFF_LINES, &uncounted) : NULL;
+  if (!diff) printf("  %s\n", repl_oom_text());
   sdb_view_free(from);
   bool pending_said = false;
   int nlines = 0, more = (int)uncounted;

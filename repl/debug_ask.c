@@ -226,7 +226,7 @@ static int cmd_unassume(repl_session *s, const repl_cmd *c, const repl_args *a) 
     i = (size_t)n - 1;
   }
   char *text = sdb_expr_str(d->assumed[i]);
-  printf("Dropped assumption %zu: %s\n", i + 1, text ? text : "?");
+  printf("Dropped assumption %zu: %s\n", i + 1, text ? text : repl_oom_text());
   free(text);
   memmove(&d->assumed[i], &d->assumed[i + 1], (d->nassumed - i - 1) * sizeof *d->assumed);
   d->nassumed--;
@@ -239,7 +239,7 @@ static int info_assumptions(repl_session *s, const repl_cmd *c, const repl_args 
   if (!d->nassumed) printf("No assumptions (`assume u0 >= 1` adds one).\n");
   for (size_t i = 0; i < d->nassumed; i++) {
     char *text = sdb_expr_str(d->assumed[i]);
-    printf("  %zu: %s\n", i + 1, text ? text : "?");
+    printf("  %zu: %s\n", i + 1, text ? text : repl_oom_text());
     free(text);
   }
   return 0;

@@ -25,7 +25,7 @@ static void put_where(const sdb_event *e) {
 
 static void put_expr(const sdb_expr *e) {
   char *s = e ? sdb_expr_str(e) : NULL;
-  fputs(s ? s : "?", stdout);
+  fputs(s ? s : repl_oom_text(), stdout);
   free(s);
 }
 
@@ -163,7 +163,7 @@ static void symbol_status(const sdb_view_sym *in, char *out, size_t cap) {
   if (in->binding && in->binding->text) ADD(" on %%%s", in->binding->text);
   if (in->replacement) {
     char *r = sdb_expr_str(in->replacement);
-    ADD("%sreplaced by %s", n ? ", " : "", r ? r : "?");
+    ADD("%sreplaced by %s", n ? ", " : "", r ? r : repl_oom_text());
     free(r);
   }
   if (!in->created) ADD("%smentioned only", n ? ", " : "");
@@ -388,7 +388,7 @@ static int info_events(repl_session *s, const repl_cmd *c, const repl_args *a) {
     char *nl = line ? strchr(line, '\n') : NULL;
     if (nl) *nl = '\0';
     bool here = d->cur && i == d->cur - 1;
-    printf("%s%5zu  %s%s\n", here ? "=>" : "  ", i, line ? line : "?", nl ? " [...]" : "");
+    printf("%s%5zu  %s%s\n", here ? "=>" : "  ", i, line ? line : repl_oom_text(), nl ? " [...]" : "");
     free(line);
   }
   return 0;
@@ -473,7 +473,7 @@ static int cmd_explain(repl_session *s, const repl_cmd *c, const repl_args *a) {
   const sdb_expr *sym = dbg_symbol_arg(d, c->name, a->argv[0]);
   if (!sym) return -1;
   char *text = sdb_view_explain(dbg_view(d), sym);
-  fputs(text ? text : "", stdout);
+  fputs(text ? text : repl_oom_text(), stdout);   /* NULL only for want of memory */
   free(text);
   if (d->import) dbg_import_explain(d, a->argv[0], true);
   return 0;

@@ -81,7 +81,9 @@ int dbg_replay_trace(dbg *d, const char *fpath, const char *path) {
   /* a Ctrl-C stopped the reading and is said below: the events read are
   ** still folded for the debugger (another Ctrl-C stops that) */
   if (err.kind && !strcmp(err.kind, "KeyboardInterrupt")) repl_host_clear_interrupt();
-  size_t loaded = dbg_length(d) - first;
+  /* the events read, which the debugger may not all have taken in yet
+  ** (its folding stops at a Ctrl-C or for want of memory, and resumes) */
+  size_t loaded = sdb_events_count(d->ev) - first;
   if (rc < 0 && rep.bad_line <= 1) {   /* refused at the header: nothing loaded */
     repl_error(d->s, "replay: %s", err.msg ? err.msg : "cannot read the trace");
     sdb_err_clear(&err);

@@ -253,7 +253,7 @@ static bool engine_fact(dbg *d, const char *what, sdb_buf *b) {
   } else if (!strcmp(kind, "replacement")) {
     if (!have || !info.replacement) return false;
     char *s = sdb_expr_str(info.replacement);
-    sdb_buf_puts(b, s ? s : "?");
+    sdb_buf_puts(b, s ? s : repl_oom_text());
     free(s);
   } else if (!strcmp(kind, "created") || !strcmp(kind, "symbol")) {
     if (!e || !sdb_event_sym(e)) return false;
@@ -264,12 +264,12 @@ static bool engine_fact(dbg *d, const char *what, sdb_buf *b) {
   } else if (!strcmp(kind, "expr")) {
     if (!e || !sdb_event_expr(e)) return false;
     char *s = sdb_expr_str(sdb_event_expr(e));
-    sdb_buf_puts(b, s ? s : "?");
+    sdb_buf_puts(b, s ? s : repl_oom_text());
     free(s);
   } else if (!strcmp(kind, "event")) {
     if (!e) return false;
     char *s = sdb_event_summary(e);
-    sdb_buf_puts(b, s ? s : "?");
+    sdb_buf_puts(b, s ? s : repl_oom_text());
     free(s);
   } else if (!strcmp(kind, "text") || !strcmp(kind, "detail")) {
     const char *t = e ? (kind[0] == 't' ? e->text : e->detail) : NULL;

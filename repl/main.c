@@ -151,6 +151,12 @@ static int run_script(lua_State *L, char **argv, int argc, int report) {
   return status == LUA_OK ? 0 : 1;
 }
 
+/* out of memory before the session: said, status 1 */
+static int oom_status(void) {
+  fputs("shapedb: out of memory\n", stderr);
+  return 1;
+}
+
 /* Modules that add commands and hooks to the session register here, after
 ** the built-ins (so they may replace them). */
 static void init_modules(repl_session *s) {
@@ -376,7 +382,7 @@ int main(int argc, char **argv) {
     /* `replay LOG --rank N` before the -x commands */
     size_t n = strlen(replay_path) + (replay_rank ? strlen(replay_rank) : 0) + 32;
     replay_cmd = malloc(n);
-    if (!replay_cmd) { status = 1; goto done; }
+    if (!replay_cmd) { status = oom_status(); goto done; }
     snprintf(replay_cmd, n, "replay \"%s\"%s%s", replay_path, replay_rank ? " --rank " : "",
              replay_rank ? replay_rank : "");
     memmove(xs + 1, xs, (size_t)nx * sizeof *xs);
@@ -386,7 +392,7 @@ int main(int argc, char **argv) {
       size_t m = (retrace_id ? strlen(retrace_id) : 0) +
                  (retrace_kind ? strlen(retrace_kind) : 0) + 16;
       retrace_cmd = malloc(m);
-      if (!retrace_cmd) { status = 1; goto done; }
+      if (!retrace_cmd) { status = oom_status(); goto done; }
       snprintf(retrace_cmd, m, "retrace%s%s%s%s", retrace_id ? " " : "", retrace_id ? retrace_id : "",
                retrace_kind ? " " : "", retrace_kind ? retrace_kind : "");
       memmove(xs + 2, xs + 1, (size_t)(nx - 1) * sizeof *xs);

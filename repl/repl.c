@@ -35,12 +35,20 @@
 ** Small helpers
 ** ---------------------------------------------------------------------- */
 
+/* a command printed repl_oom_text() (see repl.h) */
+static bool oom_seen;
+
+const char *repl_oom_text(void) {
+  oom_seen = true;
+  return "?";
+}
+
 static char *xstrdup(const char *str) {
   size_t n = strlen(str) + 1;
   char *r = malloc(n);
   if (!r) {
     fputs("shapedb: out of memory\n", stderr);
-    abort();
+    exit(EXIT_FAILURE);   /* as gnulib's xalloc_die: said, and no core dump */
   }
   return memcpy(r, str, n);
 }
@@ -462,6 +470,7 @@ static int run_line(repl_session *s, const char *line, input *in, const repl_cmd
   case REPL_LINE_BLANK:
     return 0;
   case REPL_LINE_COMMAND: {
+    oom_seen = false;
     /* listings page at a terminal; what may run the program does not (its
     ** own output is not ours to hold back) */
     static const char *const unpaged[] = {"source", "lua", "tutorial", "quit", NULL};
@@ -470,6 +479,11 @@ static int run_line(repl_session *s, const char *line, input *in, const repl_cmd
     bool paging = page && repl_pager_begin(s);
     int rc = repl_cmd_exec(s, cmd, rest, ran);
     if (paging) repl_pager_end();
+    if (oom_seen) {   /* a "?" above stands for a text there was no memory for */
+      oom_seen = false;
+      repl_error(s, "%s: out of memory: some of its output is missing (shown as ?)", cmd->name);
+      if (rc == 0) rc = -1;
+    }
     return rc;
   }
   case REPL_LINE_AMBIGUOUS:

@@ -129,6 +129,10 @@ int repl_loop(repl_session *s);
 
 /* Print a one-line error to stderr (red when colour is on for stderr),
 ** after flushing stdout so the two streams interleave in order. */
+/* What a command prints in place of a text it could not make for want of
+** memory ("?"); the command is then reported as failed, once it ends,
+** with what is missing said (repl.c). */
+const char *repl_oom_text(void);
 void repl_error(repl_session *s, const char *fmt, ...)
 #if defined(__GNUC__)
   __attribute__((format(printf, 2, 3)))

@@ -1,12 +1,15 @@
 #!/bin/sh
 # oom.sh — out of memory anywhere in a whole run, through the Lua front
-# end (test_oom covers the core alone): a compile with nonzero, item,
+# end and the debugger (test_oom covers the core alone). Two runs, each
+# again and again with one allocation failing each time
+# (tests/lib/failmalloc.c, preloaded): a compile with nonzero, item,
 # torch._check, a guard, torch.wrap and torch.cond, for aot_eager and
-# inductor, runs again and again with one allocation failing each time
-# (tests/lib/failmalloc.c, preloaded). None may crash or hang; a run the
-# failure stops must say it ran out of memory; a run that finishes must
-# print what the run with no failure prints. Every OOM_STRIDE-th
-# allocation fails in turn (13 here: a few seconds; `make soak` sets 1).
+# inductor; then its saved trace replayed under debugger commands (goto,
+# info panels, where, explain, step and reverse-step). None may crash or
+# hang; a run the failure stops, and a command it fails, must say it ran
+# out of memory; a run that finishes must print what the run with no
+# failure prints. Every OOM_STRIDE-th allocation fails in turn (13 here:
+# a few seconds; `make soak` sets 1).
 # Skipped without a C compiler, or for a sanitizer build (its runtime must
 # come first, before any preloaded library).
 NAME=oom
@@ -43,46 +46,61 @@ for _, be in ipairs{"aot_eager", "inductor"} do
 end
 LUA
 
-# run K: the program with allocation K failing (-1: none); output in
-# $tmp/out, status in $rc
-run_failing() {
-  (cd "$work" && timeout 60 env SDB_FAIL_AT="$1" SDB_FAIL_COUNT="$tmp/count" \
-     LD_PRELOAD="$tmp/failmalloc.so" "$SHAPEDB" --no-report model.lua) > "$tmp/out" 2>&1 < /dev/null
+# failing K ARGS...: shapedb ARGS in $work with allocation K failing (-1:
+# none); output in $tmp/out, status in $rc, the allocations counted in
+# $tmp/count
+failing() {
+  k=$1
+  shift
+  (cd "$work" && timeout 60 env SDB_FAIL_AT="$k" SDB_FAIL_COUNT="$tmp/count" \
+     LD_PRELOAD="$tmp/failmalloc.so" "$SHAPEDB" "$@") > "$tmp/out" 2>&1 < /dev/null
   rc=$?
 }
 
-(cd "$work" && "$SHAPEDB" --no-report model.lua) > "$tmp/want" 2>&1
-run_failing -1
-total=$(cat "$tmp/count" 2>/dev/null || echo 0)
-cp "$tmp/out" "$tmp/got"
-if [ "$rc" = 0 ] && [ "$total" -gt 1000 ]; then
-  check "the run with the allocator preloaded and nothing failing prints what it prints without"
-else
-  n=$((n + 1)); echo "not ok $n - the preloaded allocator saw $total allocations (rc $rc)"
-fi
-
-crashes="" silent="" unexplained="" runs=0 stopped=0
-k=0
-while [ "$k" -lt "$total" ]; do
-  run_failing "$k"
-  runs=$((runs + 1))
-  if [ "$rc" -ge 124 ]; then
-    crashes="$crashes $k:$rc"
-  elif [ "$rc" = 0 ]; then
-    cmp -s "$tmp/out" "$tmp/want" || silent="$silent $k"
+# sweep WHAT ARGS...: the run with nothing failing first (it must print
+# what it prints without the library), then with each OOM_STRIDE-th
+# allocation failing in turn
+sweep() {
+  what=$1
+  shift
+  (cd "$work" && "$SHAPEDB" "$@") > "$tmp/want" 2>&1 < /dev/null
+  failing -1 "$@"
+  total=$(cat "$tmp/count" 2>/dev/null || echo 0)
+  cp "$tmp/out" "$tmp/got"
+  if [ "$rc" = 0 ] && [ "$total" -gt 1000 ]; then
+    check "$what: with the allocator preloaded and nothing failing, the same output"
   else
-    stopped=$((stopped + 1))
-    grep -qi 'memory' "$tmp/out" || unexplained="$unexplained $k"
+    n=$((n + 1)); echo "not ok $n - $what: the preloaded allocator saw $total allocations (rc $rc)"
   fi
-  k=$((k + stride))
-done
-n=$((n + 1))
-if [ -z "$crashes" ]; then echo "ok $n - no failing allocation crashes or hangs ($runs of $total allocations failed in turn)"
-else echo "not ok $n - crashed or hung (allocation:status):$crashes"; fi
-n=$((n + 1))
-if [ -z "$unexplained" ]; then echo "ok $n - each of the $stopped runs the failure stopped says it ran out of memory"
-else echo "not ok $n - stopped without saying why, allocations:$unexplained"; fi
-n=$((n + 1))
-if [ -z "$silent" ]; then echo "ok $n - each run that finished printed what the run with no failure prints"
-else echo "not ok $n - finished with other output, allocations:$silent"; fi
+  crashes="" silent="" unexplained="" runs=0 stopped=0
+  k=0
+  while [ "$k" -lt "$total" ]; do
+    failing "$k" "$@"
+    runs=$((runs + 1))
+    if [ "$rc" -ge 124 ]; then
+      crashes="$crashes $k:$rc"
+    elif [ "$rc" = 0 ]; then
+      cmp -s "$tmp/out" "$tmp/want" || silent="$silent $k"
+    else
+      stopped=$((stopped + 1))
+      grep -qi 'memory' "$tmp/out" || unexplained="$unexplained $k"
+    fi
+    k=$((k + stride))
+  done
+  n=$((n + 1))
+  if [ -z "$crashes" ]; then echo "ok $n - $what: no failing allocation crashes or hangs ($runs of $total failed in turn)"
+  else echo "not ok $n - $what: crashed or hung (allocation:status):$crashes"; fi
+  n=$((n + 1))
+  if [ -z "$unexplained" ]; then echo "ok $n - $what: each of the $stopped runs the failure stopped says it ran out of memory"
+  else echo "not ok $n - $what: stopped without saying why, allocations:$unexplained"; fi
+  n=$((n + 1))
+  if [ -z "$silent" ]; then echo "ok $n - $what: each run that finished printed what the run with no failure prints"
+  else echo "not ok $n - $what: finished with other output, allocations:$silent"; fi
+}
+
+sweep "compile" --no-report model.lua
+(cd "$work" && "$SHAPEDB" --no-report --record model.jsonl model.lua) > /dev/null 2>&1
+sweep "replay under the debugger" --batch --replay model.jsonl -x 'goto end' -x 'info graph' \
+  -x 'info bindings' -x 'info guards' -x 'goto 40' -x 'where' -x 'explain u0' -x 'step' \
+  -x 'reverse-step'
 echo "1..$n"
