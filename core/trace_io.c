@@ -74,7 +74,7 @@ static const sdb_expr *json_expr(const cJSON *j, int depth, const char **why) {
   else if (cJSON_IsString(j)) leaf = sdb_sym(j->valuestring);
   else is_leaf = false;
   if (is_leaf) {
-    if (!leaf) *why = "out of memory";   /* a leaf is interned: none means no memory */
+    if (!leaf) *why = sdb_expr_error();   /* an empty name, or no memory */
     return leaf;
   }
   const cJSON *head = cJSON_IsArray(j) ? j->child : NULL;
@@ -103,7 +103,7 @@ static const sdb_expr *json_expr(const cJSON *j, int depth, const char **why) {
     };
     if (arity[kind] && nargs != arity[kind]) *why = "wrong number of arguments in an expression";
     else if (!(r = sdb_rebuild((sdb_kind)kind, iv, args, nargs)))
-      *why = *sdb_expr_error() ? sdb_expr_error() : "out of memory";
+      *why = sdb_expr_error();
   }
   if (args != small) free(args);
   return r;
