@@ -109,7 +109,12 @@ const sdb_site *sdb_site_get(const char *tracer, int depth, const char *file, in
   file = sdb_intern(file);
   func = sdb_intern(func);
   if (site_len * 2 >= site_cap && !site_grow()) return &sdb_no_site;
-  if (site_ids + 1 >= site_ids_cap) {
+  size_t j = site_hash(tracer, depth, file, line, func) & (site_cap - 1);
+  for (const sdb_site *x; (x = site_slots[j]); j = (j + 1) & (site_cap - 1))
+    if (x->tracer == tracer && x->file == file && x->func == func && x->line == line &&
+        x->depth == depth)
+      return x;
+  if (site_ids + 1 >= site_ids_cap) {   /* a new site: room for its id */
     size_t cap = site_ids_cap ? site_ids_cap * 2 : 64;
     const sdb_site **v = realloc(site_by_id, cap * sizeof *v);
     if (!v) return &sdb_no_site;
@@ -117,11 +122,6 @@ const sdb_site *sdb_site_get(const char *tracer, int depth, const char *file, in
     sdb_site_table_ = site_by_id = v;
     site_ids_cap = cap;
   }
-  size_t j = site_hash(tracer, depth, file, line, func) & (site_cap - 1);
-  for (const sdb_site *x; (x = site_slots[j]); j = (j + 1) & (site_cap - 1))
-    if (x->tracer == tracer && x->file == file && x->func == func && x->line == line &&
-        x->depth == depth)
-      return x;
   if (site_block_used == SITE_BLOCK) {
     site_block *b = malloc(sizeof *b);
     if (!b) return &sdb_no_site;

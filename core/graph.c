@@ -246,12 +246,13 @@ const char *sdb_graph_unique_name(sdb_graph *g, const char *candidate) {
   bool fresh = false;   /* interned just now: no map can hold it (a probe saved an op) */
   const char *name = has_num ? numbered(base, blen, (unsigned long)num, &fresh) : ibase;
   if (!num) num = (long)(uintptr_t)sdb_map_get(&g->base_count, ibase);
-  while ((!fresh && sdb_map_has(&g->used, name)) || illegal_name(name)) {
+  while (name && ((!fresh && sdb_map_has(&g->used, name)) || illegal_name(name))) {
     num++;
     name = numbered(base, blen, (unsigned long)num, &fresh);
   }
-  sdb_map_put(&g->used, name, (void *)name);
-  sdb_map_put(&g->base_count, ibase, (void *)(uintptr_t)num);
+  /* out of memory: no name, rather than one a later node may be given too */
+  if (!name || !sdb_map_put(&g->used, name, (void *)name)) return NULL;
+  sdb_map_put(&g->base_count, ibase, (void *)(uintptr_t)num);   /* a hint: a miss only counts again */
   return name;
 }
 
@@ -387,8 +388,12 @@ static sdb_node *new_node(sdb_node_op op, const char *name, const char *target, 
   n->id = next_node_id++;
   n->op = op;
   n->name = name;
-  n->name_ref = sdb_intern_ref(name);   /* just interned: the interner's cache answers */
+  n->name_ref = sdb_intern_ref(name);   /* just interned: mostly the interner's cache answers */
   n->target = sdb_intern_at(target);
+  if (!name || !n->name_ref || (target && !n->target)) {   /* out of memory */
+    free(n);
+    return NULL;
+  }
   return n;
 }
 
@@ -753,19 +758,25 @@ char *sdb_node_str(const sdb_node *n) {
 /* last_use[i]: nodes whose last use is node i, in argument order (FX). */
 typedef struct { const sdb_node **v; size_t n, cap; } nodelist;
 
-static void note_use(const sdb_arg *a, const sdb_node *user, sdb_map *last, nodelist *lists,
+/* false on OOM (the printed graph then says it is incomplete) */
+static bool note_use(const sdb_arg *a, const sdb_node *user, sdb_map *last, nodelist *lists,
                      size_t user_ix) {
   if (a->kind == SDB_A_NODE && a->node && !sdb_map_has(last, a->node)) {
-    sdb_map_put(last, a->node, (void *)user);
+    if (!sdb_map_put(last, a->node, (void *)user)) return false;
     nodelist *l = &lists[user_ix];
     if (l->n == l->cap) {
-      l->cap = l->cap ? l->cap * 2 : 4;
-      l->v = realloc(l->v, l->cap * sizeof *l->v);
+      size_t cap = l->cap ? l->cap * 2 : 4;
+      const sdb_node **v = realloc(l->v, cap * sizeof *v);
+      if (!v) return false;
+      l->v = v;
+      l->cap = cap;
     }
-    if (l->v) l->v[l->n++] = a->node;
+    l->v[l->n++] = a->node;
   } else if (a->kind == SDB_A_SEQ) {
-    for (size_t i = 0; i < a->n; i++) note_use(&a->items[i], user, last, lists, user_ix);
+    for (size_t i = 0; i < a->n; i++)
+      if (!note_use(&a->items[i], user, last, lists, user_ix)) return false;
   }
+  return true;
 }
 
 static sdb_shape_env *graph_env(const sdb_graph *g) {
@@ -795,9 +806,10 @@ static void print_graph(sdb_buf *b, const sdb_graph *g, const sdb_print_opts *o,
   sdb_buf_puts(b, "):\n");
   sdb_map last = SDB_MAP_INIT;
   nodelist *lists = calloc(g->n + 1, sizeof *lists);
+  if (!lists) b->failed = true;   /* no `x = None` clearing: the text says it is incomplete */
   for (size_t i = g->n; lists && i-- > 0;)
     for (size_t k = 0; k < g->nodes[i]->nargs; k++)
-      note_use(&g->nodes[i]->args[k], g->nodes[i], &last, lists, i);
+      if (!note_use(&g->nodes[i]->args[k], g->nodes[i], &last, lists, i)) b->failed = true;
   for (size_t i = 0; i < g->n; i++) {
     const sdb_node *n = g->nodes[i];
     if (n->op == SDB_N_PLACEHOLDER) {

@@ -495,8 +495,11 @@ int sdb_hop_signature(sdb_branch *branches, size_t n, sdb_node ***operands,
       phs[i] = input_for(&branches[b], order[i]);
       if (phs[i] && merge) {           /* replaced by a placeholder of the new name */
         phs[i]->target = target;
-        phs[i]->name = sdb_graph_unique_name(branches[b].graph, target);
-        phs[i]->name_ref = sdb_intern_ref(phs[i]->name);
+        const char *name = sdb_graph_unique_name(branches[b].graph, target);
+        sdb_iref ref = sdb_intern_ref(name);
+        if (!name || !ref) { rc = oom(err); break; }
+        phs[i]->name = name;
+        phs[i]->name_ref = ref;
       } else if (!phs[i]) {            /* an input this branch does not use */
         phs[i] = sdb_graph_placeholder(branches[b].graph, target, target, &order[i]->example, NULL);
         if (!phs[i]) rc = oom(err);

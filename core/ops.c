@@ -326,17 +326,24 @@ const sdb_op *sdb_op_at(size_t i) {
 
 /* Is `name` a parameter of the signature (before "->")? A name is a word
 ** after ' ', '(', '*' or '|' and before '=', ',', ')' or '|'. */
-static bool sig_has_param(const char *sig, const char *name) {
+/* where parameter `name` is in the signature's text, or -1 */
+static long sig_param_pos(const char *sig, const char *name) {
   const char *arrow = strstr(sig, "->");
   size_t n = strlen(name), lim = arrow ? (size_t)(arrow - sig) : strlen(sig);
-  if (n == 0) return false;
+  if (n == 0) return -1;
   for (const char *p = strstr(sig, name); p && (size_t)(p - sig) + n <= lim; p = strstr(p + 1, name)) {
     char before = p == sig ? '(' : p[-1], after = p[n];
     if ((before == ' ' || before == '(' || before == '*' || before == '|') &&
         (after == '=' || after == ',' || after == ')' || after == '|'))
-      return true;
+      return (long)(p - sig);
   }
-  return false;
+  return -1;
+}
+
+static bool sig_has_param(const char *sig, const char *name) { return sig_param_pos(sig, name) >= 0; }
+
+long sdb_op_param_pos(const sdb_op *op, const char *name) {
+  return op && op->signature && name ? sig_param_pos(op->signature, name) : -1;
 }
 
 int sdb_op_call(sdb_fake_mode *m, const sdb_op *op, const sdb_args *a,

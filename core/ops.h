@@ -54,6 +54,9 @@ struct sdb_op {
 };
 
 const sdb_op *sdb_op_find(const char *name);
+/* Where keyword `name` comes in op's signature (an order to sort by), or
+** -1 when the op takes no such parameter. */
+long sdb_op_param_pos(const sdb_op *op, const char *name);
 /* By aten-style name, "aten.nonzero.default", "mylib.foo.default". */
 const sdb_op *sdb_op_find_aten(const char *aten);
 /* The table and then the defined ops. */

@@ -25,6 +25,7 @@ static const sdb_source *make(sdb_source_kind kind, const sdb_source *base,
   s->base = base;
   s->idx = idx;
   s->ident = sdb_intern(ident);
+  if (ident && !s->ident) { free(s); return NULL; }
   s->name = iname;
   if (!sdb_map_put(&by_name, iname, s)) { free(s); return NULL; }
   return s;
@@ -50,7 +51,8 @@ static const sdb_source *rooted(sdb_source_kind kind, char scope, const char *na
   sdb_buf_putc(&b, '[');
   py_repr(&b, name);
   sdb_buf_putc(&b, ']');
-  const sdb_source *s = make(kind, NULL, 0, name, sdb_buf_cstr(&b));
+  /* out of memory: no source, rather than one named by half its name */
+  const sdb_source *s = b.failed ? NULL : make(kind, NULL, 0, name, sdb_buf_cstr(&b));
   sdb_buf_free(&b);
   return s;
 }
@@ -65,7 +67,7 @@ static const sdb_source *derived(sdb_source_kind kind, const sdb_source *base,
   sdb_buf b = SDB_BUF_INIT;
   sdb_buf_puts(&b, base->name);
   sdb_buf_puts(&b, suffix);
-  const sdb_source *s = make(kind, base, i, ident, sdb_buf_cstr(&b));
+  const sdb_source *s = b.failed ? NULL : make(kind, base, i, ident, sdb_buf_cstr(&b));
   sdb_buf_free(&b);
   return s;
 }

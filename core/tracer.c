@@ -243,7 +243,7 @@ static int bind_tensor_symbols(sdb_tracer *tr, const sdb_fake *t, const sdb_node
     int rc = SDB_OK;
     for (long i = 0; i < nf && rc == SDB_OK; i++) {
       if (sdb_map_get(&tr->bound_symbols, fs[i]) || sdb_map_get(&tr->sym_proxy, fs[i])) continue;
-      if (!bind_symbol(tr, fs[i], ph, err)) rc = err ? err->code : SDB_E_INVALID;
+      if (!bind_symbol(tr, fs[i], ph, err)) rc = err && err->code ? err->code : SDB_E_INVALID;
     }
     free(fs);
     if (rc) return rc;
@@ -562,13 +562,13 @@ int sdb_tracer_arg(sdb_tracer *tr, const sdb_value *v, sdb_arg *out, sdb_err *er
   switch (v->kind) {
     case SDB_V_TENSOR:
       n = sdb_tracer_proxy_tensor(tr, v->tensor, err);
-      if (!n) return err ? err->code : SDB_E_INVALID;
+      if (!n) return err && err->code ? err->code : SDB_E_INVALID;
       *out = sdb_arg_node(n);
       return SDB_OK;
     case SDB_V_INT: case SDB_V_BOOL: case SDB_V_FLOAT:
       if (!v->expr || sdb_is_const(v->expr)) { *out = sdb_arg_const(sdb_value_copy(v)); return SDB_OK; }
       n = sdb_tracer_proxy_expr(tr, v->expr, err);
-      if (!n) return err ? err->code : SDB_E_INVALID;
+      if (!n) return err && err->code ? err->code : SDB_E_INVALID;
       *out = sdb_arg_node(n);
       return SDB_OK;
     case SDB_V_LIST: case SDB_V_TUPLE:
@@ -914,7 +914,7 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
       ** (sym_size_int), whatever Dynamo-level proxies the trace made */
       site st = {node, *sdb_node_bindings(node)->v[b].path};
       sdb_node *acc = accessor(tr, &st, u, &after, err);
-      if (!acc) { rc = err ? err->code : SDB_E_INVALID; break; }
+      if (!acc) { rc = err && err->code ? err->code : SDB_E_INVALID; break; }
       if (!sdb_map_put(&tr->sym_proxy, u, acc)) tr->oom = true;
     }
     for (size_t b = 0; b < sdb_node_bindings(node)->n && rc == SDB_OK; b++) {
@@ -925,10 +925,10 @@ int sdb_tracer_finalize(sdb_tracer *tr, sdb_err *err) {
       if (r.hi != SDB_PINF) checks[1] = sdb_le(u, sdb_int(r.hi));
       for (int c = 0; c < 2 && rc == SDB_OK; c++)
         if (checks[c] && !sdb_is_const(checks[c]) && !assert_node(tr, &after, checks[c], &done, err))
-          rc = err ? err->code : SDB_E_INVALID;
+          rc = err && err->code ? err->code : SDB_E_INVALID;
       for (uintptr_t k = (uintptr_t)sdb_map_get(&by_key, u); k && rc == SDB_OK; k = next_by_key[k - 1]) {
         const sdb_runtime_assert *ra = sdb_assert_at(tr->env, k - 1);
-        if (!assert_node(tr, &after, ra->expr, &done, err)) rc = err ? err->code : SDB_E_INVALID;
+        if (!assert_node(tr, &after, ra->expr, &done, err)) rc = err && err->code ? err->code : SDB_E_INVALID;
       }
     }
   }

@@ -91,8 +91,8 @@ static int l_hop_begin(lua_State *L) {
   }
   sdb_value pred = SDB_VALUE_NONE;
   if (is_cond) {
-    if (!lsdb_to_value(L, 2, &pred) ||
-        !(pred.kind == SDB_V_TENSOR || pred.kind == SDB_V_BOOL)) {
+    if (!lsdb_to_value(L, 2, &pred) && lsdb_to_value_oom()) return luaL_error(L, "torch.cond: out of memory");
+    if (!(pred.kind == SDB_V_TENSOR || pred.kind == SDB_V_BOOL)) {
       sdb_value_free(&pred);
       return luaL_error(L, "torch.cond: Expected `pred` to be a bool or a boolean tensor with a single "
                            "item but got %s", luaL_typename(L, 2));
@@ -167,7 +167,8 @@ static sdb_value *results_tuple(lua_State *L, int tidx, sdb_tracer *tr, const ch
     lua_rawgeti(L, tidx, i + 1);
     lsdb_adopt_proxy(L, lua_gettop(L), tr);
     if (!lsdb_to_value(L, lua_gettop(L), &box->pos[0].items[i]))
-      luaL_error(L, "%s returned an unsupported value (%s)", what, luaL_typename(L, -1));
+      luaL_error(L, lsdb_to_value_oom() ? "%s: out of memory" : "%s returned an unsupported value (%s)", what,
+                 luaL_typename(L, -1));
     lua_pop(L, 1);
   }
   return &box->pos[0];

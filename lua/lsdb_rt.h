@@ -103,6 +103,10 @@ lsym *lsdb_test_sym(lua_State *L, int idx);
 void lsdb_push_value(lua_State *L, const sdb_value *v, sdb_node *node);
 /* Lua value -> sdb_value (false if it cannot be an op argument) */
 bool lsdb_to_value(lua_State *L, int idx, sdb_value *out);
+/* Was the last false from lsdb_to_value for want of memory, not a value
+** with no meaning as an argument? (Its callers raise: it does not, as a
+** list half converted would leak.) */
+bool lsdb_to_value_oom(void);
 /* a symbolic argument carrying its producer node becomes the proxy */
 void lsdb_adopt_proxy(lua_State *L, int idx, sdb_tracer *tr);
 /* a new empty argbox on the stack (freed by __gc) with room for one

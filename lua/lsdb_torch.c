@@ -292,10 +292,14 @@ void lsdb_push_value(lua_State *L, const sdb_value *v, sdb_node *node) {
 /* Lua value -> sdb_value (tensors referenced, not copied). Returns false if
 ** the value has no meaning as an op argument. */
 
+static bool value_oom;   /* lsdb_to_value_oom */
+
+bool lsdb_to_value_oom(void) { return value_oom; }
+
 static bool table_to_list(lua_State *L, int idx, sdb_value *out) {
   size_t n = lua_rawlen(L, idx);
   *out = sdb_value_seq(SDB_V_LIST, n);
-  if (n && !out->items) return false;
+  if (n && !out->items) return !(value_oom = true);
   for (size_t i = 0; i < n; i++) {
     lua_rawgeti(L, idx, (lua_Integer)i + 1);
     bool ok = lsdb_to_value(L, lua_gettop(L), &out->items[i]);
@@ -307,6 +311,7 @@ static bool table_to_list(lua_State *L, int idx, sdb_value *out) {
 
 bool lsdb_to_value(lua_State *L, int idx, sdb_value *out) {
   lsym *s;
+  value_oom = false;   /* a failure returns at once: the innermost one's says */
   switch (lua_type(L, idx)) {
     case LUA_TNIL: *out = SDB_VALUE_NONE; return true;
     case LUA_TBOOLEAN: *out = sdb_value_bool(sdb_bool(lua_toboolean(L, idx))); return true;
@@ -314,7 +319,7 @@ bool lsdb_to_value(lua_State *L, int idx, sdb_value *out) {
       if (lua_isinteger(L, idx)) *out = sdb_value_int64(lua_tointeger(L, idx));
       else *out = sdb_value_float(lua_tonumber(L, idx));
       /* an integer's expression is interned: none means no memory, not a bad type */
-      if (out->kind == SDB_V_INT && !out->expr) luaL_error(L, "out of memory");
+      if (out->kind == SDB_V_INT && !out->expr) return !(value_oom = true);
       return true;
     case LUA_TSTRING: *out = sdb_value_string(lua_tostring(L, idx)); return true;
     case LUA_TTABLE: return table_to_list(L, idx, out);
@@ -400,6 +405,28 @@ argbox *lsdb_new_argbox_n(lua_State *L, size_t npos, size_t nkw) {
 
 argbox *lsdb_new_argbox(lua_State *L) { return lsdb_new_argbox_n(L, 1, 0); }
 
+/* A Lua table's keys come in an order that changes from run to run (its
+** strings' hashes are seeded at start-up), where Python keeps the call's:
+** keyword arguments are put in the order of the op's signature (unknown
+** names last, by name), so graphs, traces and errors read the same each
+** run. */
+static void sort_kwargs(const char *opname, sdb_kwarg *kw, size_t n) {
+  const sdb_op *op = sdb_op_find(opname);
+  for (size_t i = 1; i < n; i++) {
+    sdb_kwarg k = kw[i];
+    long pk = sdb_op_param_pos(op, k.name);
+    size_t j = i;
+    for (; j > 0; j--) {
+      long pj = sdb_op_param_pos(op, kw[j - 1].name);
+      bool after = pj >= 0 ? pk >= 0 && pj > pk                           /* both known */
+                           : pk >= 0 || strcmp(kw[j - 1].name, k.name) > 0;   /* unknown last */
+      if (!after) break;
+      kw[j] = kw[j - 1];
+    }
+    kw[j] = k;
+  }
+}
+
 static argbox *collect_args(lua_State *L, const char *opname, int first, int last,
                             sdb_tracer *tr) {
   bool has_kw = last >= first && is_kwargs_table(L, last);
@@ -419,20 +446,22 @@ static argbox *collect_args(lua_State *L, const char *opname, int first, int las
       if (b->nkw == b->cap_kw) luaL_error(L, "%s: too many keyword arguments", opname);
       lsdb_adopt_proxy(L, lua_gettop(L), tr);
       if (!lsdb_to_value(L, lua_gettop(L), &b->kw[b->nkw].value))
-        luaL_error(L, "%s: keyword '%s' has an unsupported value (%s)", opname,
-                   lua_tostring(L, -2), luaL_typename(L, -1));
+        luaL_error(L, lsdb_to_value_oom() ? "%s: out of memory" : "%s: keyword '%s' has an unsupported value (%s)",
+                   opname, lua_tostring(L, -2), luaL_typename(L, -1));
       b->kw[b->nkw].name = sdb_intern(lua_tostring(L, -2));
+      if (!b->kw[b->nkw].name) luaL_error(L, "out of memory");
       b->nkw++;
       lua_pop(L, 1);
     }
+    sort_kwargs(opname, b->kw, b->nkw);
     last--;
   }
   for (int i = first; i <= last; i++) {
     if (b->npos == b->cap_pos) luaL_error(L, "%s: too many arguments", opname);
     lsdb_adopt_proxy(L, i, tr);
     if (!lsdb_to_value(L, i, &b->pos[b->npos]))
-      luaL_error(L, "%s: argument %d has an unsupported type (%s)", opname, i - first + 1,
-                 luaL_typename(L, i));
+      luaL_error(L, lsdb_to_value_oom() ? "%s: out of memory" : "%s: argument %d has an unsupported type (%s)",
+                 opname, i - first + 1, luaL_typename(L, i));
     b->npos++;
   }
   lua_settop(L, box);

@@ -344,7 +344,9 @@ static int trace_finish(lua_State *L) {
     lua_rawgeti(L, 2, (lua_Integer)i + 1);
     lsdb_adopt_proxy(L, lua_gettop(L), t->tracer);
     if (!lsdb_to_value(L, lua_gettop(L), &b->pos[0].items[i]))
-      return luaL_error(L, "the traced function returned an unsupported value (%s)", luaL_typename(L, -1));
+      return luaL_error(L, lsdb_to_value_oom() ? "out of memory"
+                                               : "the traced function returned an unsupported value (%s)",
+                        luaL_typename(L, -1));
     lua_pop(L, 1);
   }
   sdb_err err = SDB_ERR_INIT;

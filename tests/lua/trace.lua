@@ -104,6 +104,23 @@ do
   }, "guards: duck sizing equalities, strides, and n > 3 as a range")
 end
 
+-- keyword arguments in the op's signature order: a Lua table's keys come in
+-- an order that changes from run to run (its strings' hashes are seeded at
+-- start-up), and the graph and a saved trace must not
+do
+  local function f(x)
+    return torch.full({2, 3}, 1.5, {requires_grad = false, pin_memory = false, layout = "strided",
+                                    device = "cpu", dtype = torch.float64}) + x:sum()
+  end
+  local c = torch.compile(f, { backend = "eager" })
+  c(T{4})
+  t.has(c.traces[1].trace:graph(),
+        "torch.full([2, 3], 1.5, dtype = torch.float64, device = 'cpu', layout = 'strided', "
+        .. "pin_memory = False, requires_grad = False)",
+        "five keyword arguments print in full()'s signature order")
+end
+
+
 -- 3. a SymInt flowing into an op is recorded as nodes
 do
   local function f(x)

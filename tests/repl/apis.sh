@@ -50,4 +50,18 @@ u0: unbacked int, created by mark_unbacked at obl.lua:10 in main chunk (trace ph
 OUT
 run --batch -x 'break oblivious' -x run -x 'info breakpoints' -x continue -x 'explain u0' obl.lua
 check "break oblivious stops at each decision"
+
+# keyword arguments go in the op's signature order, unknown names last by
+# name: a Lua table's key order changes from run to run, an error must not
+cat > "$work/kw.lua" <<'LUA'
+local f = torch.compile(function(x) return torch.sum(x, {zz = 1, yy = 2, dim = 0, aa = 3}) end)
+local ok, e = pcall(f, shapedb.tensor{3})
+print(ok, tostring(e):match("[^\n]*"))
+LUA
+want <<'OUT'
+false	TypeError: sum() got an unexpected keyword argument 'aa'
+[exit 0]
+OUT
+run --no-report kw.lua
+check "of several unknown keywords the error names the first by name"
 echo "1..$n"
