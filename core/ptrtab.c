@@ -58,7 +58,10 @@ void *sdb_ptrtab_remove(sdb_ptrtab *t, const void *key) {
     }
   }
   t->slots[j] = (sdb_ptrtab_slot){NULL, NULL};
-  if (--t->len == 0) {
+  /* empty: a large table's memory goes back; a small one stays, as a
+  ** table that empties and fills again (a tensor's memos, made and dropped
+  ** an op at a time) cost a calloc, and glibc a consolidation, each time */
+  if (--t->len == 0 && t->cap > 1024) {
     free(t->slots);
     *t = (sdb_ptrtab)SDB_PTRTAB_INIT;
   }

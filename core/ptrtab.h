@@ -12,7 +12,7 @@
 
 typedef struct sdb_ptrtab_slot { const void *key; void *val; } sdb_ptrtab_slot;
 typedef struct sdb_ptrtab {
-  sdb_ptrtab_slot *slots;   /* open addressing, at most half full; NULL when empty */
+  sdb_ptrtab_slot *slots;   /* open addressing, at most half full; NULL before the first put */
   size_t cap, len;
 } sdb_ptrtab;
 
@@ -22,7 +22,7 @@ void *sdb_ptrtab_get(const sdb_ptrtab *t, const void *key);   /* NULL if absent 
 /* Sets key's value (val not NULL); false on OOM, the table unchanged. */
 bool sdb_ptrtab_put(sdb_ptrtab *t, const void *key, void *val);
 /* Removes key and returns its value (NULL if absent). The last removal
-** frees the table's memory. */
+** frees the memory of a table grown past 1,024 slots. */
 void *sdb_ptrtab_remove(sdb_ptrtab *t, const void *key);
 
 #endif
