@@ -520,7 +520,8 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     buffer_event(lw, b);
     set_ref(lw, n, b->name);
     /* each output through a MultiOutput, which defines the merged symbols */
-    sdb_map_put(&lw->cond_out, n, (void *)(uintptr_t)(lw->out->n + 1));
+    if (!sdb_map_put(&lw->cond_out, n, (void *)(uintptr_t)(lw->out->n + 1)))
+      return oom(err);   /* its getitems would lower as buffers of their own */
     for (size_t i = 0; i < n->example.n; i++) {
       sdb_ibuf *mo = new_buf(lw, SDB_IB_MULTIOUTPUT, n);
       if (!mo) return oom(err);

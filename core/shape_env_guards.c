@@ -28,9 +28,10 @@ static bool push_guard(guard_builder *gb, sdb_shape_guard g) {
   return true;
 }
 
+/* the guard's Python text (interned), NULL on OOM */
 static const char *py_text(guard_builder *gb, const sdb_expr *e) {
   char *s = sdb_expr_str_py(e, source_name_of, &gb->sym_source);
-  const char *r = sdb_intern(s ? s : "?");
+  const char *r = s ? sdb_intern(s) : NULL;
   free(s);
   return r;
 }
@@ -46,8 +47,9 @@ int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) 
   for (size_t i = 0; i < env->ntracked; i++) {
     now[i] = sdb_simplify(env, env->tracked[i].expr);
     if (!now[i]) now[i] = env->tracked[i].expr;
-    if (now[i]->kind == SDB_SYM && !sdb_map_has(&gb.sym_source, now[i]))
-      sdb_map_put(&gb.sym_source, now[i], (void *)env->tracked[i].source);
+    if (now[i]->kind == SDB_SYM && !sdb_map_has(&gb.sym_source, now[i]) &&
+        !sdb_map_put(&gb.sym_source, now[i], (void *)env->tracked[i].source))
+      goto nomem;   /* a later source would stand for the symbol: other guards */
   }
   /* 1. input equalities; an input fakified twice (trace, then aot's
   **    re-fakification) is still one input, guarded once */
@@ -66,14 +68,15 @@ int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) 
       g.text = sdb_internf("%s == %lld", src->name, (long long)e->ival);
     } else {
       g.kind = SDB_SG_EQUALITY;
-      g.text = sdb_internf("%s == %s", src->name, py_text(&gb, e));
+      const char *pt = py_text(&gb, e);
+      g.text = pt ? sdb_internf("%s == %s", src->name, pt) : NULL;
       /* provenance: the replacement that made them equal (or specialized a
       ** symbolic dim, shown rather than left to TENSOR_MATCH) */
       const sdb_replacement *r = raw->kind == SDB_SYM ? sdb_map_get(&env->repl, raw) : NULL;
       if (r) g.prov = r->prov;
     }
-    if (sdb_map_has(&said, g.text)) continue;
-    if (!sdb_map_put(&said, g.text, (void *)g.text) || !push_guard(&gb, g)) {
+    if (g.text && sdb_map_has(&said, g.text)) continue;
+    if (!g.text || !sdb_map_put(&said, g.text, (void *)g.text) || !push_guard(&gb, g)) {
       sdb_map_free(&said);
       goto nomem;
     }
@@ -86,13 +89,15 @@ int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) 
     if (sdb_se_evaluate_static(env, gd->expr, false)) continue;
     const sdb_expr *s = sdb_se_simplify_with(env, gd->expr, false);
     if (!s || sdb_map_has(&issued, s)) continue;
-    sdb_map_put(&issued, s, (void *)s);
     sdb_shape_guard g = {0};
     g.kind = SDB_SG_GUARD;
     g.expr = s;
     g.text = py_text(&gb, s);
     g.prov = gd->prov;
-    if (!push_guard(&gb, g)) { sdb_map_free(&issued); goto nomem; }
+    if (!g.text || !sdb_map_put(&issued, s, (void *)s) || !push_guard(&gb, g)) {
+      sdb_map_free(&issued);
+      goto nomem;
+    }
   }
   sdb_map_free(&issued);
   /* 3. the range of every symbol an input carries */
@@ -116,7 +121,7 @@ int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) 
       g.text = sdb_internf("%lld <= %s", (long long)r.lo, src->name);
     else
       g.text = sdb_internf("%s <= %lld", src->name, (long long)r.hi);
-    if (!push_guard(&gb, g)) goto nomem;
+    if (!g.text || !push_guard(&gb, g)) goto nomem;
   }
   free(now);
   sdb_map_free(&gb.sym_source);
