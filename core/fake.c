@@ -472,7 +472,8 @@ static void put_dims(sdb_buf *b, const sdb_fake *t, const sdb_expr *const *v) {
     if (i) sdb_buf_puts(b, ", ");
     const sdb_expr *e = t->mode && t->mode->env ? sdb_simplify(t->mode->env, v[i]) : v[i];
     const char *s = sdb_expr_cstr(e ? e : v[i]);
-    sdb_buf_puts(b, s ? s : "?");
+    if (s) sdb_buf_puts(b, s);
+    else b->failed = true;
   }
   sdb_buf_putc(b, ']');
 }

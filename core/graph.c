@@ -580,7 +580,8 @@ const sdb_node *sdb_node_anchor(const sdb_graph *g, const sdb_node *n, bool *at_
 static void put_expr(sdb_buf *b, const sdb_expr *e, sdb_shape_env *env) {
   const sdb_expr *s = env ? sdb_simplify(env, e) : e;
   char *t = sdb_expr_str(s ? s : e);
-  sdb_buf_puts(b, t ? t : "?");
+  if (t) sdb_buf_puts(b, t);
+  else b->failed = true;   /* out of memory: the text says it is incomplete */
   free(t);
 }
 
@@ -800,7 +801,8 @@ static void print_graph(sdb_buf *b, const sdb_graph *g, const sdb_print_opts *o,
     sdb_buf_printf(b, ", %s", n->target);
     sdb_buf ann = SDB_BUF_INIT;
     annotation(&ann, &n->example, o && o->strides, env);
-    if (ann.len) sdb_buf_printf(b, ": %s", sdb_buf_cstr(&ann));
+    if (ann.failed) b->failed = true;   /* out of memory: the text says it is incomplete */
+    else if (ann.len) sdb_buf_printf(b, ": %s", sdb_buf_cstr(&ann));
     sdb_buf_free(&ann);
   }
   sdb_buf_puts(b, "):\n");

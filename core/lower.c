@@ -100,7 +100,8 @@ static sdb_ibuf_kind buffer_kind(const sdb_op *op) {
 static void put_expr(lowering *lw, sdb_buf *b, const sdb_expr *e) {
   const sdb_expr *s = sdb_simplify(lw->env, e);
   char *t = sdb_expr_str_py(s ? s : e, NULL, NULL);
-  sdb_buf_puts(b, t ? t : "?");
+  if (t) sdb_buf_puts(b, t);
+  else b->failed = true;   /* out of memory: the code says it is incomplete */
   free(t);
 }
 
@@ -155,8 +156,9 @@ static void put_arg(lowering *lw, sdb_buf *b, const sdb_arg *a, const char *kw) 
     case SDB_A_CONST: {
       sdb_value v = sdb_arg_value(a);
       char *s = sdb_value_text(&v);
-      if (v.kind == SDB_V_STR) sdb_buf_printf(b, "'%s'", s ? s : "");
-      else sdb_buf_puts(b, s ? s : "?");
+      if (!s) b->failed = true;
+      else if (v.kind == SDB_V_STR) sdb_buf_printf(b, "'%s'", s);
+      else sdb_buf_puts(b, s);
       free(s);
       break;
     }
@@ -183,7 +185,8 @@ static void put_meta_comment(sdb_buf *b, const sdb_value *v) {
   if (v->kind != SDB_V_TENSOR) return;
   char *m = sdb_fake_meta_str(v->tensor, false);
   sdb_buf_putc(b, ' ');
-  sdb_buf_puts(b, m ? m : "");
+  if (m) sdb_buf_puts(b, m);
+  else b->failed = true;   /* out of memory: the code says it is incomplete */
   free(m);
 }
 
@@ -682,6 +685,7 @@ int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *o
       }
     sdb_buf_puts(&lw.code, ")\n");
     out->wrapper = sdb_buf_take(&lw.code);
+    if (!out->wrapper) rc = oom(err);   /* the code, or a piece of it, found no memory */
   }
   sdb_buf_free(&lw.code);
   sdb_map_free(&lw.ref);

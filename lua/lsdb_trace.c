@@ -572,7 +572,8 @@ static int trace_aot_graph(lua_State *L) {
   if (!t->have_aot) { lua_pushnil(L); return 1; }
   sdb_print_opts o = {false, true, false, true};
   char *s = sdb_graph_print(t->aot.graph, &o);
-  lua_pushstring(L, s ? s : "");
+  if (!s) return luaL_error(L, "out of memory: cannot print the aot graph");
+  lua_pushstring(L, s);
   free(s);
   if (t->aot.mutations) { lua_pushstring(L, t->aot.mutations); return 2; }
   return 1;
@@ -653,7 +654,8 @@ static int trace_graph(lua_State *L) {
     lua_pop(L, 3);
   }
   char *s = sdb_graph_print(t->graph, &o);
-  lua_pushstring(L, s ? s : "");
+  if (!s) return luaL_error(L, "out of memory: cannot print the graph");
+  lua_pushstring(L, s);
   free(s);
   return 1;
 }

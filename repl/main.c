@@ -85,18 +85,22 @@ static void usage(FILE *f) {
 ** end result (REPORT_QUIET, --quiet); nothing (REPORT_NONE, --no-report). */
 enum { REPORT_NONE, REPORT_QUIET, REPORT_FULL };
 
-static void print_report(lua_State *L, int report) {
-  if (report == REPORT_NONE) return;
+/* false when the report could not be printed whole (out of memory): the
+** run then fails, as a report with a piece missing is not the run's */
+static bool print_report(lua_State *L, int report) {
+  if (report == REPORT_NONE) return true;
   repl_lib_field(L, "shapedb", "_traces");
   size_t ntraces = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
   lua_pop(L, 1);
-  if (ntraces == 0) return;   /* nothing was compiled */
+  if (ntraces == 0) return true;   /* nothing was compiled */
   fflush(stdout);
   repl_lib_field(L, "shapedb", "report");
   repl_lib_field(L, "io", "stdout");
   lua_pushboolean(L, report == REPORT_QUIET);
-  repl_host_report(L, repl_host_pcall(L, 2, 0));
+  int rc = repl_host_pcall(L, 2, 0);
+  repl_host_report(L, rc);
   fflush(stdout);
+  return rc == LUA_OK;
 }
 
 /* --dot FILE: the graphs of every compile of the run, drawn from the
@@ -142,13 +146,13 @@ static int run_script(lua_State *L, char **argv, int argc, int report) {
     for (int i = 1; i < argc; i++) lua_pushstring(L, argv[i]);
     status = repl_host_pcall(L, argc - 1, 0);
   }
-  print_report(L, report);
+  bool reported = print_report(L, report);
   repl_host_report(L, status);
   if (record_path && dbg_save_stream(lsdb_events(L), argv[0], argv + 1, argc - 1,
                                      status != LUA_OK, record_path) != 0)
     return 1;
   if (write_pictures(L, argv[0], NULL) != 0) return 1;
-  return status == LUA_OK ? 0 : 1;
+  return status == LUA_OK && reported ? 0 : 1;
 }
 
 /* out of memory before the session: said, status 1 */
