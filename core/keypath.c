@@ -114,7 +114,10 @@ static void put_key(sdb_buf *b, const sdb_key *k, bool call_form, const sdb_key 
 }
 
 static char *path_str(const sdb_keypath *p, char *buf, size_t cap, bool call_form) {
-  sdb_buf b = SDB_BUF_INIT;
+  /* in a buffer of our own on the stack: a path is short, and one made on
+  ** the heap read as "" when there was no memory for it */
+  char space[256];
+  sdb_buf b = sdb_buf_on(space, sizeof space);
   for (int i = 0; i < p->n; i++) {
     bool skip = false;
     put_key(&b, &p->k[i], call_form, i + 1 < p->n ? &p->k[i + 1] : NULL, &skip);

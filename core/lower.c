@@ -293,7 +293,8 @@ static void codegen_defs(lowering *lw, const sdb_ibuf *b) {
     sdb_keypath_call_str(b->defines[i].path, path, sizeof path);
     if (b->kind == SDB_IB_DYNAMIC_SCALAR) sdb_buf_printf(&lw->code, "    %s = %s.item()\n", s->name, b->name);
     else sdb_buf_printf(&lw->code, "    %s = %s%s\n", s->name, b->name, path);
-    sdb_map_put(&lw->bound, s, (void *)s);
+    /* out of memory: the code fails as incomplete */
+    if (!sdb_map_put(&lw->bound, s, (void *)s)) lw->code.failed = true;
   }
   flush_asserts(lw);
 }
@@ -329,7 +330,8 @@ static int dynamic_select_offset(lowering *lw, const sdb_node *n, sdb_err *err) 
     sdb_buf_puts(&lw->code, " >= 0 else ");
     put_expr(lw, &lw->code, sdb_add(idx, t->sizes[dim]));
     sdb_buf_printf(&lw->code, ")  # DynamicSelectStorageOffset %s\n", b->name);
-    sdb_map_put(&lw->bound, s, (void *)s);
+    /* out of memory: the code fails as incomplete */
+    if (!sdb_map_put(&lw->bound, s, (void *)s)) lw->code.failed = true;
   }
   buffer_event(lw, b);
   flush_asserts(lw);
@@ -566,7 +568,8 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
     for (size_t i = 0; i < b->ndefines; i++) {
       const sdb_expr *s = sdb_resolve_renamed(lw->env, b->defines[i].sym);
       sdb_buf_printf(c, "    %s = %s.item()  # DynamicScalar %s\n", s->name, src, b->name);
-      sdb_map_put(&lw->bound, s, (void *)s);
+      /* out of memory: the code fails as incomplete */
+      if (!sdb_map_put(&lw->bound, s, (void *)s)) lw->code.failed = true;
     }
     sdb_buf_printf(c, "    %s = None\n", b->name);
     flush_asserts(lw);
@@ -658,7 +661,7 @@ int sdb_lower(sdb_fake_mode *mode, const sdb_graph *aot, const sdb_lower_opts *o
     set_ref(&lw, ph, ph->name);
     if (ph->example.kind == SDB_V_INT && ph->example.expr && ph->example.expr->kind == SDB_SYM) {
       sdb_buf_printf(&lw.code, "    %s = %s\n", ph->example.expr->name, ph->name);
-      sdb_map_put(&lw.bound, ph->example.expr, (void *)ph->example.expr);
+      if (!sdb_map_put(&lw.bound, ph->example.expr, (void *)ph->example.expr)) lw.code.failed = true;
     }
   }
   int rc = SDB_OK;

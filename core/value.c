@@ -114,17 +114,23 @@ static void put(sdb_buf *b, const sdb_value *v) {
   char *s = NULL;
   switch (v->kind) {
     case SDB_V_NONE: sdb_buf_puts(b, "None"); break;
+    /* a text that could not be made for want of memory fails the buffer
+    ** (the caller says so) rather than reading "?" */
     case SDB_V_INT: case SDB_V_BOOL:
       s = v->expr ? sdb_expr_str(v->expr) : NULL;
-      sdb_buf_puts(b, s ? s : "?");
+      if (s) sdb_buf_puts(b, s);
+      else if (v->expr) b->failed = true;
+      else sdb_buf_puts(b, "?");
       break;
     case SDB_V_FLOAT:
-      if (v->expr) { s = sdb_expr_str(v->expr); sdb_buf_puts(b, s ? s : "?"); }
-      else sdb_buf_printf(b, "%.17g", v->fval);
+      if (!v->expr) sdb_buf_printf(b, "%.17g", v->fval);
+      else if ((s = sdb_expr_str(v->expr))) sdb_buf_puts(b, s);
+      else b->failed = true;
       break;
     case SDB_V_TENSOR:
       s = sdb_fake_meta_str(v->tensor, false);
-      sdb_buf_puts(b, s ? s : "?");
+      if (s) sdb_buf_puts(b, s);
+      else b->failed = true;
       break;
     case SDB_V_LIST: case SDB_V_TUPLE:
       sdb_buf_putc(b, v->kind == SDB_V_LIST ? '[' : '(');

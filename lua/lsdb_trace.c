@@ -669,7 +669,8 @@ static int trace_bindings(lua_State *L) {
     const sdb_node *n = t->graph->nodes[i];
     if (!sdb_node_bindings(n)->n) continue;
     char *s = sdb_bindings_str(sdb_node_bindings(n));
-    lua_pushfstring(L, "%s: %s", n->name, s ? s : "");
+    if (!s) return luaL_error(L, "out of memory: cannot print %s's bindings", n->name);
+    lua_pushfstring(L, "%s: %s", n->name, s);
     free(s);
     lua_rawseti(L, -2, ++k);
   }
@@ -687,7 +688,8 @@ static int trace_simplify(lua_State *L) {
   if (!e) return luaL_error(L, "%s", sdb_expr_error());
   if (e->kind == SDB_INT) { lua_pushinteger(L, e->ival); return 1; }
   char *text = sdb_expr_str(e);
-  lua_pushstring(L, text ? text : "?");
+  if (!text) return luaL_error(L, "out of memory");
+  lua_pushstring(L, text);
   free(text);
   sdb_range r = sdb_bound_in(t->env, e);
   if (r.lo == SDB_NINF) lua_pushnil(L); else lua_pushinteger(L, r.lo);
