@@ -411,6 +411,7 @@ argbox *lsdb_new_argbox(lua_State *L) { return lsdb_new_argbox_n(L, 1, 0); }
 ** names last, by name), so graphs, traces and errors read the same each
 ** run. */
 static void sort_kwargs(const char *opname, sdb_kwarg *kw, size_t n) {
+  if (n < 2) return;   /* most calls: no lookup */
   const sdb_op *op = sdb_op_find(opname);
   for (size_t i = 1; i < n; i++) {
     sdb_kwarg k = kw[i];

@@ -295,11 +295,13 @@ static inline void check_expr(const sdb_expr *e, const char *want) {
 }
 #define OFFSET(v, want) check_expr(sdb_fake_offset(TEN(v)), (want))
 
-/* Every guard, in order, joined by "; " ("" for none). */
-static inline void check_guards(const char *want) {
+/* The expressions at(0..n) joined by "; " ("" for none) must read want;
+** what names them in the failure. */
+static inline void check_joined(const char *what, size_t n, const sdb_expr *(*at)(size_t),
+                                const char *want) {
   sdb_buf b = SDB_BUF_INIT;
-  for (size_t i = 0; i < sdb_guard_count(F->env); i++) {
-    char *s = sdb_expr_str(sdb_guard_at(F->env, i)->expr);
+  for (size_t i = 0; i < n; i++) {
+    char *s = sdb_expr_str(at(i));
     sdb_buf_printf(&b, "%s%s", i ? "; " : "", s);
     free(s);
   }
@@ -308,30 +310,18 @@ static inline void check_guards(const char *want) {
     char buf[512];
     snprintf(buf, sizeof buf, "%s", got);
     free(got);
-    fail_msg("guards are '%s', expected '%s'", buf, want);
+    fail_msg("%s are '%s', expected '%s'", what, buf, want);
   }
   free(got);
 }
-#define GUARDS(want) check_guards(want)
 
+static inline const sdb_expr *guard_expr(size_t i) { return sdb_guard_at(F->env, i)->expr; }
+static inline const sdb_expr *assert_expr(size_t i) { return sdb_assert_at(F->env, i)->expr; }
+
+/* Every guard, in order, joined by "; " ("" for none). */
+#define GUARDS(want) check_joined("guards", sdb_guard_count(F->env), guard_expr, (want))
 /* Every runtime assert, in order, joined by "; ". */
-static inline void check_asserts(const char *want) {
-  sdb_buf b = SDB_BUF_INIT;
-  for (size_t i = 0; i < sdb_assert_count(F->env); i++) {
-    char *s = sdb_expr_str(sdb_assert_at(F->env, i)->expr);
-    sdb_buf_printf(&b, "%s%s", i ? "; " : "", s);
-    free(s);
-  }
-  char *got = sdb_buf_take(&b);
-  if (strcmp(got, want)) {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", got);
-    free(got);
-    fail_msg("runtime asserts are '%s', expected '%s'", buf, want);
-  }
-  free(got);
-}
-#define ASSERTS(want) check_asserts(want)
+#define ASSERTS(want) check_joined("runtime asserts", sdb_assert_count(F->env), assert_expr, (want))
 
 /* The range of an unbacked symbol, "[0, 12]". */
 static inline void check_range(const sdb_expr *sym, const char *want) {
