@@ -216,7 +216,7 @@ static void announce(interp *it, sdb_node *node) {
   const char *line = sdb_node_line(&it->line, node);
   bool first;
   const sdb_node *after = sdb_node_anchor(it->out, node, &first);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_NODE_PLACED;
   e.text = node->name;
   e.detail = line;
@@ -237,7 +237,7 @@ static void bindings_event(interp *it, sdb_node *node) {
     syms[i] = sdb_node_bindings(node)->v[i].sym;
     texts[i] = sdb_intern(sdb_keypath_str(sdb_node_bindings(node)->v[i].path, ps, sizeof ps));
   }
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_UNBACKED_BINDINGS;
   e.text = node->name;
   sdb_event_more e_more = {.syms = syms, .texts = texts, .nsyms = (uint32_t)n};
@@ -739,7 +739,7 @@ static int run_graph(interp *it, const sdb_graph *g, const sdb_value *inputs, si
 
 static void phase(sdb_events *ev, sdb_event_kind k, const char *text) {
   sdb_events_set_phase(ev, SDB_PHASE_AOT);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = k;
   e.text = text;
   sdb_emit(ev, &e);
@@ -785,7 +785,7 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
       it.in_tensors[i] = t;
       sdb_fake_unref(t);
       char *meta = sdb_fake_meta_str(t, false);
-      sdb_event e = {0};
+      sdb_event_in e = {0};
       e.kind = SDB_EV_REFAKIFIED;
       e.text = in->source ? in->source->name : in->argname;
       e.detail = meta;
@@ -819,7 +819,7 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
   /* metadata analysis: the same graph again under ignore_fresh_unbacked_symbols,
   ** from a new epoch; it leaves no pending symbols and renames nothing */
   {
-    sdb_event e = {0};
+    sdb_event_in e = {0};
     e.kind = SDB_EV_NOTE;
     e.detail = "metadata analysis (run_functionalized_fw_and_collect_metadata) under ignore_fresh_unbacked_symbols";
     sdb_emit(ev, &e);

@@ -10,7 +10,7 @@ static const char *bool_text(bool v) { return v ? "True" : "False"; }
 
 static void emit_decision(sdb_shape_env *env, const char *fn, const sdb_expr *b,
                           const char *result, bool guarded, const char *why) {
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_OBLIVIOUS;
   e.text = sdb_intern(fn);
   sdb_event_more more = {.expr = b, .text2 = sdb_intern(result)};

@@ -159,6 +159,9 @@ void sdb_sites_reset(void) {
 
 /* --- the stream --------------------------------------------------------------- */
 
+_Static_assert(sizeof(void *) != 8 || sizeof(sdb_event) == 40,
+               "a stream holds millions of events: 40 bytes each (event.h)");
+
 struct sdb_events {
   sdb_event **chunks;
   size_t nchunks, capchunks;
@@ -179,9 +182,12 @@ struct sdb_events {
   int depth;
   /* the site of the last event emitted: most events share the one before */
   const sdb_site *last_site;
-  /* what the events own (placed nodes' lines, syms and texts), freed with
-  ** the stream: a malloc each was a fifth of a long run's blocks */
+  /* what the events own, freed with the stream (a malloc each was a fifth
+  ** of a long run's blocks): their rarer fields, syms and texts in
+  ** `owned`, the placed nodes' lines in `texts` (an event names its line
+  ** by a 32-bit reference) */
   sdb_arena owned;
+  sdb_tstore texts;
   sink sinks[MAX_SINKS];
 };
 
@@ -191,18 +197,10 @@ sdb_events *sdb_events_new(void) {
   return s;
 }
 
-/* A placed node's printed line and a lowered buffer's "pointwise for
-** add_3" are unique to their event: the stream owns a copy rather than
-** interning it (interned, millions of them made the table itself the cost
-** of a long run). Every other string is interned. */
-bool sdb_event_owns_detail(const sdb_event *e) {
-  return e->kind == SDB_EV_NODE_PLACED || e->kind == SDB_EV_BUFFER_LOWERED;
-}
-
-
 void sdb_events_free(sdb_events *s) {
   if (!s) return;
   sdb_arena_free(&s->owned);
+  sdb_tstore_free(&s->texts);
   for (size_t c = 0; c < s->nchunks; c++) free(s->chunks[c]);
   free(s->chunks);
   free(s);
@@ -280,20 +278,54 @@ const char *sdb_events_tracer(const sdb_events *s, int *depth) {
   return s ? s->tracer : NULL;
 }
 
-bool sdb_event_own(sdb_event *e, sdb_arena *a) {
-  const sdb_event_more *in = e->more;
+sdb_event_in sdb_event_unpack(const sdb_event *e) {
+  sdb_event_in in;
+  memset(&in, 0, sizeof in);
+  in.seq = e->seq;
+  in.site_ = e->site_;
+  in.kind = e->kind;
+  in.phase = e->phase;
+  in.flags = e->flags;
+  in.op_first = e->op_first;
+  in.op_ = e->op_;
+  in.value = e->value;
+  in.text = sdb_event_text(e);
+  in.detail = sdb_event_detail(e);
+  in.more = e->more;
+  return in;
+}
+
+bool sdb_event_store(sdb_event *out, const sdb_event_in *ev, sdb_arena *a, sdb_tstore *ts) {
+  memset(out, 0, sizeof *out);
+  out->seq = ev->seq;
+  out->site_ = ev->site_;
+  out->kind = ev->kind;
+  out->phase = ev->phase;
+  out->flags = ev->flags;
+  out->op_first = ev->op_first;
+  out->op_ = ev->op_;
+  out->value = ev->value;
+  /* every string interned (a placed node's line aside), so readers of the
+  ** stream compare them by pointer (core/view.c folds them as they are) */
+  if (ev->text && !(out->text_ = sdb_intern_ref(ev->text))) return false;
+  if (sdb_event_kind_owns_detail(ev->kind)) {
+    if (!sdb_tstore_put(ts, ev->detail, &out->detail_)) return false;
+  } else if (ev->detail && !(out->detail_ = sdb_intern_ref(ev->detail))) {
+    return false;
+  }
+  const sdb_event_more *in = ev->more;
   sdb_event_more u;
   if (in && sdb_more_packed(in)) {   /* another stream's copy: copied again, whole */
     memset(&u, 0, sizeof u);
-    u.sym = sdb_event_sym(e);
-    u.expr = sdb_event_expr(e);
-    u.sym2 = sdb_event_sym2(e);
-    u.text2 = sdb_event_text2(e);
-    u.has_range = sdb_event_has_range(e);
-    u.range = sdb_event_range(e);
-    u.nsyms = sdb_event_nsyms(e);
-    u.syms = (const sdb_expr **)sdb_event_syms(e);
-    u.texts = sdb_event_texts(e);
+    u.sym = sdb_more_sym(in);
+    u.expr = sdb_more_expr(in);
+    u.sym2 = sdb_more_sym2(in);
+    u.text2 = sdb_more_text2(in);
+    u.has_range = sdb_more_has_range(in);
+    u.range = sdb_more_range(in);
+    u.nsyms = sdb_more_nsyms(in);
+    u.syms = (const sdb_expr **)sdb_more_syms(in);
+    u.texts = sdb_more_texts(in);
     in = &u;
   }
   uint32_t n = in && in->syms ? in->nsyms : 0;
@@ -305,7 +337,6 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
   if (n && in->texts) has |= SDB_MORE_TEXTS;
   if (in && in->expr) has |= SDB_MORE_EXPR;
   if (in && in->sym) has |= SDB_MORE_SYM;
-  e->more = NULL;
   if (has != SDB_MORE_PACKED) {   /* some field set (most events have none) */
     size_t words = sdb_more_words(has, SDB_MORE_END);
     char *blk = sdb_arena_alloc(a, sizeof(sdb_more_head) + words * sizeof(void *), _Alignof(int64_t));
@@ -342,15 +373,14 @@ bool sdb_event_own(sdb_event *e, sdb_arena *a) {
       for (uint32_t i = 0; i < n; i++) t[i] = sdb_intern(in->texts[i]);
       memcpy(w, &t, sizeof t);
     }
-    e->more = (const sdb_event_more *)(const void *)blk;
+    out->more = (const sdb_event_more *)(const void *)blk;
   }
-  if (sdb_event_owns_detail(e) && e->detail && !(e->detail = sdb_arena_strdup(a, e->detail))) return false;
   return true;
 }
 
 /* The op is a reference already (sdb_emit_at's from the stack of ops,
 ** whose names are looked up once per push, not once per event). */
-static long append(sdb_events *s, const sdb_event *in) {
+static long append(sdb_events *s, const sdb_event_in *in) {
   if (s->len == s->nchunks * CHUNK) {
     if (s->nchunks == s->capchunks) {
       size_t cap = s->capchunks ? s->capchunks * 2 : 16;
@@ -364,13 +394,8 @@ static long append(sdb_events *s, const sdb_event *in) {
     s->chunks[s->nchunks++] = c;
   }
   sdb_event *e = &s->chunks[s->len >> CHUNK_BITS][s->len & (CHUNK - 1)];
-  *e = *in;
+  if (!sdb_event_store(e, in, &s->owned, &s->texts)) return -1;
   e->seq = (uint32_t)s->len;
-  if (!sdb_event_own(e, &s->owned)) return -1;
-  /* every string interned (a placed node's line aside), so readers of the
-  ** stream compare them by pointer (core/view.c folds them as they are) */
-  e->text = sdb_intern(in->text);
-  if (!sdb_event_owns_detail(e)) e->detail = sdb_intern(in->detail);
   s->len++;
   if (e->op_first) s->marks_op_calls = true;
   for (int i = 0; i < MAX_SINKS; i++)
@@ -385,10 +410,10 @@ static long append(sdb_events *s, const sdb_event *in) {
 void sdb_events_set_max(sdb_events *s, size_t max) { if (s) s->max = max; }
 bool sdb_events_full(const sdb_events *s) { return s && s->max && s->len >= s->max; }
 
-long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc) {
+long sdb_emit_at(sdb_events *s, const sdb_event_in *ev, const sdb_loc *loc) {
   if (!s) return 0;
   if (s->max && s->len >= s->max + MAX_SLACK) return -1;
-  sdb_event e = *ev;
+  sdb_event_in e = *ev;
   e.phase = (uint8_t)s->phase;
   e.op_ = top_op(s);
   /* the first event of a call: the op is pushed again inside its own call
@@ -410,12 +435,12 @@ long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc) {
   return append(s, &e);
 }
 
-long sdb_emit(sdb_events *s, const sdb_event *ev) {
+long sdb_emit(sdb_events *s, const sdb_event_in *ev) {
   sdb_loc loc;
   return sdb_emit_at(s, ev, s && sdb_events_locate(s, &loc) ? &loc : NULL);
 }
 
-long sdb_emit_raw(sdb_events *s, const sdb_event *ev) {
+long sdb_emit_raw(sdb_events *s, const sdb_event_in *ev) {
   if (!s) return 0;
   return append(s, ev);
 }
@@ -467,15 +492,16 @@ static void put_symset(sdb_buf *b, const sdb_event *ev) {
 }
 
 static void summary(sdb_buf *b, const sdb_event *ev) {
+  const char *text = sdb_event_text(ev), *detail = sdb_event_detail(ev);
   sdb_buf_puts(b, sdb_event_name((sdb_event_kind)ev->kind));
   switch (ev->kind) {
     case SDB_EV_PHASE_START: case SDB_EV_PHASE_END:
       sdb_buf_printf(b, " %s", sdb_phase_name((sdb_phase)ev->phase));
-      if (ev->text) sdb_buf_printf(b, " (%s)", ev->text);
+      if (text) sdb_buf_printf(b, " (%s)", text);
       break;
     case SDB_EV_FAKE_MODE_CREATED:
       sdb_buf_printf(b, " #%lld", (long long)ev->value);
-      if (ev->text) sdb_buf_printf(b, " (%s)", ev->text);
+      if (text) sdb_buf_printf(b, " (%s)", text);
       break;
     case SDB_EV_EPOCH_BUMPED:
       sdb_buf_printf(b, " epoch=%lld", (long long)ev->value);
@@ -484,27 +510,27 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       sdb_buf_putc(b, ' ');
       put_expr(b, sdb_event_sym(ev));
       if (ev->flags & SDB_EVF_NO_HINT) {
-        sdb_buf_printf(b, " (no hint) for %s", ev->text ? ev->text : "?");
+        sdb_buf_printf(b, " (no hint) for %s", text ? text : "?");
         if (sdb_event_has_range(ev)) { sdb_buf_putc(b, ' '); put_range(b, sdb_event_range(ev)); }
       } else {
-        sdb_buf_printf(b, " = %lld for %s ", (long long)ev->value, ev->text ? ev->text : "?");
+        sdb_buf_printf(b, " = %lld for %s ", (long long)ev->value, text ? text : "?");
         put_range(b, sdb_event_range(ev));
       }
-      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      if (detail) sdb_buf_printf(b, " (%s)", detail);
       break;
     case SDB_EV_CREATE_UNBACKED:
       sdb_buf_putc(b, ' ');
       put_expr(b, sdb_event_sym(ev));
       sdb_buf_putc(b, ' ');
       put_range(b, sdb_event_range(ev));
-      if (ev->text && strcmp(ev->text, "int")) sdb_buf_printf(b, " (%s)", ev->text);
+      if (text && strcmp(text, "int")) sdb_buf_printf(b, " (%s)", text);
       /* an imported log's symbol first seen in a guard: "(mentioned in guard_added)" */
-      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      if (detail) sdb_buf_printf(b, " (%s)", detail);
       break;
     case SDB_EV_SPECIALIZATION:
-      sdb_buf_printf(b, " %s = ", ev->text ? ev->text : "?");
+      sdb_buf_printf(b, " %s = ", text ? text : "?");
       put_expr(b, sdb_event_expr(ev));
-      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      if (detail) sdb_buf_printf(b, " (%s)", detail);
       break;
     case SDB_EV_PENDING_CHANGED:
       sdb_buf_putc(b, ' ');
@@ -519,7 +545,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       put_expr(b, sdb_event_sym(ev));
       sdb_buf_puts(b, " -> ");
       put_expr(b, sdb_event_expr(ev));
-      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      if (detail) sdb_buf_printf(b, " (%s)", detail);
       break;
     case SDB_EV_RUNTIME_ASSERT:
       sdb_buf_putc(b, ' ');
@@ -534,17 +560,17 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
     case SDB_EV_SIZE_LIKE: case SDB_EV_MEMO_HIT: case SDB_EV_SYMBOL_BOUND:
       sdb_buf_putc(b, ' ');
       put_expr(b, sdb_event_sym(ev));
-      if (ev->text) sdb_buf_printf(b, " %s", ev->text);
+      if (text) sdb_buf_printf(b, " %s", text);
       break;
     case SDB_EV_RENAMED:
       sdb_buf_putc(b, ' ');
       put_expr(b, sdb_event_sym(ev));
       sdb_buf_puts(b, " -> ");
       put_expr(b, sdb_event_sym2(ev));
-      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      if (detail) sdb_buf_printf(b, " (%s)", detail);
       break;
     case SDB_EV_UNBACKED_BINDINGS:
-      if (ev->text) sdb_buf_printf(b, " %%%s", ev->text);
+      if (text) sdb_buf_printf(b, " %%%s", text);
       for (uint32_t i = 0; i < sdb_event_nsyms(ev); i++) {
         sdb_buf_puts(b, i ? ", " : " ");
         put_expr(b, sdb_event_syms(ev)[i]);
@@ -558,53 +584,53 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       put_expr(b, sdb_event_sym(ev));
       sdb_buf_putc(b, ' ');
       put_range(b, sdb_event_range(ev));
-      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      if (detail) sdb_buf_printf(b, " (%s)", detail);
       break;
     case SDB_EV_HOP_CHECK: case SDB_EV_BINDING_CHECK: case SDB_EV_GUARD_CHECK:
       sdb_buf_puts(b, ev->flags ? " ok" : " FAILED");
-      if (ev->text) sdb_buf_printf(b, " %s", ev->text);
-      if (ev->detail) sdb_buf_printf(b, ": %s", ev->detail);
+      if (text) sdb_buf_printf(b, " %s", text);
+      if (detail) sdb_buf_printf(b, ": %s", detail);
       break;
     case SDB_EV_GUARDS_INSTALLED:
       sdb_buf_printf(b, " %lld guard%s", (long long)ev->value, ev->value == 1 ? "" : "s");
       break;
     case SDB_EV_BUFFER_LOWERED:
-      if (ev->text) sdb_buf_printf(b, " %s", ev->text);
-      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      if (text) sdb_buf_printf(b, " %s", text);
+      if (detail) sdb_buf_printf(b, " (%s)", detail);
       if (sdb_event_nsyms(ev)) { sdb_buf_puts(b, " defines "); put_symset(b, ev); }
       break;
     case SDB_EV_NODE_ERASED:
-      if (ev->text) sdb_buf_printf(b, " %s", ev->text);
-      if (ev->detail) sdb_buf_printf(b, " (%s)", ev->detail);
+      if (text) sdb_buf_printf(b, " %s", text);
+      if (detail) sdb_buf_printf(b, " (%s)", detail);
       break;
     case SDB_EV_OBLIVIOUS:
       /* guard_size_oblivious(Eq(u0, 1)) -> False: why */
-      sdb_buf_printf(b, " %s", ev->text ? ev->text : "?");
+      sdb_buf_printf(b, " %s", text ? text : "?");
       if (sdb_event_expr(ev)) {   /* else text is the whole call: sym_max(u0, 3) */
         sdb_buf_putc(b, '(');
         put_expr(b, sdb_event_expr(ev));
         sdb_buf_putc(b, ')');
       }
       sdb_buf_printf(b, " -> %s", sdb_event_text2(ev) ? sdb_event_text2(ev) : "?");
-      if (ev->detail) sdb_buf_printf(b, ": %s", ev->detail);
+      if (detail) sdb_buf_printf(b, ": %s", detail);
       break;
     case SDB_EV_GRAPH_BREAK:
       /* the reason's first line: the rest (explanation, hints, the user's
       ** traceback) is the detail, for `info graph` and saved traces */
-      if (ev->text) sdb_buf_printf(b, " %s", ev->text);
+      if (text) sdb_buf_printf(b, " %s", text);
       break;
     case SDB_EV_ERROR: {
       /* the message usually starts with its kind already: say it once */
-      size_t n = ev->text ? strlen(ev->text) : 0;
-      if (ev->text && !(ev->detail && !strncmp(ev->detail, ev->text, n) && ev->detail[n] == ':'))
-        sdb_buf_printf(b, " %s%s", ev->text, ev->detail ? ":" : "");
-      if (ev->detail) sdb_buf_printf(b, " %s", ev->detail);
+      size_t n = text ? strlen(text) : 0;
+      if (text && !(detail && !strncmp(detail, text, n) && detail[n] == ':'))
+        sdb_buf_printf(b, " %s%s", text, detail ? ":" : "");
+      if (detail) sdb_buf_printf(b, " %s", detail);
       break;
     }
     default:
       if (sdb_event_sym(ev)) { sdb_buf_putc(b, ' '); put_expr(b, sdb_event_sym(ev)); }
-      if (ev->text) sdb_buf_printf(b, " %s", ev->text);
-      if (ev->detail) sdb_buf_printf(b, ": %s", ev->detail);
+      if (text) sdb_buf_printf(b, " %s", text);
+      if (detail) sdb_buf_printf(b, ": %s", detail);
       break;
   }
 }

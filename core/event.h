@@ -7,7 +7,8 @@
 **
 ** One generic record serves all kinds; each kind documents which fields it
 ** uses (below; sym2, text2, range and texts are kept in `more`, tracer and
-** location in `site`). Kind names are stable: they are the names written
+** location in `site`). An emitter fills in an sdb_event_in; the stream
+** keeps, and its readers get, a compact sdb_event. Kind names are stable: they are the names written
 ** to saved traces and shown in the REPL, PyTorch's structured-log names
 ** where one exists (create_symbol, create_unbacked_symbol, guard_added,
 ** symbolic_shape_specialization).
@@ -23,6 +24,7 @@
 #include "arena.h"
 #include "expr.h"
 #include "intern.h"
+#include "textstore.h"
 #include "ranges.h"
 
 typedef enum sdb_phase {
@@ -172,9 +174,28 @@ typedef struct sdb_more_head {
   uint32_t nsyms;
 } sdb_more_head;
 
-/* Fields ordered so the small ones share a word (a stream holds millions).
-** The site and the op are 32-bit names of what they point to (read
-** through sdb_event_site and sdb_event_op): 48 bytes, not 56. */
+/* What an emitter fills in and hands to sdb_emit: texts as pointers (the
+** stream interns them, or copies a placed node's line), the rarer fields
+** as the emitter's own struct. */
+typedef struct sdb_event_in {
+  uint32_t seq;             /* sdb_emit_raw's (a saved trace read back); else filled in */
+  uint32_t site_;           /* sdb_emit_raw's (sdb_event_set_site); else filled in */
+  uint8_t kind;             /* sdb_event_kind */
+  uint8_t phase;            /* sdb_emit_raw's; else filled in */
+  uint8_t flags;            /* kind-specific */
+  bool op_first;            /* sdb_emit_raw's; else filled in */
+  sdb_iref op_;             /* sdb_emit_raw's (sdb_event_set_op); else filled in */
+  int64_t value;
+  const char *text;
+  const char *detail;
+  const sdb_event_more *more;  /* the rarer fields, or NULL: none set */
+} sdb_event_in;
+
+/* What the stream keeps, and what its readers get: fields ordered so the
+** small ones share a word (a stream holds millions). The site, the op,
+** the text and the detail are 32-bit names of what they point to, read
+** through sdb_event_site, sdb_event_op, sdb_event_text and
+** sdb_event_detail: 40 bytes, not 56. */
 typedef struct sdb_event {
   uint32_t seq;             /* position in the stream, from 0 */
   uint32_t site_;           /* tracer and location: a site's id (sdb_event_site) */
@@ -184,10 +205,10 @@ typedef struct sdb_event {
   bool op_first;            /* the first event of its op's call (two calls
                                of one op on one line are two calls) */
   sdb_iref op_;             /* operator being run, or 0 (sdb_event_op) */
+  sdb_iref text_;           /* interned (sdb_event_text) */
+  uint32_t detail_;         /* interned, or the stream's copy (sdb_event_detail) */
   int64_t value;
-  const char *text;         /* interned */
-  const char *detail;       /* interned, or the stream's copy (sdb_event_owns_detail) */
-  const sdb_event_more *more;  /* the rarer fields, or NULL: none set (owned) */
+  const sdb_event_more *more;  /* the rarer fields, packed, or NULL: none set (owned) */
 } sdb_event;
 
 /* Which fields a packed copy holds (0: an emitter's struct). Read as a
@@ -223,32 +244,32 @@ static inline const sdb_site *sdb_event_site(const sdb_event *e) {
 static inline const char *sdb_event_op(const sdb_event *e) { return sdb_iref_str(e->op_); }
 /* For an emitter that sets them itself (a saved trace read back, an
 ** imported log): x NULL is the site with no fields, op is interned. */
-static inline void sdb_event_set_site(sdb_event *e, const sdb_site *x) { e->site_ = x ? x->id : 0; }
-static inline void sdb_event_set_op(sdb_event *e, const char *op) { e->op_ = sdb_intern_ref(op); }
+static inline void sdb_event_set_site(sdb_event_in *e, const sdb_site *x) {
+  e->site_ = x ? x->id : 0;
+}
+static inline void sdb_event_set_op(sdb_event_in *e, const char *op) {
+  e->op_ = sdb_intern_ref(op);
+}
 
 /* The rarer fields, read through these (NULL, no range, no symbols, no
 ** texts when the event has none), from an emitter's struct or the
-** stream's packed copy alike. */
-static inline const sdb_expr *sdb_event_sym(const sdb_event *e) {
-  const sdb_event_more *m = e->more;
+** stream's packed copy alike: sdb_more_sym(in.more) of an emitter's
+** event, sdb_event_sym(e) of a stream's. */
+static inline const sdb_expr *sdb_more_sym(const sdb_event_more *m) {
   return !m ? NULL : sdb_more_packed(m) ? sdb_more_word(m, SDB_MORE_SYM) : m->sym;
 }
-static inline const sdb_expr *sdb_event_expr(const sdb_event *e) {
-  const sdb_event_more *m = e->more;
+static inline const sdb_expr *sdb_more_expr(const sdb_event_more *m) {
   return !m ? NULL : sdb_more_packed(m) ? sdb_more_word(m, SDB_MORE_EXPR) : m->expr;
 }
-static inline const sdb_expr *sdb_event_sym2(const sdb_event *e) {
-  const sdb_event_more *m = e->more;
+static inline const sdb_expr *sdb_more_sym2(const sdb_event_more *m) {
   return !m ? NULL : sdb_more_packed(m) ? sdb_more_word(m, SDB_MORE_SYM2) : m->sym2;
 }
-static inline bool sdb_event_has_range(const sdb_event *e) {
-  const sdb_event_more *m = e->more;
+static inline bool sdb_more_has_range(const sdb_event_more *m) {
   if (!m) return false;
   unsigned p = sdb_more_packed(m);
   return p ? (p & SDB_MORE_RANGE) != 0 : m->has_range;
 }
-static inline sdb_range sdb_event_range(const sdb_event *e) {
-  const sdb_event_more *m = e->more;
+static inline sdb_range sdb_more_range(const sdb_event_more *m) {
   if (!m) return sdb_range_make(0, 0);
   unsigned p = sdb_more_packed(m);
   if (!p) return m->range;
@@ -258,36 +279,62 @@ static inline sdb_range sdb_event_range(const sdb_event *e) {
   r.is_bool = ((const sdb_more_head *)(const void *)m)->is_bool;
   return r;
 }
-static inline const char *sdb_event_text2(const sdb_event *e) {
-  const sdb_event_more *m = e->more;
+static inline const char *sdb_more_text2(const sdb_event_more *m) {
   return !m ? NULL : sdb_more_packed(m) ? sdb_more_word(m, SDB_MORE_TEXT2) : m->text2;
 }
-static inline uint32_t sdb_event_nsyms(const sdb_event *e) {
-  const sdb_event_more *m = e->more;
+static inline uint32_t sdb_more_nsyms(const sdb_event_more *m) {
   if (!m) return 0;
   unsigned p = sdb_more_packed(m);
   if (!p) return m->syms ? m->nsyms : 0;
   return p & SDB_MORE_SYMS ? ((const sdb_more_head *)(const void *)m)->nsyms : 0;
 }
-static inline const sdb_expr *const *sdb_event_syms(const sdb_event *e) {
-  if (!sdb_event_nsyms(e)) return NULL;
-  const sdb_event_more *m = e->more;
+static inline const sdb_expr *const *sdb_more_syms(const sdb_event_more *m) {
+  if (!sdb_more_nsyms(m)) return NULL;
   return sdb_more_packed(m) ? sdb_more_word(m, SDB_MORE_SYMS) : m->syms;
 }
-static inline const char **sdb_event_texts(const sdb_event *e) {
-  if (!sdb_event_nsyms(e)) return NULL;
-  const sdb_event_more *m = e->more;
+static inline const char **sdb_more_texts(const sdb_event_more *m) {
+  if (!sdb_more_nsyms(m)) return NULL;
   return sdb_more_packed(m) ? (const char **)sdb_more_word(m, SDB_MORE_TEXTS) : m->texts;
 }
 
-/* Is e's detail its own copy (a placed node's line, a lowered buffer's
-** kind and origin) rather than an interned string? Compare those by text. */
-bool sdb_event_owns_detail(const sdb_event *e);
 
-/* Replaces what *e borrows and its owner keeps (syms, the rarer fields
-** with their texts interned, a placed node's line) by copies from a.
-** false on OOM (e is then half copied: its owner drops it). */
-bool sdb_event_own(sdb_event *e, sdb_arena *a);
+/* The same, of a stream's event. */
+static inline const sdb_expr *sdb_event_sym(const sdb_event *e) { return sdb_more_sym(e->more); }
+static inline const sdb_expr *sdb_event_expr(const sdb_event *e) { return sdb_more_expr(e->more); }
+static inline const sdb_expr *sdb_event_sym2(const sdb_event *e) { return sdb_more_sym2(e->more); }
+static inline bool sdb_event_has_range(const sdb_event *e) { return sdb_more_has_range(e->more); }
+static inline sdb_range sdb_event_range(const sdb_event *e) { return sdb_more_range(e->more); }
+static inline const char *sdb_event_text2(const sdb_event *e) { return sdb_more_text2(e->more); }
+static inline uint32_t sdb_event_nsyms(const sdb_event *e) { return sdb_more_nsyms(e->more); }
+static inline const sdb_expr *const *sdb_event_syms(const sdb_event *e) {
+  return sdb_more_syms(e->more);
+}
+static inline const char **sdb_event_texts(const sdb_event *e) { return sdb_more_texts(e->more); }
+
+/* Does an event of kind k own its detail (a placed node's line, a lowered
+** buffer's kind and origin: unique to their event, so the stream keeps a
+** copy rather than interning it) rather than share an interned string?
+** Compare those by text. */
+static inline bool sdb_event_kind_owns_detail(unsigned k) {
+  return k == SDB_EV_NODE_PLACED || k == SDB_EV_BUFFER_LOWERED;
+}
+static inline bool sdb_event_owns_detail(const sdb_event *e) {
+  return sdb_event_kind_owns_detail(e->kind);
+}
+
+/* The event's text and detail (NULL when it has none). */
+static inline const char *sdb_event_text(const sdb_event *e) { return sdb_iref_str(e->text_); }
+static inline const char *sdb_event_detail(const sdb_event *e) {
+  return sdb_event_owns_detail(e) ? sdb_tref_str(e->detail_) : sdb_iref_str(e->detail_);
+}
+
+/* *out made from *in: its strings interned, its rarer fields packed into
+** a, an owned detail copied into ts. false on OOM (*out is then half made:
+** its owner drops it). */
+bool sdb_event_store(sdb_event *out, const sdb_event_in *in, sdb_arena *a, sdb_tstore *ts);
+/* An emitter's struct with e's fields (its rarer fields still e's), to
+** store again elsewhere (sdb_event_store) or emit again (sdb_emit_raw). */
+sdb_event_in sdb_event_unpack(const sdb_event *e);
 
 /* Where user code is: filled in by the front end (the Lua layer walks its
 ** stack for the innermost frame of the user's program). */
@@ -331,12 +378,12 @@ const char *sdb_events_tracer(const sdb_events *s, int *depth);
 /* Append a copy of *ev (seq, phase, location, op and tracer are filled in;
 ** syms/texts are copied), then call the sinks. Returns the new seq, or -1
 ** on OOM. A NULL stream accepts and drops events. */
-long sdb_emit(sdb_events *s, const sdb_event *ev);
+long sdb_emit(sdb_events *s, const sdb_event_in *ev);
 /* Same, at loc (NULL: nowhere) instead of where the locator says (an
 ** error reported after the stack that raised it has unwound). */
-long sdb_emit_at(sdb_events *s, const sdb_event *ev, const sdb_loc *loc);
+long sdb_emit_at(sdb_events *s, const sdb_event_in *ev, const sdb_loc *loc);
 /* Same, keeping the location already set in ev (replaying a saved trace). */
-long sdb_emit_raw(sdb_events *s, const sdb_event *ev);
+long sdb_emit_raw(sdb_events *s, const sdb_event_in *ev);
 
 size_t sdb_events_count(const sdb_events *s);
 /* Does the stream mark op calls' first events (op_first)? Saved traces

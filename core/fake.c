@@ -83,7 +83,7 @@ sdb_fake_mode *sdb_fake_mode_new(sdb_shape_env *env, const char *why) {
   m->id = next_mode_id++;
   m->env = env;
   m->why = sdb_intern(why ? why : "fresh");
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_FAKE_MODE_CREATED;
   e.value = m->id;
   e.text = m->why;
@@ -95,7 +95,7 @@ void sdb_fake_mode_free(sdb_fake_mode *m) { free(m); }
 
 void sdb_fake_mode_bump_epoch(sdb_fake_mode *m) {
   m->epoch++;
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_EPOCH_BUMPED;
   e.value = (int64_t)m->epoch;
   if (m->env) sdb_emit(sdb_shape_env_events(m->env), &e);

@@ -78,7 +78,7 @@ static bool ancestor_mutated(const sdb_version_snapshot *s) {
 }
 
 static void hop_check_event(sdb_events *ev, bool ok, const char *name, const char *what) {
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_HOP_CHECK;
   e.flags = ok;
   e.text = name;
@@ -160,7 +160,7 @@ static const sdb_expr *fresh_merged(sdb_shape_env *env, const sdb_expr *a, const
   if (!u) { oom(err); return NULL; }
   int64_t lo = ra.lo < rb.lo ? ra.lo : rb.lo, hi = ra.hi > rb.hi ? ra.hi : rb.hi;
   if (sdb_constrain_range(env, u, lo, hi, "cond output: union of the branches' ranges", err)) return NULL;
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_COND_OUTPUT_SYMBOL;
   sdb_event_more e_more = {.sym = u, .has_range = true, .range = sdb_symbol_range(env, u)};
   e.more = &e_more;

@@ -221,7 +221,7 @@ static void buffer_event(lowering *lw, const sdb_ibuf *b) {
   const sdb_expr **syms = calloc(n + 1, sizeof *syms);
   if (!syms) return;
   for (size_t i = 0; i < n; i++) syms[i] = sdb_resolve_renamed(lw->env, b->defines[i].sym);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_BUFFER_LOWERED;
   e.text = b->name;
   /* "pointwise for add_3": unique to the buffer, so the stream keeps a
@@ -339,7 +339,7 @@ static int dynamic_select_offset(lowering *lw, const sdb_node *n, sdb_err *err) 
 }
 
 static void binding_check_event(lowering *lw, bool ok, const sdb_node *n, const char *detail) {
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_BINDING_CHECK;
   e.flags = ok;
   e.text = n->name;
@@ -632,7 +632,7 @@ static int lower_node(lowering *lw, const sdb_node *n, sdb_err *err) {
 
 static void phase(sdb_events *ev, sdb_event_kind k) {
   sdb_events_set_phase(ev, SDB_PHASE_LOWER);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = k;
   e.text = "inductor";
   sdb_emit(ev, &e);

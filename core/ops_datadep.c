@@ -12,7 +12,7 @@
 ** ---------------------------------------------------------------------- */
 
 static int emit_memo_hit(sdb_fake_mode *m, const sdb_expr *sym, const char *what) {
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_MEMO_HIT;
   sdb_event_more e_sym = {.sym = sym};
   e.more = &e_sym;

@@ -235,7 +235,8 @@ static int load_replacements(sdb_probe *p, const sdb_view *v, sdb_err *err) {
     const sdb_event *e = sdb_view_replacement_at(v, i);
     if (!e || !sdb_event_sym(e) || !sdb_event_expr(e)) continue;
     sdb_err tmp = SDB_ERR_INIT;
-    int rc = sdb_restore_replacement(p->env, sdb_event_sym(e), sdb_event_expr(e), e->detail, &tmp);
+    int rc = sdb_restore_replacement(p->env, sdb_event_sym(e), sdb_event_expr(e),
+                                     sdb_event_detail(e), &tmp);
     sdb_err_clear(&tmp);
     if (rc == SDB_E_OOM) return oom(err);   /* a cycle is dropped: the env could not follow it */
   }

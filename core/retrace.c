@@ -208,7 +208,7 @@ static void diverge(rctx *c, const frame *f, const sdb_fx_node *n, const char *w
   d->pytorch = n->meta.text;
   d->shapedb = our_text(v);
   r->diverged++;
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_DIVERGENCE;
   e.text = n->name;
   sdb_event_more more = {.text2 = what};
@@ -354,7 +354,7 @@ static void unsupported(rctx *c, const char *op) {
   r->ops = no;
   r->ops[r->nops++] = (sdb_retrace_unsupported){op, 1};
 note:;
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_NOTE;
   e.detail = sdb_internf("unsupported op: %s", op);
   sdb_emit(c->ev, &e);
@@ -537,7 +537,7 @@ static int run_hop(rctx *c, frame *f, const sdb_fx_node *n, bool is_cond, sdb_va
   }
   if (!rc) rc = sdb_hop_signature(br, nb, &opn, &nopn, err);
   if (!rc && is_cond) {
-    sdb_event e = {0};
+    sdb_event_in e = {0};
     e.kind = SDB_EV_AUTOGRAD;
     e.text = "cond";
     e.detail = "no operand requires grad: autograd is skipped";
@@ -1120,7 +1120,7 @@ int sdb_retrace_run(const sdb_fx_graph *g, sdb_events *ev, const sdb_retrace_opt
   sdb_events_set_locator(ev, locate, &c);
   sdb_phase phase = opts && opts->phase != SDB_PHASE_NONE ? opts->phase : SDB_PHASE_TRACE;
   sdb_events_set_phase(ev, phase);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_PHASE_START;
   e.text = opts && opts->name ? opts->name : "retrace";
   sdb_emit(ev, &e);
@@ -1144,7 +1144,7 @@ int sdb_retrace_run(const sdb_fx_graph *g, sdb_events *ev, const sdb_retrace_opt
   }
   if (!rc) rc = sdb_tracer_finalize(tr, err);
   if (rc) {
-    sdb_event x = {0};
+    sdb_event_in x = {0};
     x.kind = SDB_EV_ERROR;
     x.text = err->kind;
     x.detail = sdb_intern(err->msg ? err->msg : "error");

@@ -100,7 +100,7 @@ static sdb_prov prov_now(sdb_shape_env *env) {
   return p;
 }
 
-static long emit(sdb_shape_env *env, sdb_event *e) {
+static long emit(sdb_shape_env *env, const sdb_event_in *e) {
   return env->ev ? sdb_emit(env->ev, e) : -1;
 }
 
@@ -195,7 +195,7 @@ static int record_specialization(sdb_shape_env *env, const sdb_source *src,
   sp->value = value;
   sp->reason = sdb_intern(reason);
   sp->prov = prov_now(env);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_SPECIALIZATION;
   sdb_event_more more = {.sym = sym, .expr = sdb_int(value)};
   e.more = &more;
@@ -206,7 +206,7 @@ static int record_specialization(sdb_shape_env *env, const sdb_source *src,
 }
 
 static void emit_pending(sdb_shape_env *env) {
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_PENDING_CHANGED;
   sdb_event_more more = {.syms = env->pending, .nsyms = (uint32_t)env->npending};
   e.more = &more;
@@ -262,7 +262,7 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
       sdb_symbol_info *s = sdb_se_info_of(env, hit);
       if (!add_source(s, source)) return sdb_se_oom(err);
       r = hit;
-      sdb_event e = {0};
+      sdb_event_in e = {0};
       e.kind = SDB_EV_CREATE_SYMBOL;
       e.flags = 1;
       e.value = hint;
@@ -292,7 +292,7 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
       s->hint = hint;
       s->range = vr;
       if (duck && !sdb_map_put(&env->val_to_var, key, (void *)r)) return sdb_se_oom(err);
-      sdb_event e = {0};
+      sdb_event_in e = {0};
       e.kind = SDB_EV_CREATE_SYMBOL;
       e.value = hint;
       sdb_event_more e_more = {.sym = r, .has_range = true, .range = vr};
@@ -320,7 +320,7 @@ static const sdb_expr *create_unbacked(sdb_shape_env *env, const char *prefix,
   s->type = type;
   s->range = vr;
   s->size_like = size_like;
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_CREATE_UNBACKED;
   sdb_event_more e_more = {.sym = sym, .has_range = true, .range = vr};
   e.more = &e_more;
@@ -557,7 +557,7 @@ static void update_range(sdb_shape_env *env, const sdb_expr *sym, sdb_range nr,
   s->range = nr;
   env->version++;
   env->rewrite_gen++;
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_RANGE_REFINED;
   sdb_event_more e_more = {.sym = sym, .has_range = true, .range = nr};
   e.more = &e_more;
@@ -637,7 +637,7 @@ static int set_replacement(sdb_shape_env *env, const sdb_expr *a,
   env->version++;
   env->repl_gen++;
   sdb_map_put(&env->repl_dirty, a, (void *)a);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_REPLACEMENT_ADDED;
   sdb_event_more more = {.sym = a, .expr = tgt};
   e.more = &more;
@@ -723,7 +723,7 @@ static long record_guard(sdb_shape_env *env, const sdb_expr *g) {
   sdb_guard *gd = &env->guards[env->nguards++];
   gd->expr = g;
   gd->prov = prov_now(env);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_GUARD_ADDED;
   sdb_event_more more = {.expr = g};
   e.more = &more;
@@ -978,7 +978,7 @@ int sdb_check(sdb_shape_env *env, const sdb_expr *e, const char *msg, sdb_err *e
   ra->key = assert_key(env, s);
   ra->msg = sdb_intern(msg);
   ra->prov = prov_now(env);
-  sdb_event ev = {0};
+  sdb_event_in ev = {0};
   ev.kind = SDB_EV_RUNTIME_ASSERT;
   sdb_event_more more = {.sym = ra->key, .expr = s};
   ev.more = &more;
@@ -996,7 +996,7 @@ int sdb_mark_size_like(sdb_shape_env *env, const sdb_expr *sym, sdb_err *err) {
   if (!s->size_like) {
     s->size_like = true;
     env->version++;
-    sdb_event e = {0};
+    sdb_event_in e = {0};
     e.kind = SDB_EV_SIZE_LIKE;
     sdb_event_more e_sym = {.sym = sym};
     e.more = &e_sym;
@@ -1056,7 +1056,7 @@ int sdb_rename_unbacked_to(sdb_shape_env *env, const sdb_expr *orig,
   rn->to = new_sym;
   rn->why = sdb_intern(why ? why : "rebind_unbacked");
   rn->prov = prov_now(env);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_RENAMED;
   sdb_event_more e_more = {.sym = orig, .sym2 = new_sym};
   e.more = &e_more;

@@ -298,7 +298,7 @@ static const char *stack_text(sdb_tti *t) {
   return t->rec_stack;
 }
 
-static long emit(sdb_tti *t, sdb_event *e, const where *w) {
+static long emit(sdb_tti *t, sdb_event_in *e, const where *w) {
   cstate *c = compile_now(t);
   sdb_event_set_site(e, sdb_site_get(c ? c->pub.id : NULL, 0, w ? w->file : NULL,
                                      w ? (int)w->line : 0, w ? w->func : NULL));
@@ -328,7 +328,7 @@ static cstate *enter(sdb_tti *t, const sdb_tt_cid *cid, const sdb_tt_record *rec
   c->pub.first_line = rec->line;
   cstate *prev = compile_now(t);
   if (prev) {
-    sdb_event e = {0};
+    sdb_event_in e = {0};
     e.kind = SDB_EV_TRACER_POP;
     e.phase = SDB_PHASE_TRACE;
     e.text = prev->pub.id;
@@ -342,7 +342,7 @@ static cstate *enter(sdb_tti *t, const sdb_tt_cid *cid, const sdb_tt_record *rec
   t->cur = (long)t->ncomps - 1;
   t->totals.compiles++;
   where w = locate(t, rec);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_PHASE_START;
   e.phase = SDB_PHASE_TRACE;
   e.text = id;
@@ -367,7 +367,7 @@ static void mention(sdb_tti *t, cstate *c, const sdb_expr *e, const where *w, co
     if (sdb_map_has(&c->syms, fs[i])) continue;
     const char *src = sdb_map_get(&t->symsrc, fs[i]);
     sdb_map_put(&c->syms, fs[i], (void *)(intptr_t)(src ? 2 : 1));
-    sdb_event ev = {0};
+    sdb_event_in ev = {0};
     sdb_event_more unknown = {.sym = fs[i], .has_range = true, .range = sdb_range_unknown()};
     ev.phase = SDB_PHASE_TRACE;
     ev.detail = sdb_internf("mentioned in %s", why);
@@ -400,7 +400,7 @@ static void learn_source(sdb_tti *t, cstate *c, const sdb_expr *sym, const where
   if (!src || (intptr_t)sdb_map_get(&c->syms, sym) != 1 || !sdb_is_sym(sym)) return;
   sdb_map_put(&c->syms, sym, (void *)2);
   if (sym->name[0] == 'u' || !strncmp(sym->name, "zuf", 3)) return;
-  sdb_event ev = {0};
+  sdb_event_in ev = {0};
   ev.kind = SDB_EV_CREATE_SYMBOL;
   ev.phase = SDB_PHASE_TRACE;
   ev.flags = SDB_EVF_NOT_CREATED | SDB_EVF_NO_HINT;
@@ -428,7 +428,7 @@ static void note(sdb_tti *t, const where *w, const char *fmt, ...) {
   va_start(ap, fmt);
   sdb_buf_vprintf(&b, fmt, ap);
   va_end(ap);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_NOTE;
   e.phase = SDB_PHASE_TRACE;
   e.detail = sdb_intern(sdb_buf_cstr(&b));
@@ -444,7 +444,7 @@ static void on_create_symbol(sdb_tti *t, cstate *c, const sdb_tt_record *rec, bo
     note(t, &w, "%s: cannot read symbol %s", rec->kind, name ? name : "(none)");
     return;
   }
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.phase = SDB_PHASE_TRACE;
   sdb_event_more more = {.sym = sym};
   more.has_range = parse_range(jstr(rec->meta, "vr"), &more.range);
@@ -615,7 +615,7 @@ static void on_guard(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
     return;
   }
   mention(t, c, e, &w, rec->kind);
-  sdb_event ev = {0};
+  sdb_event_in ev = {0};
   ev.phase = SDB_PHASE_TRACE;
   sdb_event_more more = {.expr = e};
   ev.more = &more;
@@ -647,7 +647,7 @@ static void on_propagate(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
     note(t, &w, "%s %s = %s", rec->kind, text, result ? result : "?");
     return;
   }
-  sdb_event ev = {0};
+  sdb_event_in ev = {0};
   ev.kind = SDB_EV_RUNTIME_ASSERT;
   ev.phase = SDB_PHASE_TRACE;
   sdb_event_more more = {.expr = e};
@@ -662,7 +662,7 @@ static void on_specialization(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
   where w = locate(t, rec);
   const char *name = jstr(rec->meta, "symbol"), *val = jstr(rec->meta, "value");
   const cJSON *srcs = sdb_jl_get(rec->meta, "sources");
-  sdb_event ev = {0};
+  sdb_event_in ev = {0};
   ev.kind = SDB_EV_SPECIALIZATION;
   ev.phase = SDB_PHASE_TRACE;
   const sdb_expr *sym = name ? sdb_parse(name, (char[64]){0}, 64) : NULL;
@@ -807,7 +807,7 @@ static void keep_graph_as(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const
   size_t lines = 1;
   const char *end = text + strlen(text);   /* strndup stopped at a NUL */
   for (const char *p = text; (p = memchr(p, '\n', (size_t)(end - p))); p++) lines++;
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_NOTE;
   e.phase = !strncmp(kind, "aot_", 4) ? SDB_PHASE_AOT
           : !strncmp(kind, "inductor_", 9) ? SDB_PHASE_LOWER
@@ -865,7 +865,7 @@ static void range_constraints(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
     const sdb_expr *sym = sdb_parse(name, (char[64]){0}, 64);
     if (!sym || !sdb_is_sym(sym) || !parse_range(vr, &r)) continue;
     mention(t, c, sym, &w, rec->kind);
-    sdb_event ev = {0};
+    sdb_event_in ev = {0};
     ev.kind = SDB_EV_RANGE_REFINED;
     ev.phase = SDB_PHASE_TRACE;
     sdb_event_more ev_more = {.sym = sym, .has_range = true, .range = r};
@@ -909,7 +909,7 @@ static void on_metrics(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
       w.file = sdb_intern(uf);
       w.line = (long)ul;
     }
-    sdb_event e = {0};
+    sdb_event_in e = {0};
     e.kind = SDB_EV_ERROR;
     e.phase = SDB_PHASE_TRACE;
     e.text = c->pub.fail_type;
@@ -1005,7 +1005,7 @@ static void on_graph_break(sdb_tti *t, cstate *c, const sdb_tt_record *rec, cons
     c->pub.first_break_file = w.file;
     c->pub.first_break_line = w.line;
   }
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_GRAPH_BREAK;
   e.phase = SDB_PHASE_TRACE;
   e.text = sdb_intern_n(reason, n);
@@ -1031,7 +1031,7 @@ static void on_artifact(sdb_tti *t, cstate *c, const sdb_tt_record *rec) {
     if (!b.len) sdb_buf_putn(&b, rec->payload, rec->payload_len);
     c->pub.recompile_reason = sdb_intern(sdb_buf_cstr(&b));
     sdb_buf_free(&b);
-    sdb_event e = {0};
+    sdb_event_in e = {0};
     e.kind = SDB_EV_RECOMPILE;
     e.phase = SDB_PHASE_TRACE;
     e.detail = c->pub.recompile_reason;
@@ -1102,7 +1102,7 @@ static void on_record(sdb_tti *t, const sdb_tt_record *rec) {
     ** dynamo_guards (PyTorch writes one before the C++ tree) is no event */
     if ((!strcmp(k, "dynamo_guards") || !strcmp(k, "dynamo_cpp_guards_str")) &&
         set_installed(c, rec) && (c->pub.ninstalled || strcmp(k, "dynamo_guards"))) {
-      sdb_event e = {0};
+      sdb_event_in e = {0};
       e.kind = SDB_EV_GUARDS_INSTALLED;
       e.phase = SDB_PHASE_GUARDS;
       e.value = (int64_t)c->pub.ninstalled;
@@ -1145,7 +1145,7 @@ int sdb_tti_import_ex(const char *path, const char *name, sdb_events *ev,
   mark_restarted(t);
   cstate *c = compile_now(t);
   if (c) {
-    sdb_event e = {0};
+    sdb_event_in e = {0};
     e.kind = SDB_EV_TRACER_POP;
     e.phase = SDB_PHASE_TRACE;
     e.text = c->pub.id;

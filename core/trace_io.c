@@ -182,8 +182,8 @@ static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
     set(o, "range", r);
   }
   if (e->value) set(o, "value", json_integer(e->value));
-  if (e->text) set(o, "text", jstr(e->text));
-  if (e->detail) set(o, "detail", jstr(e->detail));
+  if (sdb_event_text(e)) set(o, "text", jstr(sdb_event_text(e)));
+  if (sdb_event_detail(e)) set(o, "detail", jstr(sdb_event_detail(e)));
   if (sdb_event_text2(e)) set(o, "text2", jstr(sdb_event_text2(e)));
   if (sdb_event_nsyms(e)) {
     json_t *a = json_array(), *t = sdb_event_texts(e) ? json_array() : NULL;
@@ -414,18 +414,18 @@ static int read_header(json_t *h, sdb_trace_meta *m, const char **why, char *buf
 }
 
 /* Fields each kind cannot do without (the view reads them unchecked). */
-static const char *required(sdb_event_kind k, sdb_event *e) {
+static const char *required(sdb_event_kind k, sdb_event_in *e) {
   switch (k) {
     case SDB_EV_CREATE_SYMBOL: case SDB_EV_CREATE_UNBACKED: case SDB_EV_RANGE_REFINED:
     case SDB_EV_SIZE_LIKE: case SDB_EV_MEMO_HIT: case SDB_EV_SYMBOL_BOUND:
     case SDB_EV_COND_OUTPUT_SYMBOL:
-      return sdb_event_sym(e) ? NULL : "sym";
+      return sdb_more_sym(e->more) ? NULL : "sym";
     case SDB_EV_RENAMED:
-      return !sdb_event_sym(e) ? "sym" : !sdb_event_sym2(e) ? "sym2" : NULL;
+      return !sdb_more_sym(e->more) ? "sym" : !sdb_more_sym2(e->more) ? "sym2" : NULL;
     case SDB_EV_REPLACEMENT_ADDED:
-      return !sdb_event_sym(e) ? "sym" : !sdb_event_expr(e) ? "expr" : NULL;
+      return !sdb_more_sym(e->more) ? "sym" : !sdb_more_expr(e->more) ? "expr" : NULL;
     case SDB_EV_GUARD_ADDED: case SDB_EV_RUNTIME_ASSERT:
-      return sdb_event_expr(e) ? NULL : "expr";
+      return sdb_more_expr(e->more) ? NULL : "expr";
     case SDB_EV_NODE_PLACED: case SDB_EV_NODE_ERASED: case SDB_EV_UNBACKED_BINDINGS:
     case SDB_EV_TRACER_PUSH: case SDB_EV_TRACER_POP: case SDB_EV_BUFFER_LOWERED:
       return e->text ? NULL : "text";
@@ -437,14 +437,16 @@ static const char *required(sdb_event_kind k, sdb_event *e) {
 /* Fields the view and the REPL read as symbols (their name), which a live
 ** run only ever fills with one: a trace that puts 3 or Max(s0, 2) there is
 ** refused at its line rather than crashing `info pending` later. */
-static const char *not_symbol(sdb_event_kind k, const sdb_event *e) {
+static const char *not_symbol(sdb_event_kind k, const sdb_event_in *e) {
   switch (k) {
     case SDB_EV_CREATE_SYMBOL: case SDB_EV_CREATE_UNBACKED: case SDB_EV_RANGE_REFINED:
     case SDB_EV_SIZE_LIKE: case SDB_EV_MEMO_HIT: case SDB_EV_SYMBOL_BOUND:
     case SDB_EV_COND_OUTPUT_SYMBOL: case SDB_EV_REPLACEMENT_ADDED:
-      return sdb_event_sym(e)->kind != SDB_SYM ? "sym" : NULL;
+      return sdb_more_sym(e->more)->kind != SDB_SYM ? "sym" : NULL;
     case SDB_EV_RENAMED:
-      return sdb_event_sym(e)->kind != SDB_SYM ? "sym" : sdb_event_sym2(e)->kind != SDB_SYM ? "sym2" : NULL;
+      return sdb_more_sym(e->more)->kind != SDB_SYM    ? "sym"
+             : sdb_more_sym2(e->more)->kind != SDB_SYM ? "sym2"
+                                                       : NULL;
     default:
       return NULL;
   }
@@ -482,7 +484,7 @@ static const char *const field_names[NFIELDS] = {
 
 /* One event line into *e. 0; 1 for an unknown kind (name in *why); -1 with
 ** *why. The syms/texts arrays are malloc'ed into p. */
-static int parse_event(const cJSON *o, sdb_event *e, parsed *p, const char **last,
+static int parse_event(const cJSON *o, sdb_event_in *e, parsed *p, const char **last,
                        const char **why, char *buf, size_t cap) {
   memset(e, 0, sizeof *e);
   if (!cJSON_IsObject(o)) { *why = "an event line must be a JSON object"; return -1; }
@@ -648,7 +650,7 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
     json_error_t je;
     json_t *o = NULL;
     cJSON *cj = NULL;
-    sdb_event e;
+    sdb_event_in e;
     parsed p = { 0 };
     int k;
     /* the header through jansson (read_header takes its tree) */

@@ -26,7 +26,7 @@ static int oom(sdb_err *err) {
   return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
 }
 
-static void emit(sdb_tracer *tr, sdb_event *e) {
+static void emit(sdb_tracer *tr, const sdb_event_in *e) {
   if (tr->ev) sdb_emit(tr->ev, e);
 }
 
@@ -38,7 +38,7 @@ static void set_tracer_ctx(sdb_tracer *tr) {
 ** the current one (or in the aot phase, for aot's graphs), so the event
 ** lands in the graph its nodes were placed in. */
 void sdb_node_erased_event(void *ud, const sdb_node *n, const char *why) {
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_NODE_ERASED;
   e.text = n->name;
   e.detail = why;
@@ -61,7 +61,7 @@ sdb_tracer *sdb_tracer_new(sdb_tracer *parent, const char *name, sdb_graph *grap
   tr->ev = sdb_shape_env_events(mode->env);
   if (tr->ev) sdb_graph_on_erase(graph, sdb_node_erased_event, tr->ev);
   set_tracer_ctx(tr);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_TRACER_PUSH;
   e.text = tr->path;
   e.value = tr->depth;
@@ -83,7 +83,7 @@ void sdb_tracer_done(sdb_tracer *tr) {
 
 void sdb_tracer_free(sdb_tracer *tr) {
   if (!tr) return;
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_TRACER_POP;
   e.text = tr->path;
   e.value = tr->depth;
@@ -105,7 +105,7 @@ static void node_placed(sdb_tracer *tr, sdb_node *n) {
   const char *line = sdb_node_line(&tr->line, n);
   bool first;
   const sdb_node *after = sdb_node_anchor(tr->graph, n, &first);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_NODE_PLACED;
   e.text = n->name;
   e.detail = line;
@@ -188,7 +188,7 @@ void sdb_tracer_track(sdb_tracer *tr, const sdb_value *v, sdb_node *node) {
 
 static void graph_input_event(sdb_tracer *tr, sdb_node *ph, const sdb_node *from,
                               const sdb_expr *sym) {
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_GRAPH_INPUT;
   e.text = ph->name;
   sdb_event_more e_sym = {.sym = sym};
@@ -199,7 +199,7 @@ static void graph_input_event(sdb_tracer *tr, sdb_node *ph, const sdb_node *from
 }
 
 static void symbol_bound_event(sdb_tracer *tr, const sdb_expr *sym, const sdb_node *n) {
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_SYMBOL_BOUND;
   sdb_event_more e_sym = {.sym = sym};
   e.more = &e_sym;
@@ -626,7 +626,7 @@ static int record_bindings(sdb_tracer *tr, sdb_node *node, const sdb_value *out,
       syms[i] = sdb_node_bindings(node)->v[i].sym;
       texts[i] = sdb_intern(sdb_keypath_str(sdb_node_bindings(node)->v[i].path, ps, sizeof ps));
     }
-    sdb_event e = {0};
+    sdb_event_in e = {0};
     e.kind = SDB_EV_UNBACKED_BINDINGS;
     e.text = node->name;
     sdb_event_more e_more = {.syms = syms, .texts = texts, .nsyms = (uint32_t)n};

@@ -137,6 +137,7 @@ static void free_symrec(symrec *r) {
 static void store_release(store *st) {
   if (!st || --st->refs > 0) return;
   sdb_arena_free(&st->owned);
+  sdb_tstore_free(&st->texts);
   for (size_t i = 0; i < st->nchunks; i++) free(st->chunks[i]);
   free(st->chunks);
   free(st->ctx);
@@ -170,30 +171,23 @@ static void store_release(store *st) {
 
 /* --- folding one event ---------------------------------------------------------- */
 
-/* The event with every string interned (a placed node's line aside), so
-** the history compares by pointer and never points at a caller's buffer.
-** syms/texts and that line are still the caller's. */
-static sdb_event interned(const sdb_event *e) {
-  sdb_event c = *e;
-  c.text = sdb_intern(e->text);
-  c.detail = sdb_event_owns_detail(e) ? e->detail : sdb_intern(e->detail);
-  return c;
-}
-
 static bool same_range(const sdb_event *a, const sdb_event *b) {
   if (sdb_event_has_range(a) != sdb_event_has_range(b)) return false;
   sdb_range ra = sdb_event_range(a), rb = sdb_event_range(b);
   return !sdb_event_has_range(a) || (ra.lo == rb.lo && ra.hi == rb.hi && ra.is_bool == rb.is_bool);
 }
 
-/* Is e (interned) the event the history holds at h? */
+/* Is e the event the history holds at h? Texts are interned (compared by
+** pointer), a placed node's line is each stream's own copy (by text). */
 static bool same_event(const sdb_event *h, const sdb_event *e) {
+  const char *hd = sdb_event_detail(h), *ed = sdb_event_detail(e);
   if (h->seq != e->seq || h->kind != e->kind || h->phase != e->phase || h->flags != e->flags ||
       h->site_ != e->site_ || h->op_ != e->op_ || sdb_event_sym(h) != sdb_event_sym(e) ||
       sdb_event_sym2(h) != sdb_event_sym2(e) || sdb_event_expr(h) != sdb_event_expr(e) ||
-      !same_range(h, e) || h->value != e->value ||
-      h->text != e->text || sdb_event_text2(h) != sdb_intern(sdb_event_text2(e)) || sdb_event_nsyms(h) != sdb_event_nsyms(e) ||
-      (h->detail != e->detail && (!h->detail || !e->detail || strcmp(h->detail, e->detail))) ||
+      !same_range(h, e) || h->value != e->value || h->text_ != e->text_ ||
+      sdb_event_text2(h) != sdb_intern(sdb_event_text2(e)) ||
+      sdb_event_nsyms(h) != sdb_event_nsyms(e) ||
+      (hd != ed && (!hd || !ed || strcmp(hd, ed))) ||
       (sdb_event_nsyms(h) && sdb_event_texts(h)) != (sdb_event_nsyms(e) && sdb_event_texts(e)))
     return false;
   const char **ht = sdb_event_texts(h), **et = sdb_event_texts(e);
@@ -331,9 +325,11 @@ static void node_link(graphrec *g, uint32_t j, const char *after, bool at_start)
 /* The node a node_erased names: by id, which is unique where names repeat
 ** (aot's subgraphs share the "aot" key), else the latest of its name. */
 static noderec *node_named(const store *st, graphrec *g, const sdb_event *e) {
+  const char *text = sdb_event_text(e);
   uintptr_t ix = (uintptr_t)sdb_map_get(&g->ids, id_key(e->value));
-  if (ix && (!e->text || ev_at(st, g->nodes[ix - 1].pos)->text == e->text)) return &g->nodes[ix - 1];
-  ix = e->text ? (uintptr_t)sdb_map_get(&g->names, e->text) : 0;
+  if (ix && (!text || sdb_event_text(ev_at(st, g->nodes[ix - 1].pos)) == text))
+    return &g->nodes[ix - 1];
+  ix = text ? (uintptr_t)sdb_map_get(&g->names, text) : 0;
   return ix ? &g->nodes[ix - 1] : NULL;
 }
 
@@ -373,8 +369,8 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
   if (!borrow) {
     sdb_event *copy = sdb_arena_alloc(&st->owned, sizeof *copy, _Alignof(sdb_event));
     if (!copy) return -1;
-    *copy = *e;
-    if (!sdb_event_own(copy, &st->owned)) return -1;
+    sdb_event_in in = sdb_event_unpack(e);
+    if (!sdb_event_store(copy, &in, &st->owned, &st->texts)) return -1;
     h = copy;
     slot = (uintptr_t)copy | 1;
   }
@@ -396,7 +392,7 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
         cur.pending = NONE;
       }
       if (!GROW(st->phases, st->nphases, st->capphases)) { oom = true; break; }
-      st->phases[st->nphases] = (phase_node){h->phase, h->text, cur.phase_top};
+      st->phases[st->nphases] = (phase_node){h->phase, sdb_event_text(h), cur.phase_top};
       cur.phase_top = (int32_t)st->nphases++;
       break;
     case SDB_EV_PHASE_END: {
@@ -412,7 +408,7 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
     }
     case SDB_EV_TRACER_PUSH: {
       if (!GROW(st->tracers, st->ntracers, st->captracers)) { oom = true; break; }
-      const char *path = h->text ? h->text : sdb_event_site(h)->tracer;
+      const char *path = sdb_event_text(h) ? sdb_event_text(h) : sdb_event_site(h)->tracer;
       st->tracers[st->ntracers] = (tracer_node){path, (int32_t)h->value, cur.tracer_top,
                                                 tracer_key(st, &st->compiles[ci], path,
                                                            cur.tracer_top, &oom)};
@@ -420,7 +416,7 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
       break;
     }
     case SDB_EV_TRACER_POP: {
-      const char *path = h->text ? h->text : sdb_event_site(h)->tracer;
+      const char *path = sdb_event_text(h) ? sdb_event_text(h) : sdb_event_site(h)->tracer;
       for (int32_t t = cur.tracer_top; t >= 0; t = st->tracers[t].parent)
         if (st->tracers[t].path == path) { cur.tracer_top = st->tracers[t].parent; break; }
       break;
@@ -486,7 +482,7 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
       for (uint32_t i = 0; i < sdb_event_nsyms(h); i++) touch(st, ci, sdb_event_syms(h)[i], pos, &oom);
       break;
     case SDB_EV_NODE_PLACED: {
-      if (!h->text) break;
+      if (!sdb_event_text(h)) break;
       graphrec *g = graph_get(&st->compiles[ci], graph_key(st, h, &cur), pos, true);
       if (!g || !GROW(g->nodes, g->n, g->cap)) { oom = true; break; }
       uint32_t j = (uint32_t)g->n;
@@ -494,7 +490,7 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
       /* on failure the maps may name j: the store is poisoned then, and no
       ** later event reads them; j is linked only once nothing can fail */
       if (!sdb_map_put(&g->ids, id_key(h->value), (void *)(uintptr_t)(j + 1)) ||
-          !sdb_map_put(&g->names, h->text, (void *)(uintptr_t)(j + 1))) {
+          !sdb_map_put(&g->names, sdb_event_text(h), (void *)(uintptr_t)(j + 1))) {
         oom = true;
         break;
       }
@@ -515,13 +511,15 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
         si = touch(st, ci, sdb_event_syms(h)[i], pos, &oom);
         if (si != NONE && st->syms[si].bound == NONE) st->syms[si].bound = pos;
       }
-      graphrec *g = h->text ? graph_get(&st->compiles[ci], graph_key(st, h, &cur), pos, false) : NULL;
-      uintptr_t ix = g ? (uintptr_t)sdb_map_get(&g->names, h->text) : 0;
+      graphrec *g =
+          sdb_event_text(h) ? graph_get(&st->compiles[ci], graph_key(st, h, &cur), pos, false) : NULL;
+      uintptr_t ix = g ? (uintptr_t)sdb_map_get(&g->names, sdb_event_text(h)) : 0;
       if (ix && g->nodes[ix - 1].bind == NONE) g->nodes[ix - 1].bind = pos;
       break;
     }
     case SDB_EV_GUARDS_INSTALLED:
-      if (!GROW(st->inst, st->ninst, st->capinst) || !split_lines(h->detail, &st->inst[st->ninst]))
+      if (!GROW(st->inst, st->ninst, st->capinst) ||
+          !split_lines(sdb_event_detail(h), &st->inst[st->ninst]))
         oom = true;
       else st->ninst++;
       break;
@@ -574,7 +572,6 @@ void sdb_view_free(sdb_view *v) {
 
 void sdb_view_reset(sdb_view *v) { if (v) v->step = 0; }
 
-/* c's strings interned (a stream's events are: see sdb_emit) */
 static int view_apply(sdb_view *v, const sdb_event *c, bool borrow) {
   store *st = v->st;
   const sdb_event *at = v->step < st->n ? ev_at(st, v->step) : NULL;
@@ -593,8 +590,7 @@ static int view_apply(sdb_view *v, const sdb_event *c, bool borrow) {
 
 int sdb_view_apply(sdb_view *v, const sdb_event *e) {
   if (!v || !e) return -1;
-  sdb_event c = interned(e);
-  return view_apply(v, &c, false);
+  return view_apply(v, e, false);
 }
 
 sdb_view *sdb_view_clone(const sdb_view *v) {
@@ -785,7 +781,7 @@ static void fill_sym(const sdb_view *v, const symrec *r, uint32_t at, sdb_view_s
   out->creation = c;
   if (c && c->kind == SDB_EV_CREATE_UNBACKED) {
     out->unbacked = true;
-    out->type = c->text ? c->text : sdb_intern("int");
+    out->type = sdb_event_text(c) ? sdb_event_text(c) : sdb_intern("int");
   } else if (c) {
     out->has_hint = true;
     out->hint = c->value;
@@ -796,7 +792,7 @@ static void fill_sym(const sdb_view *v, const symrec *r, uint32_t at, sdb_view_s
   }
   size_t ns = lower_bound(r->sources.v, r->sources.n, at);
   out->nsources = ns;
-  if (ns) out->source = ev_at(st, r->sources.v[0])->text;
+  if (ns) out->source = sdb_event_text(ev_at(st, r->sources.v[0]));
   uint32_t rp = last_below(&r->ranges, at);
   if (rp != NONE) {
     out->has_range = true;
@@ -891,8 +887,8 @@ bool sdb_view_node_at(const sdb_view *v, const char *graph, size_t i, sdb_view_n
   const noderec *r = node_walk(v->st, vgraph(v, graph), vstep(v), i, &n);
   if (!r) return false;
   const sdb_event *e = ev_at(v->st, r->pos);
-  out->name = e->text;
-  out->line = e->detail;
+  out->name = sdb_event_text(e);
+  out->line = sdb_event_detail(e);
   out->id = e->value;
   out->placed = e;
   out->bindings = r->bind < vstep(v) ? ev_at(v->st, r->bind) : NULL;
@@ -1125,8 +1121,9 @@ static void explain_pending(sdb_buf *b, const sdb_view *v, const symrec *r, size
     if (f->kind == SDB_EV_RENAMED && sdb_event_sym(f) == r->sym) ren = f;
     if (f->kind == SDB_EV_PENDING_CHANGED && !contains(f, r->sym)) {
       sdb_buf_printf(b, "  pending from event %u until event %u", (unsigned)e->seq, (unsigned)f->seq);
-      if (bind && bind->text)
-        sdb_buf_printf(b, ", bound by node %s (event %u)", bind->text, (unsigned)bind->seq);
+      if (bind && sdb_event_text(bind))
+        sdb_buf_printf(b, ", bound by node %s (event %u)", sdb_event_text(bind),
+                       (unsigned)bind->seq);
       else if (ren && is_symbol(sdb_event_sym2(ren)))
         sdb_buf_printf(b, ", renamed to %s (event %u)", sdb_event_sym2(ren)->name, (unsigned)ren->seq);
       sdb_buf_putc(b, '\n');
@@ -1141,17 +1138,18 @@ static void explain_event(sdb_buf *b, const sdb_view *v, const symrec *r, size_t
   const store *st = v->st;
   uint32_t pos = r->events.v[i];
   const sdb_event *e = ev_at(st, pos);
+  const char *text = sdb_event_text(e);
   const sdb_expr *sym = r->sym;
   switch ((sdb_event_kind)e->kind) {
     case SDB_EV_CREATE_SYMBOL:
       if (pos == r->created) return;
-      sdb_buf_printf(b, "  source %s", e->text ? e->text : "?");
-      paren(b, e->detail, false, false, e);
+      sdb_buf_printf(b, "  source %s", text ? text : "?");
+      paren(b, sdb_event_detail(e), false, false, e);
       break;
     case SDB_EV_CREATE_UNBACKED:
       if (pos == r->created) return;
       sdb_buf_puts(b, "  created again");
-      paren(b, e->text, true, true, e);
+      paren(b, sdb_event_text(e), true, true, e);
       break;
     case SDB_EV_PENDING_CHANGED:
       if (contains(e, sym)) {
@@ -1165,36 +1163,36 @@ static void explain_event(sdb_buf *b, const sdb_view *v, const symrec *r, size_t
     case SDB_EV_RANGE_REFINED:
       sdb_buf_puts(b, "  range ");
       sdb_vw_put_range(b, sdb_event_range(e));
-      paren(b, e->detail, false, false, e);
+      paren(b, sdb_event_detail(e), false, false, e);
       break;
     case SDB_EV_SIZE_LIKE:
       sdb_buf_printf(b, "  size-like (event %u)", (unsigned)e->seq);
       break;
     case SDB_EV_UNBACKED_BINDINGS: {
       const char *kp = keypath_in(e, sym);
-      sdb_buf_printf(b, "  bound at %%%s: %s", e->text ? e->text : "?", kp && *kp ? kp : "<value>");
+      sdb_buf_printf(b, "  bound at %%%s: %s", text ? text : "?", kp && *kp ? kp : "<value>");
       paren(b, NULL, true, false, e);
       break;
     }
     case SDB_EV_SYMBOL_BOUND:
-      sdb_buf_printf(b, "  bound in %s as %s", tracer_of(st, pos), e->text ? e->text : "?");
+      sdb_buf_printf(b, "  bound in %s as %s", tracer_of(st, pos), text ? text : "?");
       paren(b, NULL, false, false, e);
       break;
     case SDB_EV_GRAPH_INPUT:
-      sdb_buf_printf(b, "  graph input %s in %s", e->text ? e->text : "?", tracer_of(st, pos));
-      paren(b, e->detail, false, false, e);
+      sdb_buf_printf(b, "  graph input %s in %s", text ? text : "?", tracer_of(st, pos));
+      paren(b, sdb_event_detail(e), false, false, e);
       break;
     case SDB_EV_REPLACEMENT_ADDED:
       sdb_buf_puts(b, "  replaced by ");
       sdb_vw_put_expr(b, sdb_event_expr(e));
-      paren(b, e->detail, true, false, e);
+      paren(b, sdb_event_detail(e), true, false, e);
       break;
     case SDB_EV_RENAMED:
       sdb_buf_puts(b, "  renamed: ");
       sdb_vw_put_expr(b, sdb_event_sym(e));
       sdb_buf_puts(b, " -> ");
       sdb_vw_put_expr(b, sdb_event_sym2(e));
-      paren(b, e->detail, false, false, e);
+      paren(b, sdb_event_detail(e), false, false, e);
       break;
     case SDB_EV_GUARD_ADDED:
       sdb_buf_puts(b, "  in guard ");
@@ -1207,21 +1205,21 @@ static void explain_event(sdb_buf *b, const sdb_view *v, const symrec *r, size_t
       paren(b, NULL, true, true, e);
       break;
     case SDB_EV_SPECIALIZATION:
-      sdb_buf_printf(b, "  specialized: %s = ", e->text ? e->text : r->sym->name);
+      sdb_buf_printf(b, "  specialized: %s = ", text ? text : r->sym->name);
       sdb_vw_put_expr(b, sdb_event_expr(e));
-      paren(b, e->detail, false, false, e);
+      paren(b, sdb_event_detail(e), false, false, e);
       break;
     case SDB_EV_MEMO_HIT:
-      sdb_buf_printf(b, "  memo hit: %s (event %u)", e->text ? e->text : "?", (unsigned)e->seq);
+      sdb_buf_printf(b, "  memo hit: %s (event %u)", text ? text : "?", (unsigned)e->seq);
       break;
     case SDB_EV_COND_OUTPUT_SYMBOL:
       sdb_buf_puts(b, "  cond output");
       if (sdb_event_has_range(e)) { sdb_buf_puts(b, ", range "); sdb_vw_put_range(b, sdb_event_range(e)); }
-      paren(b, e->detail, false, false, e);
+      paren(b, sdb_event_detail(e), false, false, e);
       break;
     case SDB_EV_BUFFER_LOWERED:
-      sdb_buf_printf(b, "  defined by %s", e->text ? e->text : "?");
-      paren(b, e->detail, false, false, e);
+      sdb_buf_printf(b, "  defined by %s", text ? text : "?");
+      paren(b, sdb_event_detail(e), false, false, e);
       break;
     default: {
       char *s = sdb_event_summary(e);

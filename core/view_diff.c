@@ -79,16 +79,17 @@ size_t sdb_vw_diff_event_lines(const sdb_event *e) {
 }
 
 static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
+  const char *text = sdb_event_text(e), *detail = sdb_event_detail(e);
   switch ((sdb_event_kind)e->kind) {
     case SDB_EV_CREATE_SYMBOL:
       if (e->flags & 1) {
-        sdb_buf_printf(b, "%ssource: %s for ", undo, e->text ? e->text : "?");
+        sdb_buf_printf(b, "%ssource: %s for ", undo, text ? text : "?");
         sdb_vw_put_expr(b, sdb_event_sym(e));
-        if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
+        if (detail) sdb_buf_printf(b, " (%s)", detail);
       } else {
         sdb_buf_printf(b, "%snew symbol: ", undo);
         sdb_vw_put_expr(b, sdb_event_sym(e));
-        sdb_buf_printf(b, " = %lld for %s", (long long)e->value, e->text ? e->text : "?");
+        sdb_buf_printf(b, " = %lld for %s", (long long)e->value, text ? text : "?");
         if (sdb_event_has_range(e)) { sdb_buf_putc(b, ' '); sdb_vw_put_range(b, sdb_event_range(e)); }
       }
       break;
@@ -96,14 +97,14 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       sdb_buf_printf(b, "%snew symbol: ", undo);
       sdb_vw_put_expr(b, sdb_event_sym(e));
       if (sdb_event_has_range(e)) { sdb_buf_putc(b, ' '); sdb_vw_put_range(b, sdb_event_range(e)); }
-      if (e->text && strcmp(e->text, "int")) sdb_buf_printf(b, " (%s)", e->text);
+      if (text && strcmp(text, "int")) sdb_buf_printf(b, " (%s)", text);
       break;
     case SDB_EV_UNBACKED_BINDINGS:
       for (uint32_t i = 0; i < sdb_event_nsyms(e); i++) {
         const char *kp = sdb_event_texts(e) && sdb_event_texts(e)[i] && *sdb_event_texts(e)[i] ? sdb_event_texts(e)[i] : "<value>";
         sdb_buf_printf(b, "%sbinding: ", undo);
         sdb_vw_put_expr(b, sdb_event_syms(e)[i]);
-        sdb_buf_printf(b, ": %s on %%%s", kp, e->text ? e->text : "?");
+        sdb_buf_printf(b, ": %s on %%%s", kp, text ? text : "?");
         if (i + 1 < sdb_event_nsyms(e)) sdb_buf_putc(b, '\n');
       }
       if (!sdb_event_nsyms(e)) return;
@@ -121,19 +122,19 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       sdb_vw_put_expr(b, sdb_event_sym(e));
       sdb_buf_puts(b, " -> ");
       sdb_vw_put_expr(b, sdb_event_expr(e));
-      if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
+      if (detail) sdb_buf_printf(b, " (%s)", detail);
       break;
     case SDB_EV_RENAMED:
       sdb_buf_printf(b, "%srenamed: ", undo);
       sdb_vw_put_expr(b, sdb_event_sym(e));
       sdb_buf_puts(b, " -> ");
       sdb_vw_put_expr(b, sdb_event_sym2(e));
-      if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
+      if (detail) sdb_buf_printf(b, " (%s)", detail);
       break;
     case SDB_EV_SPECIALIZATION:
-      sdb_buf_printf(b, "%sspecialization: %s = ", undo, e->text ? e->text : "?");
+      sdb_buf_printf(b, "%sspecialization: %s = ", undo, text ? text : "?");
       sdb_vw_put_expr(b, sdb_event_expr(e));
-      if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
+      if (detail) sdb_buf_printf(b, " (%s)", detail);
       break;
     case SDB_EV_SIZE_LIKE:
       sdb_buf_printf(b, "%ssize-like: ", undo);
@@ -141,37 +142,37 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       break;
     case SDB_EV_BUFFER_LOWERED:
       if (!sdb_event_nsyms(e)) return;
-      sdb_buf_printf(b, "%sbuffer: %s", undo, e->text ? e->text : "?");
-      if (e->detail) sdb_buf_printf(b, " (%s)", e->detail);
+      sdb_buf_printf(b, "%sbuffer: %s", undo, text ? text : "?");
+      if (detail) sdb_buf_printf(b, " (%s)", detail);
       sdb_buf_puts(b, " defines ");
       sdb_vw_put_symlist(b, sdb_event_syms(e), sdb_event_nsyms(e));
       break;
     case SDB_EV_BINDING_CHECK:
       sdb_buf_printf(b, "%sbinding check %s", undo, e->flags ? "ok" : "FAILED");
-      if (e->text) sdb_buf_printf(b, " %s", e->text);
-      if (e->detail) { sdb_buf_puts(b, ": "); sdb_vw_put_first_line(b, e->detail); }
+      if (text) sdb_buf_printf(b, " %s", text);
+      if (detail) { sdb_buf_puts(b, ": "); sdb_vw_put_first_line(b, detail); }
       break;
     case SDB_EV_GUARDS_INSTALLED:
       sdb_buf_printf(b, "%sguards installed: %lld", undo, (long long)e->value);
       break;
     case SDB_EV_GUARD_CHECK:
       sdb_buf_printf(b, "%sguard check %s", undo, e->flags ? "ok" : "FAILED");
-      if (e->text) sdb_buf_printf(b, " %s", e->text);
-      if (e->detail) { sdb_buf_puts(b, ": "); sdb_vw_put_first_line(b, e->detail); }
+      if (text) sdb_buf_printf(b, " %s", text);
+      if (detail) { sdb_buf_puts(b, ": "); sdb_vw_put_first_line(b, detail); }
       break;
     case SDB_EV_RECOMPILE:
       sdb_buf_printf(b, "%srecompile", undo);
-      if (e->text) sdb_buf_printf(b, " %s", e->text);
-      if (e->detail) { sdb_buf_puts(b, ": "); sdb_vw_put_first_line(b, e->detail); }
+      if (text) sdb_buf_printf(b, " %s", text);
+      if (detail) { sdb_buf_puts(b, ": "); sdb_vw_put_first_line(b, detail); }
       break;
     case SDB_EV_ERROR: {
       /* its kind, as the event line says it, unless the message begins with
       ** it; and a first line that ends in ':' with the line that follows
       ** (PyTorch's "backend='x' raised:" then the cause) */
-      const char *m = e->detail ? e->detail : e->text;
+      const char *m = detail ? detail : text;
       sdb_buf_printf(b, "%serror: ", undo);
-      size_t kl = e->text && e->detail ? strlen(e->text) : 0;
-      if (kl && !(strncmp(m, e->text, kl) == 0 && m[kl] == ':')) sdb_buf_printf(b, "%s: ", e->text);
+      size_t kl = text && detail ? strlen(text) : 0;
+      if (kl && !(strncmp(m, text, kl) == 0 && m[kl] == ':')) sdb_buf_printf(b, "%s: ", text);
       sdb_vw_put_first_line(b, m);
       const char *nl = m ? strchr(m, '\n') : NULL;
       if (nl && nl > m && nl[-1] == ':' && nl[1] && nl[1] != '\n') {
@@ -182,7 +183,7 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
     }
     case SDB_EV_GRAPH_BREAK:
       sdb_buf_printf(b, "%sgraph break: ", undo);
-      sdb_vw_put_first_line(b, e->text ? e->text : "?");
+      sdb_vw_put_first_line(b, text ? text : "?");
       break;
     default:
       return;

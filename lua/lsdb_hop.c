@@ -239,7 +239,7 @@ static int hop_finish(lua_State *L) {
   bool grad = false;
   for (size_t i = 0; i < nops; i++) grad = grad || any_requires_grad(&ops[i]->example);
   if (h->is_cond) {
-    sdb_event e = {0};
+    sdb_event_in e = {0};
     e.kind = SDB_EV_AUTOGRAD;
     e.flags = grad;
     e.text = "cond";

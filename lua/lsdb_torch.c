@@ -924,7 +924,7 @@ static int l_emit(lua_State *L) {
   lua_getfield(L, 1, "kind");
   int kind = sdb_event_from_name(luaL_checkstring(L, -1));
   if (kind < 0) return luaL_error(L, "unknown event kind '%s'", lua_tostring(L, -1));
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = (uint8_t)kind;
   lua_getfield(L, 1, "flags");
   e.flags = lua_toboolean(L, -1);
@@ -949,7 +949,7 @@ static int l_emit(lua_State *L) {
 /* shapedb._note(text): a note in the event log (what a log line would say) */
 static int l_note(lua_State *L) {
   lruntime *rt = runtime(L);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_NOTE;
   e.detail = luaL_checkstring(L, 1);
   sdb_emit(rt->ev, &e);

@@ -74,7 +74,7 @@ static int trace_gc(lua_State *L) {
 
 void lsdb_phase_event(lruntime *rt, sdb_event_kind k, sdb_phase p, const char *text) {
   sdb_events_set_phase(rt->ev, p);
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = k;
   e.text = text;
   sdb_emit(rt->ev, &e);
@@ -308,7 +308,7 @@ static void warn_unused_symbools(lua_State *L, ltrace *t) {
       "`if b then` always takes the branch: write `if n > 2 then` or `if b:bool() then` to "
       "branch (a guard), torch._check(b) to assert", text ? text : "?", where);
     free(text);
-    sdb_event e = {0};
+    sdb_event_in e = {0};
     e.kind = SDB_EV_NOTE;
     e.detail = msg;
     sdb_loc loc = { s->file, s->line, NULL };
@@ -555,7 +555,7 @@ static int trace_install_guards(lua_State *L) {
     if (t->guards.v[i].kind == SDB_SG_STATIC) continue;
     sdb_buf_printf(&text, "%s%s", shown++ ? "\n" : "", t->guards.v[i].text);
   }
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_GUARDS_INSTALLED;
   e.value = shown;
   e.detail = sdb_buf_cstr(&text);
@@ -612,7 +612,7 @@ static int trace_abort(lua_State *L) {
   lruntime *rt = t->rt;
   deactivate(L, t);
   const char *colon = strstr(msg, ": ");
-  sdb_event e = {0};
+  sdb_event_in e = {0};
   e.kind = SDB_EV_ERROR;
   char kind[64] = "Error";
   if (colon && (size_t)(colon - msg) < sizeof kind && !memchr(msg, ' ', (size_t)(colon - msg))) {

@@ -594,7 +594,8 @@ static void show_changes(dbg *d, const sdb_view *v) {
     const sdb_event *first = kv ? sdb_view_event(kv) : NULL;
     from = kv ? sdb_view_clone(kv) : NULL;
     printf("  compile %u", run_compile(d, v));
-    if (first && first->kind == SDB_EV_PHASE_START && first->text) printf(" (%s)", first->text);
+    if (first && first->kind == SDB_EV_PHASE_START && sdb_event_text(first))
+      printf(" (%s)", sdb_event_text(first));
     if (first) printf(" began at event %u", first->seq);
     putchar('\n');
   }

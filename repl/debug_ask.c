@@ -62,7 +62,7 @@ static void failure_names(dbg *d, sdb_probe *p, err_names *en) {
   for (size_t i = upto; i > d->base && !e; i--)
     if (sdb_events_at(d->ev, i - 1)->kind == SDB_EV_ERROR) e = sdb_events_at(d->ev, i - 1);
   static const char intro[] = "(These suggested fixes were derived by replacing ";
-  const char *q = e && e->detail ? strstr(e->detail, intro) : NULL;
+  const char *q = e && sdb_event_detail(e) ? strstr(sdb_event_detail(e), intro) : NULL;
   if (!q) return;
   q += sizeof intro - 1;
   while (*q == '`' && en->n < 16) {

@@ -111,7 +111,8 @@ static void list_facts(const sdb_view *v, sdb_event_kind kind, const char *what)
     put_where(e);
     if (kind == SDB_EV_RUNTIME_ASSERT && sdb_event_sym(e)) printf(", on %s", sdb_event_sym(e)->name);
     printf(")\n");
-    if (kind == SDB_EV_RUNTIME_ASSERT && e->detail) printf("      message: %s\n", e->detail);
+    if (kind == SDB_EV_RUNTIME_ASSERT && sdb_event_detail(e))
+      printf("      message: %s\n", sdb_event_detail(e));
   }
 }
 
@@ -137,7 +138,8 @@ static int info_replacements(repl_session *s, const repl_cmd *c, const repl_args
     const sdb_event *e = sdb_view_replacement_at(v, i);
     printf("  %s -> ", sdb_event_sym(e) ? sdb_event_sym(e)->name : "?");
     put_expr(sdb_event_expr(e));
-    printf("  (%s%s", e->detail ? e->detail : "", e->detail ? ", " : "");
+    const char *why = sdb_event_detail(e);
+    printf("  (%s%s", why ? why : "", why ? ", " : "");
     put_where(e);
     printf(")\n");
   }
@@ -160,7 +162,7 @@ static void symbol_status(const sdb_view_sym *in, char *out, size_t cap) {
   if (in->size_like) ADD("%ssize-like", n ? ", " : "");
   if (in->pending) ADD("%spending", n ? ", " : "");
   if (in->keypath) ADD("%sbound %s", n ? ", " : "", *in->keypath ? in->keypath : "<value>");
-  if (in->binding && in->binding->text) ADD(" on %%%s", in->binding->text);
+  if (in->binding && sdb_event_text(in->binding)) ADD(" on %%%s", sdb_event_text(in->binding));
   if (in->replacement) {
     char *r = sdb_expr_str(in->replacement);
     ADD("%sreplaced by %s", n ? ", " : "", r ? r : repl_oom_text());
@@ -336,7 +338,7 @@ static int info_phases(repl_session *s, const repl_cmd *c, const repl_args *a) {
     printf("  %-7s events %u-", sdb_phase_name(st->phase), st->seq);
     if (en) printf("%-6u", en->seq);
     else printf("%-6s", "");
-    if (st->text) printf(" %s", st->text);
+    if (sdb_event_text(st)) printf(" %s", sdb_event_text(st));
     if (!en) printf("  <- now");
     putchar('\n');
   }

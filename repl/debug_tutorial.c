@@ -272,7 +272,7 @@ static bool engine_fact(dbg *d, const char *what, sdb_buf *b) {
     sdb_buf_puts(b, s ? s : repl_oom_text());
     free(s);
   } else if (!strcmp(kind, "text") || !strcmp(kind, "detail")) {
-    const char *t = e ? (kind[0] == 't' ? e->text : e->detail) : NULL;
+    const char *t = e ? (kind[0] == 't' ? sdb_event_text(e) : sdb_event_detail(e)) : NULL;
     if (!t) return false;
     sdb_buf_puts(b, t);
   } else if (!strcmp(kind, "guards")) {

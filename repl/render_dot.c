@@ -228,7 +228,7 @@ int repl_dot_write(FILE *f, sdb_timeline *t, size_t step, bool all, const char *
     size_t end = c < last ? repl_compile_first_step(t, step, c + 1) - 1 : step;
     const sdb_view *sv = sdb_timeline_seek(t, start);
     const sdb_event *pe = sv ? sdb_view_event(sv) : NULL;
-    const char *fn = pe && pe->kind == SDB_EV_PHASE_START ? pe->text : NULL;
+    const char *fn = pe && pe->kind == SDB_EV_PHASE_START ? sdb_event_text(pe) : NULL;
     const sdb_view *v = sdb_timeline_seek(t, end);
     if (!v || !sdb_view_graph_count(v)) continue;
     compile_cluster(&d, v, fn);

@@ -377,9 +377,9 @@ static int compile_page(const char *dir, sdb_timeline *t, const compile_info *cs
       sdb_buf_puts(&b, "<p class=\"m\">");
       where(&b, e);
       sdb_buf_puts(&b, "</p><pre>");
-      esc(&b, e->text);
+      esc(&b, sdb_event_text(e));
       sdb_buf_puts(&b, ": ");
-      esc(&b, e->detail);
+      esc(&b, sdb_event_detail(e));
       sdb_buf_puts(&b, "</pre>\n");
     }
   }
@@ -394,9 +394,9 @@ static int compile_page(const char *dir, sdb_timeline *t, const compile_info *cs
       sdb_buf_puts(&b, "<p class=\"m\">");
       where(&b, e);
       sdb_buf_puts(&b, "</p><details><summary>");
-      esc(&b, e->text ? e->text : "graph break");
+      esc(&b, sdb_event_text(e) ? sdb_event_text(e) : "graph break");
       sdb_buf_puts(&b, "</summary><pre>");
-      esc(&b, e->detail ? e->detail : "");
+      esc(&b, sdb_event_detail(e) ? sdb_event_detail(e) : "");
       sdb_buf_puts(&b, "</pre></details>\n");
     }
   }
@@ -495,7 +495,7 @@ static int index_page(const char *dir, sdb_timeline *t, size_t step, const char 
   for (size_t i = 0; i < np; i++) {
     const sdb_event *e = sdb_view_at(v, SDB_EV_PHASE_START, i);
     sdb_buf_printf(&b, "<tr><td>%u</td><td>%s</td><td class=\"m\">", e->seq, sdb_phase_name((sdb_phase)e->phase));
-    esc(&b, e->text);
+    esc(&b, sdb_event_text(e));
     sdb_buf_puts(&b, "</td><td class=\"m\">");
     where(&b, e);
     sdb_buf_puts(&b, "</td></tr>\n");
@@ -509,7 +509,7 @@ static int index_page(const char *dir, sdb_timeline *t, size_t step, const char 
     sdb_buf_printf(&b, "<p>event %u, ", e->seq);
     where(&b, e);
     sdb_buf_puts(&b, "</p><pre>");
-    esc(&b, e->detail);
+    esc(&b, sdb_event_detail(e));
     sdb_buf_puts(&b, "</pre>\n");
   }
   size_t ne = v ? sdb_view_count(v, SDB_EV_ERROR) : 0;
@@ -519,9 +519,9 @@ static int index_page(const char *dir, sdb_timeline *t, size_t step, const char 
     sdb_buf_printf(&b, "<p>event %u, ", e->seq);
     where(&b, e);
     sdb_buf_puts(&b, "</p><pre>");
-    esc(&b, e->text);
+    esc(&b, sdb_event_text(e));
     sdb_buf_puts(&b, ": ");
-    esc(&b, e->detail);
+    esc(&b, sdb_event_detail(e));
     sdb_buf_puts(&b, "</pre>\n");
   }
   sdb_buf_puts(&b, "<p class=\"muted\">Written by shapedb from the run's events.</p>\n</body></html>\n");
@@ -585,7 +585,7 @@ int repl_html_write(const char *dir, sdb_timeline *t, size_t step, const char *t
     c->hi = next - 1;
     const sdb_view *sv = sdb_timeline_seek(t, first);
     const sdb_event *pe = sv ? sdb_view_event(sv) : NULL;
-    c->fn = pe && pe->kind == SDB_EV_PHASE_START ? pe->text : NULL;
+    c->fn = pe && pe->kind == SDB_EV_PHASE_START ? sdb_event_text(pe) : NULL;
     c->tc = imp ? sdb_tti_compile_of_event(imp, c->lo) : NULL;
     const sdb_view *v = sdb_timeline_seek(t, c->hi);
     if (!v) continue;
@@ -602,7 +602,7 @@ int repl_html_write(const char *dir, sdb_timeline *t, size_t step, const char *t
     for (size_t k = nr; k-- > 0;) {
       const sdb_event *e = sdb_view_at(v, SDB_EV_RECOMPILE, k);
       if (e->seq < c->lo) {
-        if (ncs > 0 && e->seq >= cs[ncs - 1].lo) c->recompile = e->detail;
+        if (ncs > 0 && e->seq >= cs[ncs - 1].lo) c->recompile = sdb_event_detail(e);
         break;
       }
     }

@@ -154,7 +154,7 @@ int repl_timeline_build(sdb_timeline *t, size_t cursor, size_t max_cols, repl_ti
   const sdb_view *v = sdb_timeline_seek(t, g->hi);
   if (first && v) {
     const sdb_event *pe = sdb_view_event_at(v, g->lo);
-    if (pe && pe->kind == SDB_EV_PHASE_START) g->fn = pe->text;
+    if (pe && pe->kind == SDB_EV_PHASE_START) g->fn = sdb_event_text(pe);
   }
   size_t nsyms = v && g->hi > g->lo ? sdb_view_symbol_count(v) : 0;
   if (!nsyms) return 0;

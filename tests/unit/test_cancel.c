@@ -101,7 +101,7 @@ static void test_timeline(void **state) {
   sdb_events *ev = sdb_events_new();
   assert_non_null(ev);
   for (int i = 0; i < 10000; i++) {
-    sdb_event e = {0};
+    sdb_event_in e = {0};
     e.kind = SDB_EV_NOTE;
     e.text = "n";
     assert_true(sdb_emit(ev, &e) >= 0);

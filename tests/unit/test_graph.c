@@ -86,7 +86,7 @@ static void test_event_more_packed(void **state) {
   const char *texts[3] = {".size()[0]", NULL, "[1]"};
   for (unsigned has = 0; has < 128; has++) {
     sdb_events *a = sdb_events_new(), *b = sdb_events_new();
-    sdb_event e = {0};
+    sdb_event_in e = {0};
     e.kind = SDB_EV_UNBACKED_BINDINGS;
     e.value = has;
     sdb_event_more m = {0};
@@ -99,7 +99,8 @@ static void test_event_more_packed(void **state) {
     if (has & 64) m.sym = sdb_sym("u9");
     e.more = &m;
     assert_true(sdb_emit_raw(a, &e) >= 0);
-    assert_true(sdb_emit_raw(b, sdb_events_at(a, 0)) >= 0);
+    sdb_event_in u = sdb_event_unpack(sdb_events_at(a, 0));
+    assert_true(sdb_emit_raw(b, &u) >= 0);
     sdb_events_free(a);
     const sdb_event *g = sdb_events_at(b, 0);
     assert_ptr_equal(sdb_event_sym2(g), has & 1 ? sdb_sym("s7") : NULL);

@@ -51,7 +51,7 @@ typedef struct scenario {
 } scenario;
 
 static void emit_kind(sdb_events *ev, sdb_event_kind k, const char *text) {
-  sdb_event e;
+  sdb_event_in e;
   memset(&e, 0, sizeof e);
   e.kind = (uint16_t)k;
   e.text = text;
@@ -124,7 +124,7 @@ static bool sc_branch(scenario *sc, int line, const char *text) {
   bool v;
   sc->h.line = line;
   if (!sdb_guard_bool(sc->env, P(text), &v, &err)) return false;
-  sdb_event e;
+  sdb_event_in e;
   memset(&e, 0, sizeof e);
   e.kind = SDB_EV_ERROR;
   e.text = err.kind;

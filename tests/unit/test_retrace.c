@@ -123,7 +123,7 @@ static void test_nonzero_item(void **state) {
   bool bound = false;
   for (size_t i = 0; i < sdb_events_count(r.ev); i++) {
     const sdb_event *e = sdb_events_at(r.ev, i);
-    if (e->kind == SDB_EV_UNBACKED_BINDINGS && !strcmp(e->text, "nonzero")) {
+    if (e->kind == SDB_EV_UNBACKED_BINDINGS && !strcmp(sdb_event_text(e), "nonzero")) {
       assert_string_equal(sdb_event_site(e)->file, "/tmp/m.py");
       assert_int_equal(sdb_event_site(e)->line, 4);
       bound = true;

@@ -1,0 +1,40 @@
+/*
+** textstore.h — text an owner frees all at once, each string named by a
+** 32-bit reference (sdb_tref): what records a long run holds millions of
+** keep instead of a pointer (a placed node's line in an event).
+**
+** As with the interner's references (intern.h), a reference is a chunk's
+** index in the high half and the offset in the chunk in the low, so
+** reading one needs no owner. Unlike them, the chunks belong to stores,
+** and a store gives its chunks' indexes back when it is freed. A string
+** longer than a quarter chunk is a chunk of its own. Room for 65,535
+** chunks at once (4 GiB of text); past that, a put fails as out of memory.
+*/
+#ifndef SDB_TEXTSTORE_H
+#define SDB_TEXTSTORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint32_t sdb_tref;   /* 0 is NULL */
+
+typedef struct sdb_tstore {
+  uint32_t *ids;             /* the chunks this store owns */
+  size_t n, cap;
+  uint32_t cur;              /* the chunk being filled (0: none) */
+  size_t used;               /* of cur */
+} sdb_tstore;
+#define SDB_TSTORE_INIT {NULL, 0, 0, 0, 0}
+
+/* Copies s into t; *out names the copy (0 for a NULL s). false on OOM. */
+bool sdb_tstore_put(sdb_tstore *t, const char *s, sdb_tref *out);
+/* Frees every string of t; t is empty and usable again. */
+void sdb_tstore_free(sdb_tstore *t);
+
+extern char **sdb_tstore_chunks_;   /* by index; read by sdb_tref_str */
+static inline const char *sdb_tref_str(sdb_tref r) {
+  return r ? sdb_tstore_chunks_[r >> 16] + (r & 0xffff) : NULL;
+}
+
+#endif
