@@ -69,6 +69,9 @@ struct sdb_tt_reader {
   sdb_map cids;                /* interned cid string -> index + 1 */
   sdb_tt_compile *comps;
   size_t ncomps, capcomps;
+  size_t last_comp;            /* index + 1 of the compile the last id named, or 0 */
+  const char *last_writer, *last_kind, *str_kind;   /* interned, to skip a hash */
+  size_t last_writer_len;
   long nrecords;
 };
 
@@ -264,18 +267,40 @@ static const char *const header_names[NHEADER] = {
   "frame_id", "frame_compile_id", "compiled_autograd_id", "attempt", "rank", "has_payload",
 };
 
+/* V (>= 0) in decimal at P; returns the end */
+static char *put_num(char *p, long v) {
+  char d[24];
+  int k = 0;
+  do d[k++] = (char)('0' + v % 10); while ((v /= 10) > 0);
+  while (k) *p++ = d[--k];
+  return p;
+}
+
+/* by hand: printf made this a tenth of a reader's instructions (every
+** record with an id names its compile by it) */
 char *sdb_tt_cid_str(const sdb_tt_cid *c, char *buf, size_t n) {
-  sdb_buf b = SDB_BUF_INIT;
-  sdb_buf_putc(&b, '[');
+  char s[128], *p = s;
+  *p++ = '[';
   if (c->ca >= 0) {
-    sdb_buf_printf(&b, "!%ld", c->ca);
-    if (c->frame >= 0) sdb_buf_putc(&b, '/');
+    *p++ = '!';
+    p = put_num(p, c->ca);
+    if (c->frame >= 0) *p++ = '/';
   }
-  if (c->frame >= 0) sdb_buf_printf(&b, "%ld/%ld", c->frame, c->fcid < 0 ? 0 : c->fcid);
-  if (c->attempt > 0) sdb_buf_printf(&b, "_%ld", c->attempt);
-  sdb_buf_putc(&b, ']');
-  snprintf(buf, n, "%s", sdb_buf_cstr(&b));
-  sdb_buf_free(&b);
+  if (c->frame >= 0) {
+    p = put_num(p, c->frame);
+    *p++ = '/';
+    p = put_num(p, c->fcid < 0 ? 0 : c->fcid);
+  }
+  if (c->attempt > 0) {
+    *p++ = '_';
+    p = put_num(p, c->attempt);
+  }
+  *p++ = ']';
+  if (n) {   /* as snprintf(buf, n, "%s", s) */
+    size_t len = (size_t)(p - s) < n - 1 ? (size_t)(p - s) : n - 1;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+  }
   return buf;
 }
 
@@ -311,10 +336,19 @@ tail:
 }
 
 static void note_compile(sdb_tt_reader *r, const sdb_tt_record *rec) {
+  /* a compile's records come together: the last one's index, unformatted */
+  if (r->last_comp && sdb_tt_cid_eq(&r->comps[r->last_comp - 1].cid, &rec->cid)) {
+    r->comps[r->last_comp - 1].records++;
+    return;
+  }
   char key[96];
   const char *k = sdb_intern(sdb_tt_cid_str(&rec->cid, key, sizeof key));
   void *v = sdb_map_get(&r->cids, k);
-  if (v) { r->comps[(intptr_t)v - 1].records++; return; }
+  if (v) {
+    r->comps[(intptr_t)v - 1].records++;
+    r->last_comp = (size_t)(intptr_t)v;
+    return;
+  }
   if (r->ncomps == r->capcomps) {
     size_t cap = r->capcomps ? r->capcomps * 2 : 16;
     sdb_tt_compile *c = realloc(r->comps, cap * sizeof *c);
@@ -324,7 +358,7 @@ static void note_compile(sdb_tt_reader *r, const sdb_tt_record *rec) {
   }
   r->comps[r->ncomps] = (sdb_tt_compile){rec->cid, rec->line, 1};
   r->ncomps++;
-  sdb_map_put(&r->cids, k, (void *)(intptr_t)r->ncomps);
+  if (sdb_map_put(&r->cids, k, (void *)(intptr_t)r->ncomps)) r->last_comp = r->ncomps;
 }
 
 /* ---- records --------------------------------------------------------- */
@@ -385,7 +419,15 @@ static bool assemble(sdb_tt_reader *r) {
   if (!r->pending.failed) {
     rec->level = r->pending_level;
     rec->pid = r->pending_pid;
-    rec->writer = sdb_intern_n(h + r->pending_writer, r->pending_writer_len);
+    /* records come from a few writers: the last one's name is not hashed again */
+    const char *w = h + r->pending_writer;
+    size_t wl = r->pending_writer_len;
+    if (r->last_writer && wl == r->last_writer_len && !memcmp(w, r->last_writer, wl)) {
+      rec->writer = r->last_writer;
+    } else if ((rec->writer = sdb_intern_n(w, wl))) {
+      r->last_writer = rec->writer;
+      r->last_writer_len = wl;
+    }
   } else {   /* out of memory copying it: what is left of it, as it reads */
     size_t wa, wl;
     at = 0;
@@ -413,7 +455,9 @@ static bool assemble(sdb_tt_reader *r) {
     problem(r, rec->line, "bad record: the JSON is not an object with a kind");
     ok = false;   /* f is all NULL: an array or {} has no fields */
   } else {
-    rec->kind = sdb_intern(root->child->string);
+    const char *k = root->child->string;   /* as the writer: runs of one kind */
+    if (r->last_kind && !strcmp(k, r->last_kind)) rec->kind = r->last_kind;
+    else if ((rec->kind = sdb_intern(k))) r->last_kind = rec->kind;
     rec->meta = sdb_jl_get(root, root->child->string);   /* the last of duplicates */
     rec->root = root;
     bool present = false;
@@ -525,7 +569,8 @@ int sdb_tt_next(sdb_tt_reader *r, const sdb_tt_record **out, sdb_err *err) {
     if (!assemble(r)) continue;
     r->nrecords++;
     count_kind(r, r->rec.kind);
-    if (r->rec.kind == sdb_intern("str")) remember_str(r, &r->rec);
+    if (!r->str_kind) r->str_kind = sdb_intern("str");
+    if (r->rec.kind == r->str_kind) remember_str(r, &r->rec);
     if (r->rec.has_cid) note_compile(r, &r->rec);
     *out = &r->rec;
     return 1;

@@ -313,6 +313,11 @@ static long emit(sdb_tti *t, sdb_event_in *e, const where *w) {
 /* Switch to the compile with id CID (creating it, with its phase_start),
 ** or to the pseudo-compile for records without an id. */
 static cstate *enter(sdb_tti *t, const sdb_tt_cid *cid, const sdb_tt_record *rec) {
+  /* most records belong to the current compile: no id to print and look up
+  ** (the pseudo-compile has the cid of no id, but not its name) */
+  cstate *now = compile_now(t);
+  if (cid && now && sdb_tt_cid_eq(&now->pub.cid, cid) && strcmp(now->pub.id, PSEUDO_ID) != 0)
+    return now;
   char buf[96];
   const char *id = cid ? sdb_intern(sdb_tt_cid_str(cid, buf, sizeof buf)) : sdb_intern(PSEUDO_ID);
   long idx = (long)(intptr_t)sdb_map_get(&t->byid, id) - 1;
