@@ -698,7 +698,7 @@ static bool is_graph_kind(const char *k) {
     "inductor_post_grad_graph", "inductor_output_code", "graph_dump", "exported_program",
     "dynamo_cpp_guards_str", "dynamo_guards", NULL};
   for (int i = 0; kinds[i]; i++)
-    if (!strcmp(k, kinds[i])) return true;
+    if (k[0] == kinds[i][0] && !strcmp(k, kinds[i])) return true;
   return false;
 }
 
@@ -711,7 +711,7 @@ bool sdb_tti_kind_known(const char *kind) {
     "describe_tensor", "describe_storage", "describe_source", "artifact", "chromium_event",
     "link", "dump_file", NULL};
   for (int i = 0; kinds[i]; i++)
-    if (!strcmp(kind, kinds[i])) return true;
+    if (kind[0] == kinds[i][0] && !strcmp(kind, kinds[i])) return true;
   return is_graph_kind(kind);
 }
 
@@ -742,8 +742,10 @@ static bool set_installed(cstate *c, const sdb_tt_record *rec) {
       /* the provenance comment ("  # _dynamo/output_graph.py:456 in ...") and
       ** the padding before it differ between runs: not part of the guard */
       size_t end = len;
-      for (size_t k = j; k + 3 < len; k++)
-        if (!strncmp(p + k, "  # ", 4)) { end = k; break; }
+      for (const char *h = p + j + 2; h + 1 < p + len &&
+           (h = memchr(h, '#', (size_t)(p + len - 1 - h))); h++)   /* was a strncmp at
+                                       every byte of every line: 5% of an import */
+        if (h[-2] == ' ' && h[-1] == ' ' && h[1] == ' ') { end = (size_t)(h - 2 - p); break; }
       while (end > i && p[end - 1] == ' ') end--;
       if (guard && grow((void **)&v, &cap, n, sizeof *v)) v[n++] = strndup(p + i, end - i);
       p += len + (e ? 1 : 0);
@@ -790,6 +792,20 @@ static bool set_installed(cstate *c, const sdb_tt_record *rec) {
 
 static void keep_graph_as(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const char *kind,
                           bool note);
+
+/* Text in a fixed buffer, cut as snprintf cuts it (at cap - 1 bytes). */
+typedef struct cut_text {
+  char *s;
+  size_t len, cap;
+} cut_text;
+static void cut_putn(cut_text *o, const char *s, size_t n) {
+  if (n > o->cap - 1 - o->len) n = o->cap - 1 - o->len;
+  memcpy(o->s + o->len, s, n);
+  o->len += n;
+}
+static void cut_puts(cut_text *o, const char *s) { cut_putn(o, s, strlen(s)); }
+static void cut_putc(cut_text *o, char c) { cut_putn(o, &c, 1); }
+
 static void keep_graph(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const char *kind) {
   keep_graph_as(t, c, rec, kind, true);
 }
@@ -818,11 +834,23 @@ static void keep_graph_as(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const
           : !strncmp(kind, "inductor_", 9) ? SDB_PHASE_LOWER
           : strstr(kind, "guards") ? SDB_PHASE_GUARDS : SDB_PHASE_TRACE;
   e.text = sdb_intern(kind);
-  char buf[200];
-  char id[80];
-  snprintf(id, sizeof id, "%s", c->pub.id + 1);
-  id[strlen(id) - 1] = 0;
-  snprintf(buf, sizeof buf, "%zu line%s (`info graph %s %s`)", lines, lines == 1 ? "" : "s", id, kind);
+  /* "%zu line%s (`info graph %s %s`)" in 200 bytes, the id without its
+  ** brackets in 80, as snprintf cut them (by hand: two snprintfs were a
+  ** fifth of this function) */
+  char buf[200], num[24];
+  size_t idn = strlen(c->pub.id + 1);
+  if (idn > 79) idn = 79;
+  if (idn) idn--;
+  int nn = 0;
+  for (size_t v = lines; nn == 0 || v; v /= 10) num[nn++] = (char)('0' + v % 10);
+  cut_text o = {buf, 0, sizeof buf};
+  while (nn) cut_putc(&o, num[--nn]);
+  cut_puts(&o, lines == 1 ? " line (`info graph " : " lines (`info graph ");
+  cut_putn(&o, c->pub.id + 1, idn);
+  cut_putc(&o, ' ');
+  cut_puts(&o, kind);
+  cut_puts(&o, "`)");
+  buf[o.len] = 0;
   e.detail = sdb_intern(buf);
   emit(t, &e, &w);
 }
@@ -1112,8 +1140,10 @@ static void on_record(sdb_tti *t, const sdb_tt_record *rec) {
       e.phase = SDB_PHASE_GUARDS;
       e.value = (int64_t)c->pub.ninstalled;
       sdb_buf b = SDB_BUF_INIT;
-      for (size_t i = 0; i < c->pub.ninstalled; i++)
-        sdb_buf_printf(&b, "%s%s", i ? "\n" : "", c->pub.installed[i]);
+      for (size_t i = 0; i < c->pub.ninstalled; i++) {
+        if (i) sdb_buf_putc(&b, '\n');
+        sdb_buf_puts(&b, c->pub.installed[i]);
+      }
       e.detail = sdb_intern(sdb_buf_cstr(&b));
       sdb_buf_free(&b);
       where w = locate(t, rec);
