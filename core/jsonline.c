@@ -17,7 +17,34 @@
 ** before it returns, so cJSON used anywhere else allocates as usual. */
 static sdb_jsonline *current;
 
-static void *line_alloc(size_t n) { return sdb_arena_alloc(&current->arena, n, 16); }
+/* cJSON allocates a block per item and per string, half a million for
+** the 10 MiB log: cut them from 8 KiB blocks of the arena, inline */
+#define LINE_BLOCK 8192
+
+static void *line_alloc_slow(sdb_jsonline *jl, size_t n) {
+  if (n > LINE_BLOCK / 4) return sdb_arena_alloc(&jl->arena, n, 16);
+  char *b = sdb_arena_alloc(&jl->arena, LINE_BLOCK, 16);
+  if (!b) return NULL;
+  jl->next = b + n;
+  jl->end = b + LINE_BLOCK;
+  return b;
+}
+
+static void *line_alloc(size_t n) {
+  sdb_jsonline *jl = current;
+  n = (n + 15) & ~(size_t)15;
+  if ((size_t)(jl->end - jl->next) >= n) {
+    void *p = jl->next;
+    jl->next += n;
+    return p;
+  }
+  return line_alloc_slow(jl, n);
+}
+
+static void line_reset(sdb_jsonline *jl) {
+  sdb_arena_reset(&jl->arena);
+  jl->next = jl->end = NULL;
+}
 static void line_free(void *p) { (void)p; }   /* the arena's reset frees */
 
 /* Only bytes 0x20-0x7f: a line cJSON reads as jansson would. cJSON
@@ -124,7 +151,7 @@ static cJSON *from_jansson(json_t *j) {
 
 cJSON *sdb_jl_parse(sdb_jsonline *jl, const char *s, size_t n, json_error_t *je) {
   static const cJSON_Hooks hooks = { line_alloc, line_free };
-  sdb_arena_reset(&jl->arena);
+  line_reset(jl);
   current = jl;
   cJSON_InitHooks((cJSON_Hooks *)&hooks);
   cJSON *cj = NULL;
@@ -133,7 +160,7 @@ cJSON *sdb_jl_parse(sdb_jsonline *jl, const char *s, size_t n, json_error_t *je)
     cj = cJSON_ParseWithLengthOpts(s, n + 1, NULL, true);
     /* jansson (flags 0) takes only an object or an array at the top */
     if (cj && (inexact(cj) || !(cJSON_IsObject(cj) || cJSON_IsArray(cj)))) {
-      sdb_arena_reset(&jl->arena);
+      line_reset(jl);
       cj = NULL;
     }
   }
@@ -152,7 +179,10 @@ cJSON *sdb_jl_parse(sdb_jsonline *jl, const char *s, size_t n, json_error_t *je)
   return cj;
 }
 
-void sdb_jl_free(sdb_jsonline *jl) { sdb_arena_free(&jl->arena); }
+void sdb_jl_free(sdb_jsonline *jl) {
+  sdb_arena_free(&jl->arena);
+  jl->next = jl->end = NULL;
+}
 
 bool sdb_jl_int(const cJSON *j, int64_t *v) {
   if (cJSON_IsRaw(j)) {

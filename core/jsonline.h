@@ -36,8 +36,9 @@
 
 typedef struct sdb_jsonline {
   sdb_arena arena;      /* the current line's tree */
+  char *next, *end;     /* the block of the arena cJSON's items are cut from */
 } sdb_jsonline;
-#define SDB_JSONLINE_INIT {SDB_ARENA_INIT}
+#define SDB_JSONLINE_INIT {SDB_ARENA_INIT, NULL, NULL}
 
 /* Parse S[0, N) (S[N] must be readable: a NUL or the next byte). Returns
 ** the tree, or NULL with jansson's error in *je (je->text, je->column,
