@@ -327,6 +327,12 @@ static inline const char *sdb_event_text(const sdb_event *e) { return sdb_iref_s
 static inline const char *sdb_event_detail(const sdb_event *e) {
   return sdb_event_owns_detail(e) ? sdb_tref_str(e->detail_) : sdb_iref_str(e->detail_);
 }
+/* The same for a reader that goes through a stream once (writing a saved
+** trace): a placed node's line lasts only until the next such call, and
+** reading it leaves the stream's lines compressed (textstore.h). */
+static inline const char *sdb_event_detail_once(const sdb_event *e) {
+  return sdb_event_owns_detail(e) ? sdb_tref_peek(e->detail_) : sdb_iref_str(e->detail_);
+}
 
 /* *out made from *in: its strings interned, its rarer fields packed into
 ** a, an owned detail copied into ts. false on OOM (*out is then half made:

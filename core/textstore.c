@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 /* With malloc's header, 16 pages (see arena.c). */
 #define CHUNK ((size_t)64 * 1024 - 64)
@@ -12,6 +13,8 @@ _Static_assert(CHUNK <= 0xffff, "an offset in a chunk is the reference's low 16 
 #define MAX_IDS 0xffff
 
 char **sdb_tstore_chunks_;           /* [0] unused: index 0 is the NULL reference */
+typedef struct packed { unsigned char *z; uint32_t zlen, len; } packed;
+static packed *packs;                /* a compressed chunk's bytes, by index */
 static size_t nids = 1, capids;      /* indexes given out so far, and room */
 static uint32_t *freeids;            /* indexes given back, reused first */
 static size_t nfree, capfree;
@@ -38,14 +41,78 @@ static bool new_chunk(sdb_tstore *t, size_t n, uint32_t *id) {
     char **w = realloc(sdb_tstore_chunks_, c * sizeof *w);
     if (!w) return false;
     sdb_tstore_chunks_ = w;
+    packed *q = realloc(packs, c * sizeof *q);
+    if (!q) return false;   /* chunks_ is larger than capids says: harmless */
+    packs = q;
     capids = c;
   }
   char *c = malloc(n);
   if (!c) return false;
   *id = nfree ? freeids[--nfree] : (uint32_t)nids++;
   sdb_tstore_chunks_[*id] = c;
+  packs[*id] = (packed){NULL, 0, 0};
   t->ids[t->n++] = *id;
   return true;
+}
+
+/* Compresses a full chunk, its first len bytes, as raw deflate at the
+** fastest level. One stream serves every chunk (compress2 set up and
+** tore down 256 KiB of state each time, a third of the cost). Kept plain
+** if that finds no memory or saves less than a quarter: it still reads. */
+static void seal(uint32_t id, size_t len) {
+  static z_stream zs;
+  static int ready;   /* 0: not set up yet, 1: set up, -1: could not be */
+  static unsigned char scratch[CHUNK + CHUNK / 16 + 64];   /* > deflateBound(CHUNK) */
+  if (!ready) ready = deflateInit2(&zs, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK ? 1 : -1;
+  if (ready < 0 || deflateReset(&zs) != Z_OK) return;
+  zs.next_in = (Bytef *)sdb_tstore_chunks_[id];
+  zs.avail_in = (uInt)len;
+  zs.next_out = scratch;
+  zs.avail_out = sizeof scratch;
+  if (deflate(&zs, Z_FINISH) != Z_STREAM_END || zs.total_out > len - len / 4) return;
+  size_t zlen = zs.total_out;
+  unsigned char *z = malloc(zlen);
+  if (!z) return;
+  memcpy(z, scratch, zlen);
+  free(sdb_tstore_chunks_[id]);
+  sdb_tstore_chunks_[id] = NULL;
+  packs[id] = (packed){z, (uint32_t)zlen, (uint32_t)len};
+}
+
+/* The chunk at index made plain into c (CHUNK bytes); false on OOM. */
+static bool inflate_into(uint32_t index, char *c) {
+  const packed *p = &packs[index];
+  z_stream zs;
+  memset(&zs, 0, sizeof zs);
+  if (inflateInit2(&zs, -15) != Z_OK) return false;
+  zs.next_in = p->z;
+  zs.avail_in = p->zlen;
+  zs.next_out = (Bytef *)c;
+  zs.avail_out = p->len;
+  int rc = inflate(&zs, Z_FINISH);
+  inflateEnd(&zs);
+  return rc == Z_STREAM_END && zs.total_out == p->len;
+}
+
+const char *sdb_tstore_thaw_(uint32_t index) {
+  char *c = malloc(CHUNK);
+  if (!c || !inflate_into(index, c)) { free(c); return NULL; }
+  free(packs[index].z);
+  packs[index] = (packed){NULL, 0, 0};
+  return sdb_tstore_chunks_[index] = c;
+}
+
+/* sdb_tref_peek's buffer and the chunk it holds (0: none) */
+static char *peeked;
+static uint32_t peeked_index;
+
+const char *sdb_tstore_peek_(uint32_t index) {
+  if (peeked_index == index) return peeked;
+  peeked_index = 0;
+  if (!peeked && !(peeked = malloc(CHUNK))) return NULL;
+  if (!inflate_into(index, peeked)) return NULL;
+  peeked_index = index;
+  return peeked;
 }
 
 bool sdb_tstore_put(sdb_tstore *t, const char *s, sdb_tref *out) {
@@ -59,14 +126,18 @@ bool sdb_tstore_put(sdb_tstore *t, const char *s, sdb_tref *out) {
     *out = id << 16;
     return true;
   }
-  if (!t->cur || CHUNK - t->used < n) {
-    if (!new_chunk(t, CHUNK, &id)) return false;
-    t->cur = id;
-    t->used = 0;
+  if (t->cur && CHUNK - t->used >= n) {
+    memcpy(sdb_tstore_chunks_[t->cur] + t->used, s, n);
+    *out = t->cur << 16 | (uint32_t)t->used;
+    t->used += n;
+    return true;
   }
-  memcpy(sdb_tstore_chunks_[t->cur] + t->used, s, n);
-  *out = t->cur << 16 | (uint32_t)t->used;
-  t->used += n;
+  if (!new_chunk(t, CHUNK, &id)) return false;
+  memcpy(sdb_tstore_chunks_[id], s, n);   /* before the full chunk is sealed: s may be in it */
+  if (t->cur) seal(t->cur, t->used);
+  t->cur = id;
+  t->used = n;
+  *out = id << 16;
   return true;
 }
 
@@ -74,6 +145,9 @@ void sdb_tstore_free(sdb_tstore *t) {
   for (size_t i = 0; i < t->n; i++) {   /* room for each was made in new_chunk */
     free(sdb_tstore_chunks_[t->ids[i]]);
     sdb_tstore_chunks_[t->ids[i]] = NULL;
+    free(packs[t->ids[i]].z);
+    packs[t->ids[i]] = (packed){NULL, 0, 0};
+    if (peeked_index == t->ids[i]) peeked_index = 0;   /* the index goes to another store */
     freeids[nfree++] = t->ids[i];
   }
   free(t->ids);

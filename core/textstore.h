@@ -9,6 +9,13 @@
 ** and a store gives its chunks' indexes back when it is freed. A string
 ** longer than a quarter chunk is a chunk of its own. Room for 65,535
 ** chunks at once (4 GiB of text); past that, a put fails as out of memory.
+**
+** A chunk that is full is compressed (zlib, fastest level: graph lines
+** shrink five times), and made plain again the first time one of its
+** strings is read, for good: a batch run never reads its lines back, a
+** debugging session reads the few it shows. A pointer to a string stays
+** valid until its store is freed, except one into the chunk being filled,
+** which lasts until the store's next put.
 */
 #ifndef SDB_TEXTSTORE_H
 #define SDB_TEXTSTORE_H
@@ -32,9 +39,26 @@ bool sdb_tstore_put(sdb_tstore *t, const char *s, sdb_tref *out);
 /* Frees every string of t; t is empty and usable again. */
 void sdb_tstore_free(sdb_tstore *t);
 
-extern char **sdb_tstore_chunks_;   /* by index; read by sdb_tref_str */
+/* The string r names. A compressed chunk is made plain first; if there
+** is no memory for it, the string reads "<out of memory>". */
+extern char **sdb_tstore_chunks_;   /* by index, NULL while compressed */
+const char *sdb_tstore_thaw_(uint32_t index);
 static inline const char *sdb_tref_str(sdb_tref r) {
-  return r ? sdb_tstore_chunks_[r >> 16] + (r & 0xffff) : NULL;
+  if (!r) return NULL;
+  const char *c = sdb_tstore_chunks_[r >> 16];
+  if (!c && !(c = sdb_tstore_thaw_(r >> 16))) return "<out of memory>";
+  return c + (r & 0xffff);
+}
+
+/* The same for a reader that goes through the strings once (writing a
+** saved trace): a compressed chunk is made plain in a buffer of its own,
+** not for good, so the string lasts only until the next peek. */
+const char *sdb_tstore_peek_(uint32_t index);
+static inline const char *sdb_tref_peek(sdb_tref r) {
+  if (!r) return NULL;
+  const char *c = sdb_tstore_chunks_[r >> 16];
+  if (!c && !(c = sdb_tstore_peek_(r >> 16))) return "<out of memory>";
+  return c + (r & 0xffff);
 }
 
 #endif

@@ -183,7 +183,8 @@ static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
   }
   if (e->value) set(o, "value", json_integer(e->value));
   if (sdb_event_text(e)) set(o, "text", jstr(sdb_event_text(e)));
-  if (sdb_event_detail(e)) set(o, "detail", jstr(sdb_event_detail(e)));
+  const char *detail = sdb_event_detail_once(e);   /* copied by jstr before the next */
+  if (detail) set(o, "detail", jstr(detail));
   if (sdb_event_text2(e)) set(o, "text2", jstr(sdb_event_text2(e)));
   if (sdb_event_nsyms(e)) {
     json_t *a = json_array(), *t = sdb_event_texts(e) ? json_array() : NULL;

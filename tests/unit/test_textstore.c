@@ -73,6 +73,46 @@ static void test_read_back(void **state) {
   free(refs);
 }
 
+/* A full chunk is compressed; a peek reads it and leaves it so, a read
+** makes it plain for good. A put of a string that is in the full chunk
+** itself (a line copied from its own stream) copies it before that chunk
+** is compressed. */
+static void test_compressed_chunks(void **state) {
+  (void)state;
+  sdb_tstore t = SDB_TSTORE_INIT;
+  char buf[128];
+  sdb_tref refs[4096];
+  size_t n = 0;
+  line_of(buf, sizeof buf, n, 7);
+  assert_true(sdb_tstore_put(&t, buf, &refs[n]));
+  uint32_t index = refs[0] >> 16;
+  while (t.cur == index) {   /* until the first chunk is full and sealed */
+    assert_true(n + 1 < 4096);
+    line_of(buf, sizeof buf, ++n, 7);
+    assert_true(sdb_tstore_put(&t, buf, &refs[n]));
+  }
+  assert_null(sdb_tstore_chunks_[index]);   /* compressed */
+  for (size_t k = 0; k < n; k++) {          /* refs[n] is in the next chunk */
+    line_of(buf, sizeof buf, k, 7);
+    assert_string_equal(sdb_tref_peek(refs[k]), buf);
+  }
+  assert_null(sdb_tstore_chunks_[index]);   /* still */
+  for (size_t k = 0; k < n; k++) {
+    line_of(buf, sizeof buf, k, 7);
+    assert_string_equal(sdb_tref_str(refs[k]), buf);
+  }
+  assert_non_null(sdb_tstore_chunks_[index]);   /* plain for good */
+  /* the chunk being filled, filled with copies of its own last string:
+  ** the put that finds it full copies from it before it is compressed */
+  sdb_tref r = refs[n];
+  uint32_t cur = t.cur;
+  while (t.cur == cur) assert_true(sdb_tstore_put(&t, sdb_tref_str(r), &r));
+  line_of(buf, sizeof buf, n, 7);
+  assert_string_equal(sdb_tref_str(r), buf);
+  assert_string_equal(sdb_tref_str(refs[n]), buf);   /* the sealed chunk, made plain again */
+  sdb_tstore_free(&t);
+}
+
 /* A freed store gives its chunks' indexes back: the next store takes
 ** them, so a REPL that runs a program again and again does not use up
 ** the 65,535 indexes. */
@@ -132,6 +172,7 @@ static void test_stream_lines(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_read_back),
+    cmocka_unit_test(test_compressed_chunks),
     cmocka_unit_test(test_indexes_reused),
     cmocka_unit_test(test_stream_lines),
   };
