@@ -159,8 +159,7 @@ void sdb_sites_reset(void) {
 
 /* --- the stream --------------------------------------------------------------- */
 
-_Static_assert(sizeof(void *) != 8 || sizeof(sdb_event) == 40,
-               "a stream holds millions of events: 40 bytes each (event.h)");
+_Static_assert(sizeof(sdb_event) == 36, "a stream holds millions of events: 36 bytes each");
 
 struct sdb_events {
   sdb_event **chunks;
@@ -183,11 +182,9 @@ struct sdb_events {
   /* the site of the last event emitted: most events share the one before */
   const sdb_site *last_site;
   /* what the events own, freed with the stream (a malloc each was a fifth
-  ** of a long run's blocks): their rarer fields, syms and texts in
-  ** `owned`, the placed nodes' lines in `texts` (an event names its line
-  ** by a 32-bit reference) */
-  sdb_arena owned;
-  sdb_tstore texts;
+  ** of a long run's blocks), named by 32-bit references: the placed
+  ** nodes' lines in `texts`, the rarer fields, syms and texts in `blocks` */
+  sdb_tstore texts, blocks;
   sink sinks[MAX_SINKS];
 };
 
@@ -199,8 +196,8 @@ sdb_events *sdb_events_new(void) {
 
 void sdb_events_free(sdb_events *s) {
   if (!s) return;
-  sdb_arena_free(&s->owned);
   sdb_tstore_free(&s->texts);
+  sdb_tstore_free(&s->blocks);
   for (size_t c = 0; c < s->nchunks; c++) free(s->chunks[c]);
   free(s->chunks);
   free(s);
@@ -288,14 +285,15 @@ sdb_event_in sdb_event_unpack(const sdb_event *e) {
   in.flags = e->flags;
   in.op_first = e->op_first;
   in.op_ = e->op_;
-  in.value = e->value;
+  in.value = sdb_event_value(e);
   in.text = sdb_event_text(e);
   in.detail = sdb_event_detail(e);
-  in.more = e->more;
+  in.more = sdb_event_more_of(e);
   return in;
 }
 
-bool sdb_event_store(sdb_event *out, const sdb_event_in *ev, sdb_arena *a, sdb_tstore *ts) {
+bool sdb_event_store(sdb_event *out, const sdb_event_in *ev, sdb_tstore *texts,
+                     sdb_tstore *blocks) {
   memset(out, 0, sizeof *out);
   out->seq = ev->seq;
   out->site_ = ev->site_;
@@ -304,12 +302,12 @@ bool sdb_event_store(sdb_event *out, const sdb_event_in *ev, sdb_arena *a, sdb_t
   out->flags = ev->flags;
   out->op_first = ev->op_first;
   out->op_ = ev->op_;
-  out->value = ev->value;
+  memcpy(out->value_, &ev->value, sizeof out->value_);
   /* every string interned (a placed node's line aside), so readers of the
   ** stream compare them by pointer (core/view.c folds them as they are) */
   if (ev->text && !(out->text_ = sdb_intern_ref(ev->text))) return false;
   if (sdb_event_kind_owns_detail(ev->kind)) {
-    if (!sdb_tstore_put(ts, ev->detail, &out->detail_)) return false;
+    if (!sdb_tstore_put(texts, ev->detail, &out->detail_)) return false;
   } else if (ev->detail && !(out->detail_ = sdb_intern_ref(ev->detail))) {
     return false;
   }
@@ -339,7 +337,8 @@ bool sdb_event_store(sdb_event *out, const sdb_event_in *ev, sdb_arena *a, sdb_t
   if (in && in->sym) has |= SDB_MORE_SYM;
   if (has != SDB_MORE_PACKED) {   /* some field set (most events have none) */
     size_t words = sdb_more_words(has, SDB_MORE_END);
-    char *blk = sdb_arena_alloc(a, sizeof(sdb_more_head) + words * sizeof(void *), _Alignof(int64_t));
+    size_t size = sizeof(sdb_more_head) + words * sizeof(void *);
+    char *blk = sdb_tstore_alloc(blocks, size, &out->more_);
     if (!blk) return false;
     sdb_more_head *h = (sdb_more_head *)(void *)blk;
     memset(h, 0, sizeof *h);
@@ -361,19 +360,20 @@ bool sdb_event_store(sdb_event *out, const sdb_event_in *ev, sdb_arena *a, sdb_t
       w += 2 * sizeof(int64_t);
     }
     if (has & SDB_MORE_SYMS) {
-      const sdb_expr **v = sdb_arena_alloc(a, n * sizeof *v, sizeof *v);
+      sdb_tref r;
+      const sdb_expr **v = sdb_tstore_alloc(blocks, n * sizeof *v, &r);
       if (!v) return false;
       memcpy(v, in->syms, n * sizeof *v);
       memcpy(w, &v, sizeof v);
       w += sizeof(void *);
     }
     if (has & SDB_MORE_TEXTS) {
-      const char **t = sdb_arena_alloc(a, n * sizeof *t, sizeof *t);
+      sdb_tref r;
+      const char **t = sdb_tstore_alloc(blocks, n * sizeof *t, &r);
       if (!t) return false;
       for (uint32_t i = 0; i < n; i++) t[i] = sdb_intern(in->texts[i]);
       memcpy(w, &t, sizeof t);
     }
-    out->more = (const sdb_event_more *)(const void *)blk;
   }
   return true;
 }
@@ -394,7 +394,7 @@ static long append(sdb_events *s, const sdb_event_in *in) {
     s->chunks[s->nchunks++] = c;
   }
   sdb_event *e = &s->chunks[s->len >> CHUNK_BITS][s->len & (CHUNK - 1)];
-  if (!sdb_event_store(e, in, &s->owned, &s->texts)) return -1;
+  if (!sdb_event_store(e, in, &s->texts, &s->blocks)) return -1;
   e->seq = (uint32_t)s->len;
   s->len++;
   if (e->op_first) s->marks_op_calls = true;
@@ -500,11 +500,11 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       if (text) sdb_buf_printf(b, " (%s)", text);
       break;
     case SDB_EV_FAKE_MODE_CREATED:
-      sdb_buf_printf(b, " #%lld", (long long)ev->value);
+      sdb_buf_printf(b, " #%lld", (long long)sdb_event_value(ev));
       if (text) sdb_buf_printf(b, " (%s)", text);
       break;
     case SDB_EV_EPOCH_BUMPED:
-      sdb_buf_printf(b, " epoch=%lld", (long long)ev->value);
+      sdb_buf_printf(b, " epoch=%lld", (long long)sdb_event_value(ev));
       break;
     case SDB_EV_CREATE_SYMBOL:
       sdb_buf_putc(b, ' ');
@@ -513,7 +513,7 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
         sdb_buf_printf(b, " (no hint) for %s", text ? text : "?");
         if (sdb_event_has_range(ev)) { sdb_buf_putc(b, ' '); put_range(b, sdb_event_range(ev)); }
       } else {
-        sdb_buf_printf(b, " = %lld for %s ", (long long)ev->value, text ? text : "?");
+        sdb_buf_printf(b, " = %lld for %s ", (long long)sdb_event_value(ev), text ? text : "?");
         put_range(b, sdb_event_range(ev));
       }
       if (detail) sdb_buf_printf(b, " (%s)", detail);
@@ -592,7 +592,8 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
       if (detail) sdb_buf_printf(b, ": %s", detail);
       break;
     case SDB_EV_GUARDS_INSTALLED:
-      sdb_buf_printf(b, " %lld guard%s", (long long)ev->value, ev->value == 1 ? "" : "s");
+      sdb_buf_printf(b, " %lld guard%s", (long long)sdb_event_value(ev),
+                     sdb_event_value(ev) == 1 ? "" : "s");
       break;
     case SDB_EV_BUFFER_LOWERED:
       if (text) sdb_buf_printf(b, " %s", text);

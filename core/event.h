@@ -193,9 +193,11 @@ typedef struct sdb_event_in {
 
 /* What the stream keeps, and what its readers get: fields ordered so the
 ** small ones share a word (a stream holds millions). The site, the op,
-** the text and the detail are 32-bit names of what they point to, read
-** through sdb_event_site, sdb_event_op, sdb_event_text and
-** sdb_event_detail: 40 bytes, not 56. */
+** the text, the detail and the rarer fields are 32-bit names of what
+** they point to, read through sdb_event_site, sdb_event_op,
+** sdb_event_text, sdb_event_detail and sdb_event_sym & co; the value is
+** two words (sdb_event_value), so nothing needs 8-byte alignment: 36
+** bytes, not 56. */
 typedef struct sdb_event {
   uint32_t seq;             /* position in the stream, from 0 */
   uint32_t site_;           /* tracer and location: a site's id (sdb_event_site) */
@@ -207,9 +209,15 @@ typedef struct sdb_event {
   sdb_iref op_;             /* operator being run, or 0 (sdb_event_op) */
   sdb_iref text_;           /* interned (sdb_event_text) */
   uint32_t detail_;         /* interned, or the stream's copy (sdb_event_detail) */
-  int64_t value;
-  const sdb_event_more *more;  /* the rarer fields, packed, or NULL: none set (owned) */
+  sdb_tref more_;           /* the rarer fields, packed, or 0: none set (sdb_event_more_of) */
+  uint32_t value_[2];       /* an int64_t (sdb_event_value) */
 } sdb_event;
+
+static inline int64_t sdb_event_value(const sdb_event *e) {
+  int64_t v;
+  memcpy(&v, e->value_, sizeof v);
+  return v;
+}
 
 /* Which fields a packed copy holds (0: an emitter's struct). Read as a
 ** byte: a packed copy is an sdb_more_head and its words, not the struct. */
@@ -274,7 +282,8 @@ static inline sdb_range sdb_more_range(const sdb_event_more *m) {
   unsigned p = sdb_more_packed(m);
   if (!p) return m->range;
   if (!(p & SDB_MORE_RANGE)) return sdb_range_make(0, 0);
-  const int64_t *w = sdb_more_at(m, SDB_MORE_RANGE);
+  int64_t w[2];
+  memcpy(w, sdb_more_at(m, SDB_MORE_RANGE), sizeof w);
   sdb_range r = sdb_range_make(w[0], w[1]);
   r.is_bool = ((const sdb_more_head *)(const void *)m)->is_bool;
   return r;
@@ -299,17 +308,36 @@ static inline const char **sdb_more_texts(const sdb_event_more *m) {
 
 
 /* The same, of a stream's event. */
-static inline const sdb_expr *sdb_event_sym(const sdb_event *e) { return sdb_more_sym(e->more); }
-static inline const sdb_expr *sdb_event_expr(const sdb_event *e) { return sdb_more_expr(e->more); }
-static inline const sdb_expr *sdb_event_sym2(const sdb_event *e) { return sdb_more_sym2(e->more); }
-static inline bool sdb_event_has_range(const sdb_event *e) { return sdb_more_has_range(e->more); }
-static inline sdb_range sdb_event_range(const sdb_event *e) { return sdb_more_range(e->more); }
-static inline const char *sdb_event_text2(const sdb_event *e) { return sdb_more_text2(e->more); }
-static inline uint32_t sdb_event_nsyms(const sdb_event *e) { return sdb_more_nsyms(e->more); }
-static inline const sdb_expr *const *sdb_event_syms(const sdb_event *e) {
-  return sdb_more_syms(e->more);
+static inline const sdb_event_more *sdb_event_more_of(const sdb_event *e) {
+  return (const sdb_event_more *)sdb_tref_ptr(e->more_);
 }
-static inline const char **sdb_event_texts(const sdb_event *e) { return sdb_more_texts(e->more); }
+static inline const sdb_expr *sdb_event_sym(const sdb_event *e) {
+  return sdb_more_sym(sdb_event_more_of(e));
+}
+static inline const sdb_expr *sdb_event_expr(const sdb_event *e) {
+  return sdb_more_expr(sdb_event_more_of(e));
+}
+static inline const sdb_expr *sdb_event_sym2(const sdb_event *e) {
+  return sdb_more_sym2(sdb_event_more_of(e));
+}
+static inline bool sdb_event_has_range(const sdb_event *e) {
+  return sdb_more_has_range(sdb_event_more_of(e));
+}
+static inline sdb_range sdb_event_range(const sdb_event *e) {
+  return sdb_more_range(sdb_event_more_of(e));
+}
+static inline const char *sdb_event_text2(const sdb_event *e) {
+  return sdb_more_text2(sdb_event_more_of(e));
+}
+static inline uint32_t sdb_event_nsyms(const sdb_event *e) {
+  return sdb_more_nsyms(sdb_event_more_of(e));
+}
+static inline const sdb_expr *const *sdb_event_syms(const sdb_event *e) {
+  return sdb_more_syms(sdb_event_more_of(e));
+}
+static inline const char **sdb_event_texts(const sdb_event *e) {
+  return sdb_more_texts(sdb_event_more_of(e));
+}
 
 /* Does an event of kind k own its detail (a placed node's line, a lowered
 ** buffer's kind and origin: unique to their event, so the stream keeps a
@@ -334,10 +362,12 @@ static inline const char *sdb_event_detail_once(const sdb_event *e) {
   return sdb_event_owns_detail(e) ? sdb_tref_peek(e->detail_) : sdb_iref_str(e->detail_);
 }
 
-/* *out made from *in: its strings interned, its rarer fields packed into
-** a, an owned detail copied into ts. false on OOM (*out is then half made:
-** its owner drops it). */
-bool sdb_event_store(sdb_event *out, const sdb_event_in *in, sdb_arena *a, sdb_tstore *ts);
+/* *out made from *in: its strings interned, an owned detail copied into
+** texts, its rarer fields packed into blocks (a store of blocks,
+** textstore.h). false on OOM (*out is then half made: its owner drops
+** it). */
+bool sdb_event_store(sdb_event *out, const sdb_event_in *in, sdb_tstore *texts,
+                     sdb_tstore *blocks);
 /* An emitter's struct with e's fields (its rarer fields still e's), to
 ** store again elsewhere (sdb_event_store) or emit again (sdb_emit_raw). */
 sdb_event_in sdb_event_unpack(const sdb_event *e);

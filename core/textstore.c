@@ -115,30 +115,44 @@ const char *sdb_tstore_peek_(uint32_t index) {
   return peeked;
 }
 
+/* Room for n bytes at a multiple of align (a power of two, at most 16) in
+** t, *out naming it; src (NULL for none) copied there before a full chunk
+** is left behind (src may be in it), and that chunk compressed if t holds
+** strings. NULL on OOM. */
+static char *room(sdb_tstore *t, size_t n, size_t align, const void *src, sdb_tref *out) {
+  uint32_t id;
+  char *p;
+  size_t at = (t->used + align - 1) & ~(align - 1);
+  if (n > CHUNK / 4) {   /* a chunk of its own; the one being filled keeps its room */
+    if (!new_chunk(t, n, &id)) return NULL;
+    p = sdb_tstore_chunks_[id];
+    *out = id << 16;
+  } else if (t->cur && at <= CHUNK && CHUNK - at >= n) {
+    p = sdb_tstore_chunks_[t->cur] + at;
+    *out = t->cur << 16 | (uint32_t)at;
+    t->used = at + n;
+  } else {
+    if (!new_chunk(t, CHUNK, &id)) return NULL;
+    p = sdb_tstore_chunks_[id];
+    if (src) memcpy(p, src, n);
+    if (t->cur && !t->blocks) seal(t->cur, t->used);
+    t->cur = id;
+    t->used = n;
+    *out = id << 16;
+    return p;
+  }
+  if (src) memcpy(p, src, n);
+  return p;
+}
+
 bool sdb_tstore_put(sdb_tstore *t, const char *s, sdb_tref *out) {
   *out = 0;
-  if (!s) return true;
-  size_t n = strlen(s) + 1;
-  uint32_t id;
-  if (n > CHUNK / 4) {   /* a chunk of its own; the one being filled keeps its room */
-    if (!new_chunk(t, n, &id)) return false;
-    memcpy(sdb_tstore_chunks_[id], s, n);
-    *out = id << 16;
-    return true;
-  }
-  if (t->cur && CHUNK - t->used >= n) {
-    memcpy(sdb_tstore_chunks_[t->cur] + t->used, s, n);
-    *out = t->cur << 16 | (uint32_t)t->used;
-    t->used += n;
-    return true;
-  }
-  if (!new_chunk(t, CHUNK, &id)) return false;
-  memcpy(sdb_tstore_chunks_[id], s, n);   /* before the full chunk is sealed: s may be in it */
-  if (t->cur) seal(t->cur, t->used);
-  t->cur = id;
-  t->used = n;
-  *out = id << 16;
-  return true;
+  return !s || room(t, strlen(s) + 1, 1, s, out);
+}
+
+void *sdb_tstore_alloc(sdb_tstore *t, size_t n, sdb_tref *out) {
+  t->blocks = true;
+  return room(t, n ? n : 1, 8, NULL, out);
 }
 
 void sdb_tstore_free(sdb_tstore *t) {

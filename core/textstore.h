@@ -31,12 +31,18 @@ typedef struct sdb_tstore {
   size_t n, cap;
   uint32_t cur;              /* the chunk being filled (0: none) */
   size_t used;               /* of cur */
+  bool blocks;               /* it holds blocks (sdb_tstore_alloc): never compressed */
 } sdb_tstore;
-#define SDB_TSTORE_INIT {NULL, 0, 0, 0, 0}
+#define SDB_TSTORE_INIT {NULL, 0, 0, 0, 0, false}
 
 /* Copies s into t; *out names the copy (0 for a NULL s). false on OOM. */
 bool sdb_tstore_put(sdb_tstore *t, const char *s, sdb_tref *out);
-/* Frees every string of t; t is empty and usable again. */
+/* n bytes aligned to 8, *out naming them, in a store that holds such
+** blocks and no strings (its chunks are never compressed, so a block is
+** read in place: sdb_tref_ptr). NULL on OOM. */
+void *sdb_tstore_alloc(sdb_tstore *t, size_t n, sdb_tref *out);
+static inline void *sdb_tref_ptr(sdb_tref r);
+/* Frees every string and block of t; t is empty and usable again. */
 void sdb_tstore_free(sdb_tstore *t);
 
 /* The string r names. A compressed chunk is made plain first; if there
@@ -48,6 +54,10 @@ static inline const char *sdb_tref_str(sdb_tref r) {
   const char *c = sdb_tstore_chunks_[r >> 16];
   if (!c && !(c = sdb_tstore_thaw_(r >> 16))) return "<out of memory>";
   return c + (r & 0xffff);
+}
+
+static inline void *sdb_tref_ptr(sdb_tref r) {
+  return r ? sdb_tstore_chunks_[r >> 16] + (r & 0xffff) : NULL;
 }
 
 /* The same for a reader that goes through the strings once (writing a

@@ -181,7 +181,7 @@ static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
     json_array_append_new(r, bound_json(sdb_event_range(e).hi, sdb_event_range(e).is_bool));
     set(o, "range", r);
   }
-  if (e->value) set(o, "value", json_integer(e->value));
+  if (sdb_event_value(e)) set(o, "value", json_integer(sdb_event_value(e)));
   if (sdb_event_text(e)) set(o, "text", jstr(sdb_event_text(e)));
   const char *detail = sdb_event_detail_once(e);   /* copied by jstr before the next */
   if (detail) set(o, "detail", jstr(detail));

@@ -138,6 +138,7 @@ static void store_release(store *st) {
   if (!st || --st->refs > 0) return;
   sdb_arena_free(&st->owned);
   sdb_tstore_free(&st->texts);
+  sdb_tstore_free(&st->blocks);
   for (size_t i = 0; i < st->nchunks; i++) free(st->chunks[i]);
   free(st->chunks);
   free(st->ctx);
@@ -184,7 +185,7 @@ static bool same_event(const sdb_event *h, const sdb_event *e) {
   if (h->seq != e->seq || h->kind != e->kind || h->phase != e->phase || h->flags != e->flags ||
       h->site_ != e->site_ || h->op_ != e->op_ || sdb_event_sym(h) != sdb_event_sym(e) ||
       sdb_event_sym2(h) != sdb_event_sym2(e) || sdb_event_expr(h) != sdb_event_expr(e) ||
-      !same_range(h, e) || h->value != e->value || h->text_ != e->text_ ||
+      !same_range(h, e) || sdb_event_value(h) != sdb_event_value(e) || h->text_ != e->text_ ||
       sdb_event_text2(h) != sdb_intern(sdb_event_text2(e)) ||
       sdb_event_nsyms(h) != sdb_event_nsyms(e) ||
       (hd != ed && (!hd || !ed || strcmp(hd, ed))) ||
@@ -326,7 +327,7 @@ static void node_link(graphrec *g, uint32_t j, const char *after, bool at_start)
 ** (aot's subgraphs share the "aot" key), else the latest of its name. */
 static noderec *node_named(const store *st, graphrec *g, const sdb_event *e) {
   const char *text = sdb_event_text(e);
-  uintptr_t ix = (uintptr_t)sdb_map_get(&g->ids, id_key(e->value));
+  uintptr_t ix = (uintptr_t)sdb_map_get(&g->ids, id_key(sdb_event_value(e)));
   if (ix && (!text || sdb_event_text(ev_at(st, g->nodes[ix - 1].pos)) == text))
     return &g->nodes[ix - 1];
   ix = text ? (uintptr_t)sdb_map_get(&g->names, text) : 0;
@@ -370,7 +371,7 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
     sdb_event *copy = sdb_arena_alloc(&st->owned, sizeof *copy, _Alignof(sdb_event));
     if (!copy) return -1;
     sdb_event_in in = sdb_event_unpack(e);
-    if (!sdb_event_store(copy, &in, &st->owned, &st->texts)) return -1;
+    if (!sdb_event_store(copy, &in, &st->texts, &st->blocks)) return -1;
     h = copy;
     slot = (uintptr_t)copy | 1;
   }
@@ -409,7 +410,7 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
     case SDB_EV_TRACER_PUSH: {
       if (!GROW(st->tracers, st->ntracers, st->captracers)) { oom = true; break; }
       const char *path = sdb_event_text(h) ? sdb_event_text(h) : sdb_event_site(h)->tracer;
-      st->tracers[st->ntracers] = (tracer_node){path, (int32_t)h->value, cur.tracer_top,
+      st->tracers[st->ntracers] = (tracer_node){path, (int32_t)sdb_event_value(h), cur.tracer_top,
                                                 tracer_key(st, &st->compiles[ci], path,
                                                            cur.tracer_top, &oom)};
       cur.tracer_top = (int32_t)st->ntracers++;
@@ -489,7 +490,7 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
       g->nodes[j] = (noderec){pos, NONE, NONE, NONE};
       /* on failure the maps may name j: the store is poisoned then, and no
       ** later event reads them; j is linked only once nothing can fail */
-      if (!sdb_map_put(&g->ids, id_key(h->value), (void *)(uintptr_t)(j + 1)) ||
+      if (!sdb_map_put(&g->ids, id_key(sdb_event_value(h)), (void *)(uintptr_t)(j + 1)) ||
           !sdb_map_put(&g->names, sdb_event_text(h), (void *)(uintptr_t)(j + 1))) {
         oom = true;
         break;
@@ -784,7 +785,7 @@ static void fill_sym(const sdb_view *v, const symrec *r, uint32_t at, sdb_view_s
     out->type = sdb_event_text(c) ? sdb_event_text(c) : sdb_intern("int");
   } else if (c) {
     out->has_hint = true;
-    out->hint = c->value;
+    out->hint = sdb_event_value(c);
     out->type = sdb_intern("int");
   } else {
     out->unbacked = looks_unbacked(r->sym);
@@ -889,7 +890,7 @@ bool sdb_view_node_at(const sdb_view *v, const char *graph, size_t i, sdb_view_n
   const sdb_event *e = ev_at(v->st, r->pos);
   out->name = sdb_event_text(e);
   out->line = sdb_event_detail(e);
-  out->id = e->value;
+  out->id = sdb_event_value(e);
   out->placed = e;
   out->bindings = r->bind < vstep(v) ? ev_at(v->st, r->bind) : NULL;
   return true;

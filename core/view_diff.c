@@ -89,7 +89,7 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       } else {
         sdb_buf_printf(b, "%snew symbol: ", undo);
         sdb_vw_put_expr(b, sdb_event_sym(e));
-        sdb_buf_printf(b, " = %lld for %s", (long long)e->value, text ? text : "?");
+        sdb_buf_printf(b, " = %lld for %s", (long long)sdb_event_value(e), text ? text : "?");
         if (sdb_event_has_range(e)) { sdb_buf_putc(b, ' '); sdb_vw_put_range(b, sdb_event_range(e)); }
       }
       break;
@@ -153,7 +153,7 @@ static void diff_event(sdb_buf *b, const sdb_event *e, const char *undo) {
       if (detail) { sdb_buf_puts(b, ": "); sdb_vw_put_first_line(b, detail); }
       break;
     case SDB_EV_GUARDS_INSTALLED:
-      sdb_buf_printf(b, "%sguards installed: %lld", undo, (long long)e->value);
+      sdb_buf_printf(b, "%sguards installed: %lld", undo, (long long)sdb_event_value(e));
       break;
     case SDB_EV_GUARD_CHECK:
       sdb_buf_printf(b, "%sguard check %s", undo, e->flags ? "ok" : "FAILED");

@@ -112,8 +112,8 @@ typedef struct store {
   ** timeline's: a copy of each was a third of a debugged run's memory) */
   uintptr_t **chunks;
   size_t nchunks, capchunks;
-  sdb_arena owned;                 /* copied events, their syms and texts */
-  sdb_tstore texts;                /* their lines */
+  sdb_arena owned;                 /* copied events */
+  sdb_tstore texts, blocks;        /* their lines; their rarer fields, syms and texts */
   ctx *ctx;
   size_t capctx;
   phase_node *phases;

@@ -127,7 +127,7 @@ static void test_event_more_packed(void **state) {
       assert_null(sdb_event_syms(g));
       assert_null(sdb_event_texts(g));
     }
-    assert_int_equal(g->more == NULL, (has & ~16u) == 0);   /* nothing kept when nothing is set */
+    assert_int_equal(g->more_ == 0, (has & ~16u) == 0);   /* nothing kept when nothing is set */
     sdb_events_free(b);
   }
 }

@@ -159,7 +159,7 @@ static void test_stream_lines(void **state) {
   sdb_events_free(a);
   const sdb_event *copy = sdb_events_at(b, 0);
   assert_string_equal(sdb_event_detail(copy), "add_3: \"f32[s0]\" = torch.ops.aten.add.Tensor(x, y)");
-  assert_int_equal(copy->value, 3);
+  assert_int_equal(sdb_event_value(copy), 3);
   /* a note's detail is interned, not copied */
   sdb_event_in n = {0};
   n.kind = SDB_EV_NOTE;
