@@ -889,7 +889,6 @@ bool sdb_view_node_at(const sdb_view *v, const char *graph, size_t i, sdb_view_n
   if (!r) return false;
   const sdb_event *e = ev_at(v->st, r->pos);
   out->name = sdb_event_text(e);
-  out->line = sdb_event_detail(e);
   out->id = sdb_event_value(e);
   out->placed = e;
   out->bindings = r->bind < vstep(v) ? ev_at(v->st, r->bind) : NULL;

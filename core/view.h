@@ -176,11 +176,17 @@ const char *sdb_view_graph_at(const sdb_view *v, size_t i);
 
 typedef struct sdb_view_node {
   const char *name;           /* node name (interned) */
-  const char *line;           /* the node_placed detail: `nonzero: "i64[u0, 2]" = ...` */
   int64_t id;                 /* node id (event value) */
   const sdb_event *placed;    /* the node_placed event */
   const sdb_event *bindings;  /* its unbacked_bindings, or NULL (not yet / none) */
 } sdb_view_node;
+
+/* The node's line, the node_placed detail: `nonzero: "i64[u0, 2]" = ...`.
+** Read only where it is shown: the stream keeps lines compressed until
+** one is read (core/textstore.h). */
+static inline const char *sdb_view_node_line(const sdb_view_node *n) {
+  return sdb_event_detail(n->placed);
+}
 
 /* The nodes of a graph as it stands at the view's step: in graph order (a
 ** node_placed with an anchor goes right after that node, as the deferred

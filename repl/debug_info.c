@@ -286,9 +286,10 @@ static int info_graph(repl_session *s, const repl_cmd *c, const repl_args *a) {
     sdb_view_node node;
     if (!sdb_view_node_at(v, graph, i, &node)) continue;
     /* under the names the symbols go by now (renamed since placed) */
-    char *line = sdb_view_renames_apply(ren, node.line ? node.line : node.name);
+    const char *text = sdb_view_node_line(&node) ? sdb_view_node_line(&node) : node.name;
+    char *line = sdb_view_renames_apply(ren, text);
     fputs("    ", stdout);   /* one line per node: no printf for a 100k-node graph */
-    fputs(line ? line : node.line ? node.line : node.name, stdout);
+    fputs(line ? line : text, stdout);
     putchar('\n');
     free(line);
     const sdb_event *b = node.bindings;

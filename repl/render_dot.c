@@ -80,7 +80,7 @@ static bool is_placeholder(const char *line) {
 
 static void node_box(dot *d, size_t g, size_t i, const sdb_view_node *n, int indent) {
   sdb_buf *b = &d->b;
-  const char *line = n->line ? n->line : n->name;
+  const char *line = sdb_view_node_line(n) ? sdb_view_node_line(n) : n->name;
   sdb_buf_printf(b, "%*s", indent, "");
   node_id(b, d->compile, g, i);
   sdb_buf_puts(b, " [label=\"");
@@ -104,8 +104,9 @@ static void node_box(dot *d, size_t g, size_t i, const sdb_view_node *n, int ind
 /* Edges into node i of graph g from the nodes its line uses. */
 static void node_edges(dot *d, size_t g, size_t i, const sdb_view_node *n) {
   const char *graph = sdb_view_graph_at(d->v, g);
-  const char *rhs = n->line ? strstr(n->line, " = ") : NULL;
-  if (!rhs && n->line && !strncmp(n->line, "return ", 7)) rhs = n->line + 6;
+  const char *nl = sdb_view_node_line(n);
+  const char *rhs = nl ? strstr(nl, " = ") : NULL;
+  if (!rhs && nl && !strncmp(nl, "return ", 7)) rhs = nl + 6;
   if (!rhs) return;
   sdb_map seen = SDB_MAP_INIT;
   char quote = 0;
@@ -161,7 +162,7 @@ static void lift_edges(dot *d, size_t g) {
     size_t nn = sdb_view_node_count(d->v, graph);
     for (size_t i = 0; i < nn; i++) {
       sdb_view_node n;
-      if (!sdb_view_node_at(d->v, graph, i, &n) || !is_placeholder(n.line)) continue;
+      if (!sdb_view_node_at(d->v, graph, i, &n) || !is_placeholder(sdb_view_node_line(&n))) continue;
       long from = node_index(d->v, parent, n.name);
       if (from < 0) continue;
       sdb_buf_puts(&d->b, "    ");

@@ -324,8 +324,9 @@ static int compile_page(const char *dir, sdb_timeline *t, const compile_info *cs
     for (size_t k = 0; k < nn; k++) {
       sdb_view_node node;
       if (!sdb_view_node_at(v, graph, k, &node)) continue;
-      char *line = sdb_view_renames_apply(ren, node.line ? node.line : node.name);   /* names now */
-      esc(&b, line ? line : node.line ? node.line : node.name);
+      const char *text = sdb_view_node_line(&node) ? sdb_view_node_line(&node) : node.name;
+      char *line = sdb_view_renames_apply(ren, text);   /* names now */
+      esc(&b, line ? line : text);
       free(line);
       sdb_buf_putc(&b, '\n');
       for (uint32_t s = 0; node.bindings && s < sdb_event_nsyms(node.bindings); s++) {

@@ -324,7 +324,7 @@ static void test_pending_steps(void **state) {
   assert_int_equal(sdb_view_node_count(v, "trace"), 1);
   assert_true(sdb_view_node_at(v, "trace", 0, &n));
   assert_string_equal(n.name, "nonzero");
-  assert_string_equal(n.line, "nonzero: \"i64[u0, 2]\" = l_x_.nonzero()");
+  assert_string_equal(sdb_view_node_line(&n), "nonzero: \"i64[u0, 2]\" = l_x_.nonzero()");
   assert_int_equal(n.id, 3);
   assert_null(n.bindings);          /* not yet: event 7 is not applied */
   assert_true(sdb_view_seek(v, 8));
@@ -1136,7 +1136,7 @@ static void test_node_order_by_hand(void **state) {
   sdb_view_node nd;
   assert_true(sdb_view_node_at(back, "aot", 0, &nd));
   assert_int_equal(nd.id, 21);   /* the one erased was #20 */
-  assert_string_equal(nd.line, "sum (a subgraph's)");
+  assert_string_equal(sdb_view_node_line(&nd), "sum (a subgraph's)");
   sdb_view *before = fold(b.s, 7), *after = fold(b.s, 8);
   check_text(sdb_view_diff(before, after), "");   /* an erasure is no stop-worthy change */
   sdb_view_free(before);
