@@ -1,7 +1,8 @@
 /*
 ** textstore.h — text an owner frees all at once, each string named by a
 ** 32-bit reference (sdb_tref): what records a long run holds millions of
-** keep instead of a pointer (a placed node's line in an event).
+** keep instead of a pointer (a placed node's line in an event). A store
+** may hold small blocks instead of strings (an event's rarer fields).
 **
 ** As with the interner's references (intern.h), a reference is a chunk's
 ** index in the high half and the offset in the chunk in the low, so
@@ -41,23 +42,24 @@ bool sdb_tstore_put(sdb_tstore *t, const char *s, sdb_tref *out);
 ** blocks and no strings (its chunks are never compressed, so a block is
 ** read in place: sdb_tref_ptr). NULL on OOM. */
 void *sdb_tstore_alloc(sdb_tstore *t, size_t n, sdb_tref *out);
-static inline void *sdb_tref_ptr(sdb_tref r);
 /* Frees every string and block of t; t is empty and usable again. */
 void sdb_tstore_free(sdb_tstore *t);
 
+extern char **sdb_tstore_chunks_;   /* by index, NULL while compressed */
+
+/* The block r names (sdb_tstore_alloc). */
+static inline void *sdb_tref_ptr(sdb_tref r) {
+  return r ? sdb_tstore_chunks_[r >> 16] + (r & 0xffff) : NULL;
+}
+
 /* The string r names. A compressed chunk is made plain first; if there
 ** is no memory for it, the string reads "<out of memory>". */
-extern char **sdb_tstore_chunks_;   /* by index, NULL while compressed */
 const char *sdb_tstore_thaw_(uint32_t index);
 static inline const char *sdb_tref_str(sdb_tref r) {
   if (!r) return NULL;
   const char *c = sdb_tstore_chunks_[r >> 16];
   if (!c && !(c = sdb_tstore_thaw_(r >> 16))) return "<out of memory>";
   return c + (r & 0xffff);
-}
-
-static inline void *sdb_tref_ptr(sdb_tref r) {
-  return r ? sdb_tstore_chunks_[r >> 16] + (r & 0xffff) : NULL;
 }
 
 /* The same for a reader that goes through the strings once (writing a
