@@ -521,6 +521,7 @@ static bool assemble(sdb_tt_reader *r) {
   }
   rec->payload = sdb_buf_cstr(&r->payload);
   rec->payload_len = r->payload.len;
+  rec->payload_lines = npay;
   if (want) {
     rec->has_payload = true;
     char got[33];

@@ -55,6 +55,7 @@ typedef struct sdb_tt_record {
   bool payload_ok;      /* MD5 matched (true when no payload announced) */
   const char *payload;  /* joined payload text ("" when none), borrowed */
   size_t payload_len;
+  long payload_lines;   /* the lines joined in it, blank ones kept (0 when none) */
 } sdb_tt_record;
 
 typedef struct sdb_tt_problem {

@@ -10,6 +10,7 @@
 */
 #include "torch_trace_import.h"
 
+#include "arena.h"
 #include "buf.h"
 #include "expr.h"
 #include "intern.h"
@@ -72,6 +73,7 @@ struct sdb_tti {
   const char *rec_stack;   /* its stack text, once computed (interned) */
   bool rec_stack_done;
   sdb_tti_counts totals;
+  sdb_arena texts;         /* the graphs' texts */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -815,9 +817,17 @@ static void keep_graph(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const ch
 static void keep_graph_as(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const char *kind,
                           bool note) {
   if (!grow((void **)&c->pub.graphs, &c->capgraphs, c->pub.ngraphs, sizeof *c->pub.graphs)) return;
-  char *text = strndup(rec->payload, rec->payload_len);
+  /* the text as strndup copied it (up to a NUL), into the import's arena:
+  ** a malloc and a free per graph were 3% of an import */
+  size_t len = rec->payload_len;
+  const char *nul = memchr(rec->payload, 0, len);
+  if (nul) len = (size_t)(nul - rec->payload);
+  char *text = sdb_arena_alloc(&t->texts, len + 1, 1);
   if (!text) return;
-  c->pub.graphs[c->pub.ngraphs++] = (sdb_tti_graph){sdb_intern(kind), text, rec->line};
+  memcpy(text, rec->payload, len);
+  text[len] = 0;
+  const char *ikind = sdb_intern(kind);   /* once, for the graph and its note */
+  c->pub.graphs[c->pub.ngraphs++] = (sdb_tti_graph){ikind, text, rec->line};
   quote_graph(t, text);
   if (is_graph_kind(rec->kind) && !strstr(rec->kind, "guards")) {
     c->pub.graph_count++;
@@ -825,15 +835,18 @@ static void keep_graph_as(sdb_tti *t, cstate *c, const sdb_tt_record *rec, const
   }
   if (!note) return;
   where w = locate(t, rec);
-  size_t lines = 1;
-  const char *end = text + strlen(text);   /* strndup stopped at a NUL */
-  for (const char *p = text; (p = memchr(p, '\n', (size_t)(end - p))); p++) lines++;
+  /* the payload's lines are joined by '\n': the reader counted them */
+  size_t lines = rec->payload_lines > 1 ? (size_t)rec->payload_lines : 1;
+  if (nul) {   /* cut at a NUL */
+    lines = 1;
+    for (const char *p = text; (p = memchr(p, '\n', (size_t)(text + len - p))); p++) lines++;
+  }
   sdb_event_in e = {0};
   e.kind = SDB_EV_NOTE;
   e.phase = !strncmp(kind, "aot_", 4) ? SDB_PHASE_AOT
           : !strncmp(kind, "inductor_", 9) ? SDB_PHASE_LOWER
           : strstr(kind, "guards") ? SDB_PHASE_GUARDS : SDB_PHASE_TRACE;
-  e.text = sdb_intern(kind);
+  e.text = ikind;
   /* "%zu line%s (`info graph %s %s`)" in 200 bytes, the id without its
   ** brackets in 80, as snprintf cut them (by hand: two snprintfs were a
   ** fifth of this function) */
@@ -1197,7 +1210,6 @@ void sdb_tti_free(sdb_tti *t) {
   if (!t) return;
   for (size_t i = 0; i < t->ncomps; i++) {
     cstate *c = t->comps[i];
-    for (size_t j = 0; j < c->pub.ngraphs; j++) free((char *)c->pub.graphs[j].text);
     free(c->pub.graphs);
     for (size_t j = 0; j < c->pub.ninstalled; j++) free(c->pub.installed[j]);
     free(c->pub.installed);
@@ -1221,6 +1233,7 @@ void sdb_tti_free(sdb_tti *t) {
   free(t->guards);
   for (size_t i = 0; i < t->nheld; i++) cJSON_Delete(t->held[i]);
   free(t->held);
+  sdb_arena_free(&t->texts);
   sdb_tt_close(t->r);
   free(t);
 }
