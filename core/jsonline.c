@@ -76,18 +76,25 @@ static bool plain_ascii(const char *s, size_t n) {
 ** in a node's line is no number): a line that merely looks so goes to
 ** jansson, which decides (found by comparing both readers over the fuzz
 ** corpus, and by a review's differential fuzzing). */
+/* Where a number may start: after ' ', ',', ':', '[' or '-' (was a strchr
+** call; the text has no NUL, which strchr would also have matched:
+** plain_ascii lets none through) */
+static inline bool before_number(char c) {
+  return c == ' ' || c == ',' || c == ':' || c == '[' || c == '-';
+}
+
 static bool maybe_lenient(const char *s, size_t n) {
   const char *end = s + n;
   for (const char *p = s; (p = memchr(p, '0', (size_t)(end - p))); p++)
     if (p + 1 < end && p[1] >= '0' && p[1] <= '9' &&
-        (p == s || strchr(" ,:[-", p[-1])))
+        (p == s || before_number(p[-1])))
       return true;
   for (const char *p = s; (p = memchr(p, '.', (size_t)(end - p))); p++) {
     if (p > s && p[-1] == '-') return true;   /* "-.5": strtod reads it */
     if (p + 1 < end && p[1] >= '0' && p[1] <= '9') continue;
     const char *q = p;   /* back over the digits: a number starts after [ ,:[-] */
     while (q > s && q[-1] >= '0' && q[-1] <= '9') q--;
-    if (q < p && (q == s || strchr(" ,:[-", q[-1]))) return true;
+    if (q < p && (q == s || before_number(q[-1]))) return true;
   }
   for (const char *p = s; (p = memchr(p, '\\', (size_t)(end - p))); p++) {
     if (p + 1 < end && p[1] == 'u') {   /* cJSON reads a bad hex digit as 0 */
