@@ -12,7 +12,8 @@
 ** The reader never stops on bad input: a malformed header line, bad JSON,
 ** an MD5 mismatch, an empty line inside a payload, a timestamp going back,
 ** a truncated last record — each becomes a problem ("file:line: what") and
-** the rest is imported. Plain and gzip files are read alike (zlib).
+** the rest is imported. Plain files are read with read(2), gzip files
+** (told by their magic) through zlib.
 **
 ** Ownership: the reader owns every record it hands out; a record (its JSON
 ** and payload) is valid until the next sdb_tt_next or sdb_tt_close. The
