@@ -18,6 +18,10 @@ static packed *packs;                /* a compressed chunk's bytes, by index */
 static size_t nids = 1, capids;      /* indexes given out so far, and room */
 static uint32_t *freeids;            /* indexes given back, reused first */
 static size_t nfree, capfree;
+/* The last chunk compressed, for the next chunk: a chunk is above glibc's
+** mmap threshold, so each malloc'ed anew was 16 fresh pages to fault in
+** and zero, which on this VM cost more the more the process had touched. */
+static char *spare;
 
 static bool grow32(uint32_t **v, size_t *cap, size_t need) {
   if (need <= *cap) return true;
@@ -46,8 +50,9 @@ static bool new_chunk(sdb_tstore *t, size_t n, uint32_t *id) {
     packs = q;
     capids = c;
   }
-  char *c = malloc(n);
+  char *c = n == CHUNK && spare ? spare : malloc(n);
   if (!c) return false;
+  if (c == spare) spare = NULL;
   *id = nfree ? freeids[--nfree] : (uint32_t)nids++;
   sdb_tstore_chunks_[*id] = c;
   packs[*id] = (packed){NULL, 0, 0};
@@ -74,7 +79,8 @@ static void seal(uint32_t id, size_t len) {
   unsigned char *z = malloc(zlen);
   if (!z) return;
   memcpy(z, scratch, zlen);
-  free(sdb_tstore_chunks_[id]);
+  if (spare) free(sdb_tstore_chunks_[id]);
+  else spare = sdb_tstore_chunks_[id];
   sdb_tstore_chunks_[id] = NULL;
   packs[id] = (packed){z, (uint32_t)zlen, (uint32_t)len};
 }
