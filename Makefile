@@ -197,6 +197,10 @@ $(BENCH_BIN): tests/bench/bench_core.c $(BUILD)/libcore.a | $(STAMP)
 	$(say) BENCH $<
 	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -o $@ $< $(BUILD)/libcore.a $(CORE_LIBS) -lm
 
+# `make test` builds the benchmarks (and does not run them), so a change
+# that breaks their build is seen by the tests, not by the next bench.
+test: $(BENCH_BIN) $(BENCH_TT)
+
 bench: $(SHAPEDB) $(BENCH_BIN) $(BENCH_TT)
 	@SHAPEDB_SHARED=$${SHAPEDB_SHARED:-$(abspath ..)/shared} $(BENCH_TT) $(if $(filter --quick,$(BENCH_ARGS)),5,100) > $(BUILD)/bench/torch_trace.txt
 	@BENCH_TT_TXT=$(BUILD)/bench/torch_trace.txt sh tests/bench/run.sh $(BENCH_BIN) $(SHAPEDB) $(BUILD)/bench "$(CC) $(strip $(OPT))" $(BENCH_ARGS)

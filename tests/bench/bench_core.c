@@ -615,7 +615,7 @@ static double run_nonzero(long n) {
 static sdb_events *view_stream;
 static size_t view_stream_n;
 
-static void put(sdb_events *s, sdb_event *e, sdb_phase ph, const char *tracer, int line) {
+static void put(sdb_events *s, sdb_event_in *e, sdb_phase ph, const char *tracer, int line) {
   e->phase = (uint8_t)ph;
   sdb_event_set_site(e, sdb_site_get(tracer, 0, "big.lua", line, "f"));
   if (sdb_emit_raw(s, e) < 0) die("emit", NULL);
@@ -626,7 +626,7 @@ static void build_view_stream(long n) {
   const char *tracer = sdb_intern("trace");
   char name[32], node_name[32], line[128];
   for (int c = 0; (long)sdb_events_count(s) < n; c++) {
-    sdb_event e;
+    sdb_event_in e;
     memset(&e, 0, sizeof e);
     e.kind = SDB_EV_PHASE_START; e.text = sdb_intern("f");
     put(s, &e, SDB_PHASE_TRACE, NULL, 1);
