@@ -638,7 +638,9 @@ static void summary(sdb_buf *b, const sdb_event *ev) {
 
 char *sdb_event_summary(const sdb_event *ev) {
   sdb_buf b = SDB_BUF_INIT;
+  unsigned long lost = sdb_tstore_losses();
   summary(&b, ev);
+  if (sdb_tstore_losses() != lost) b.failed = true;   /* its line read as "?" */
   return sdb_buf_take(&b);
 }
 
@@ -651,6 +653,8 @@ char *sdb_event_format(const sdb_event *ev) {
     snprintf(loc, sizeof loc, "%s:%d", base ? base + 1 : at->file, at->line);
   }
   sdb_buf_printf(&b, "%-6s %-16s ", sdb_phase_name((sdb_phase)ev->phase), loc);
+  unsigned long lost = sdb_tstore_losses();
   summary(&b, ev);
+  if (sdb_tstore_losses() != lost) b.failed = true;   /* its line read as "?" */
   return sdb_buf_take(&b);
 }

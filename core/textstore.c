@@ -66,10 +66,10 @@ static bool new_chunk(sdb_tstore *t, size_t n, uint32_t *id) {
 ** if that finds no memory or saves less than a quarter: it still reads. */
 static void seal(uint32_t id, size_t len) {
   static z_stream zs;
-  static int ready;   /* 0: not set up yet, 1: set up, -1: could not be */
+  static bool ready;   /* set up (out of memory, the next chunk tries again) */
   static unsigned char scratch[CHUNK + CHUNK / 16 + 64];   /* > deflateBound(CHUNK) */
-  if (!ready) ready = deflateInit2(&zs, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK ? 1 : -1;
-  if (ready < 0 || deflateReset(&zs) != Z_OK) return;
+  if (!ready) ready = deflateInit2(&zs, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+  if (!ready || deflateReset(&zs) != Z_OK) return;
   zs.next_in = (Bytef *)sdb_tstore_chunks_[id];
   zs.avail_in = (uInt)len;
   zs.next_out = scratch;
@@ -100,9 +100,16 @@ static bool inflate_into(uint32_t index, char *c) {
   return rc == Z_STREAM_END && zs.total_out == p->len;
 }
 
+static unsigned long losses;   /* strings read as "?" (textstore.h) */
+unsigned long sdb_tstore_losses(void) { return losses; }
+
 const char *sdb_tstore_thaw_(uint32_t index) {
   char *c = malloc(CHUNK);
-  if (!c || !inflate_into(index, c)) { free(c); return NULL; }
+  if (!c || !inflate_into(index, c)) {
+    free(c);
+    losses++;
+    return NULL;
+  }
   free(packs[index].z);
   packs[index] = (packed){NULL, 0, 0};
   return sdb_tstore_chunks_[index] = c;
@@ -115,8 +122,10 @@ static uint32_t peeked_index;
 const char *sdb_tstore_peek_(uint32_t index) {
   if (peeked_index == index) return peeked;
   peeked_index = 0;
-  if (!peeked && !(peeked = malloc(CHUNK))) return NULL;
-  if (!inflate_into(index, peeked)) return NULL;
+  if ((!peeked && !(peeked = malloc(CHUNK))) || !inflate_into(index, peeked)) {
+    losses++;
+    return NULL;
+  }
   peeked_index = index;
   return peeked;
 }

@@ -14,7 +14,8 @@
 ** A chunk that is full is compressed (zlib, fastest level: graph lines
 ** shrink five times), and made plain again the first time one of its
 ** strings is read, for good: a batch run never reads its lines back, a
-** debugging session reads the few it shows. A pointer to a string stays
+** debugging session reads the few it shows. Reading can so run out of
+** memory (sdb_tref_str says how). A pointer to a string stays
 ** valid until its store is freed, except one into the chunk being filled,
 ** which lasts until the store's next put.
 */
@@ -53,14 +54,17 @@ static inline void *sdb_tref_ptr(sdb_tref r) {
 }
 
 /* The string r names. A compressed chunk is made plain first; if there
-** is no memory for it, the string reads "<out of memory>". */
+** is no memory for it, the string reads "?" and the count of strings so
+** lost goes up (sdb_tstore_losses): what prints or saves such strings
+** compares the count before and after, and says it ran out of memory. */
 const char *sdb_tstore_thaw_(uint32_t index);
 static inline const char *sdb_tref_str(sdb_tref r) {
   if (!r) return NULL;
   const char *c = sdb_tstore_chunks_[r >> 16];
-  if (!c && !(c = sdb_tstore_thaw_(r >> 16))) return "<out of memory>";
+  if (!c && !(c = sdb_tstore_thaw_(r >> 16))) return "?";
   return c + (r & 0xffff);
 }
+unsigned long sdb_tstore_losses(void);
 
 /* The same for a reader that goes through the strings once (writing a
 ** saved trace): a compressed chunk is made plain in a buffer of its own,
@@ -69,7 +73,7 @@ const char *sdb_tstore_peek_(uint32_t index);
 static inline const char *sdb_tref_peek(sdb_tref r) {
   if (!r) return NULL;
   const char *c = sdb_tstore_chunks_[r >> 16];
-  if (!c && !(c = sdb_tstore_peek_(r >> 16))) return "<out of memory>";
+  if (!c && !(c = sdb_tstore_peek_(r >> 16))) return "?";   /* a loss, as above */
   return c + (r & 0xffff);
 }
 

@@ -299,6 +299,7 @@ int sdb_trace_write(const char *path, const sdb_trace_meta *m, const sdb_events 
   fchmod(fd, mode);
   out_t o = { fdopen(fd, "w"), 0, 0 };
   if (!o.f) { o.err = errno; close(fd); }
+  unsigned long lost = sdb_tstore_losses();
   if (o.f) {
     put_json(&o, header_json(m, s, from, to));
     for (size_t i = from; i < to && !o.err; i++) {
@@ -309,6 +310,8 @@ int sdb_trace_write(const char *path, const sdb_trace_meta *m, const sdb_events 
     if (!o.err && fsync(fileno(o.f)) != 0) o.err = errno;
     if (fclose(o.f) != 0 && !o.err) o.err = errno;
   }
+  /* a line there was no memory to read was written as "?": not a trace */
+  if (!o.err && sdb_tstore_losses() != lost) o.err = ENOMEM;
   if (!o.err && rename(tmp, path) != 0) o.err = errno;
   if (o.err) {
     unlink(tmp);

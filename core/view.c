@@ -279,10 +279,13 @@ static const char *tracer_key(store *st, compile *c, const char *path, int32_t p
   if (parent >= 0 && path && st->tracers[parent].key != st->tracers[parent].path) {
     const char *last = strrchr(path, '>');
     base = sdb_internf("%s > %s", st->tracers[parent].key, last ? last + 2 : path);
+    if (!base) { *oom = true; return NULL; }
   }
   uintptr_t seen = (uintptr_t)sdb_map_get(&c->tracer_seen, base);
   if (!sdb_map_put(&c->tracer_seen, base, (void *)(seen + 1))) *oom = true;
-  return seen ? sdb_internf("%s #%u", base, (unsigned)seen + 1) : base;
+  const char *key = seen ? sdb_internf("%s #%u", base, (unsigned)seen + 1) : base;
+  if (!key) *oom = true;
+  return key;
 }
 
 static graphrec *graph_get(compile *c, const char *key, uint32_t pos, bool create) {
@@ -370,8 +373,10 @@ static int store_append(store *st, const sdb_event *e, bool borrow) {
   if (!borrow) {
     sdb_event *copy = sdb_arena_alloc(&st->owned, sizeof *copy, _Alignof(sdb_event));
     if (!copy) return -1;
-    sdb_event_in in = sdb_event_unpack(e);
-    if (!sdb_event_store(copy, &in, &st->texts, &st->blocks)) return -1;
+    unsigned long lost = sdb_tstore_losses();
+    sdb_event_in in = sdb_event_unpack(e);   /* its line read as "?" is no copy */
+    if (sdb_tstore_losses() != lost || !sdb_event_store(copy, &in, &st->texts, &st->blocks))
+      return -1;
     h = copy;
     slot = (uintptr_t)copy | 1;
   }

@@ -631,7 +631,8 @@ static int m_events(lua_State *L) {
   lua_createtable(L, (int)n, 0);
   for (size_t i = 0; i < n; i++) {
     char *s = sdb_event_summary(sdb_events_at(e->ev, i));
-    lua_pushstring(L, s ? s : "?");
+    if (!s) return luaL_error(L, "out of memory: cannot print event %d", (int)i);
+    lua_pushstring(L, s);
     free(s);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }

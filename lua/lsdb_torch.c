@@ -874,7 +874,8 @@ static int l_events(lua_State *L) {
   for (size_t i = from; i < n; i++) {
     const sdb_event *e = sdb_events_at(rt->ev, i);
     char *s = full ? sdb_event_format(e) : sdb_event_summary(e);
-    lua_pushstring(L, s ? s : "?");
+    if (!s) return luaL_error(L, "out of memory: cannot print event %d", (int)i);
+    lua_pushstring(L, s);
     free(s);
     lua_rawseti(L, -2, (lua_Integer)(i - from + 1));
   }

@@ -223,6 +223,7 @@ int repl_dot_write(FILE *f, sdb_timeline *t, size_t step, bool all, const char *
                      "  node [shape=box, fontname=\"monospace\", fontsize=10];\n"
                      "  edge [fontname=\"monospace\", fontsize=9];\n");
   size_t drawn = 0;
+  unsigned long lost = sdb_tstore_losses();
   for (unsigned c = first; c <= last; c++) {
     /* the compile's last step: before the next one starts, or `step` */
     size_t start = repl_compile_first_step(t, step, c);
@@ -239,6 +240,9 @@ int repl_dot_write(FILE *f, sdb_timeline *t, size_t step, bool all, const char *
   int rc = 0;
   if (!drawn) {
     *why = "no graph nodes at this step";
+    rc = -1;
+  } else if (sdb_tstore_losses() != lost) {   /* a line read as "?": nothing half-drawn */
+    *why = "out of memory";
     rc = -1;
   } else if (fwrite(sdb_buf_cstr(&d.b), 1, d.b.len, f) != d.b.len || fflush(f) != 0) {
     rc = -1;

@@ -620,8 +620,13 @@ int repl_html_write(const char *dir, sdb_timeline *t, size_t step, const char *t
     }
     ncs++;
   }
+  unsigned long lost = sdb_tstore_losses();
   int rc = index_page(dir, t, step, title, imp, cs, ncs, why);
   for (size_t i = 0; i < ncs && rc == 0; i++) rc = compile_page(dir, t, cs, i, why);
   free(cs);
+  if (rc == 0 && sdb_tstore_losses() != lost) {   /* a line read as "?" */
+    *why = "out of memory: some of its lines are missing (shown as ?)";
+    rc = -1;
+  }
   return rc == 0 ? (int)ncs : -1;
 }

@@ -17,6 +17,7 @@
 #include "lineio.h"
 #include "pager.h"
 #include "srcfile.h"
+#include "textstore.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -477,8 +478,10 @@ static int run_line(repl_session *s, const char *line, input *in, const repl_cmd
     bool page = strcmp(cmd->group, "running") != 0;
     for (int i = 0; page && unpaged[i]; i++) page = strcmp(cmd->name, unpaged[i]) != 0;
     bool paging = page && repl_pager_begin(s);
+    unsigned long lost = sdb_tstore_losses();   /* lines with no memory to read them, as "?" */
     int rc = repl_cmd_exec(s, cmd, rest, ran);
     if (paging) repl_pager_end();
+    if (rc == 0 && sdb_tstore_losses() != lost) oom_seen = true;   /* else it said why */
     if (oom_seen) {   /* a "?" above stands for a text there was no memory for */
       oom_seen = false;
       repl_error(s, "%s: out of memory: some of its output is missing (shown as ?)", cmd->name);
