@@ -214,6 +214,7 @@ static sdb_arg *map_args(interp *it, const sdb_node *n, sdb_err *err) {
 /* node_placed, as the tracer's: where the node went is part of it. */
 static void announce(interp *it, sdb_node *node) {
   const char *line = sdb_node_line(&it->line, node);
+  if (!line) sdb_events_note_lost(it->ev);   /* placed, but with no line */
   bool first;
   const sdb_node *after = sdb_node_anchor(it->out, node, &first);
   sdb_event_in e = {0};
@@ -231,7 +232,12 @@ static void bindings_event(interp *it, sdb_node *node) {
   size_t n = sdb_node_bindings(node)->n;
   const sdb_expr **syms = calloc(n + 1, sizeof *syms);
   const char **texts = calloc(n + 1, sizeof *texts);
-  if (!syms || !texts) { free(syms); free(texts); return; }
+  if (!syms || !texts) {
+    free(syms);
+    free(texts);
+    sdb_events_note_lost(it->ev);
+    return;
+  }
   for (size_t i = 0; i < n; i++) {
     char ps[256];
     syms[i] = sdb_node_bindings(node)->v[i].sym;

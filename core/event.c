@@ -185,6 +185,7 @@ struct sdb_events {
   ** of a long run's blocks), named by 32-bit references: the placed
   ** nodes' lines in `texts`, the rarer fields, syms and texts in `blocks` */
   sdb_tstore texts, blocks;
+  size_t lost;                 /* events not appended, or placed nowhere, for want of memory */
   sink sinks[MAX_SINKS];
 };
 
@@ -380,7 +381,20 @@ bool sdb_event_store(sdb_event *out, const sdb_event_in *ev, sdb_tstore *texts,
 
 /* The op is a reference already (sdb_emit_at's from the stack of ops,
 ** whose names are looked up once per push, not once per event). */
+static long append_(sdb_events *s, const sdb_event_in *in);
+
+/* Out of memory, the event is counted as lost: the program goes on (its
+** state is whole, its history not), and what saves the history says so. */
 static long append(sdb_events *s, const sdb_event_in *in) {
+  long seq = append_(s, in);
+  if (seq < 0) s->lost++;
+  return seq;
+}
+
+size_t sdb_events_lost(const sdb_events *s) { return s ? s->lost : 0; }
+void sdb_events_note_lost(sdb_events *s) { if (s) s->lost++; }
+
+static long append_(sdb_events *s, const sdb_event_in *in) {
   if (s->len == s->nchunks * CHUNK) {
     if (s->nchunks == s->capchunks) {
       size_t cap = s->capchunks ? s->capchunks * 2 : 16;
@@ -432,6 +446,9 @@ long sdb_emit_at(sdb_events *s, const sdb_event_in *ev, const sdb_loc *loc) {
       x->func != func)
     s->last_site = x = sdb_site_get(s->tracer, s->depth, file, line, func);
   e.site_ = x->id;
+  /* the site with no fields for one that has some: out of memory, the
+  ** event is kept (nowhere) but the history is not what ran */
+  if (!x->id && (s->tracer || file || func || line)) s->lost++;
   return append(s, &e);
 }
 

@@ -422,6 +422,14 @@ long sdb_emit_at(sdb_events *s, const sdb_event_in *ev, const sdb_loc *loc);
 long sdb_emit_raw(sdb_events *s, const sdb_event_in *ev);
 
 size_t sdb_events_count(const sdb_events *s);
+/* Events the stream could not append, or could only place nowhere, for
+** want of memory (a program that ran out of memory mid-way has a history
+** with holes; a saved trace of it is refused). Events dropped past the
+** cap (sdb_events_set_max) are not counted: the program is stopped there. */
+size_t sdb_events_lost(const sdb_events *s);
+/* An emitter's event is one less, or lacks a text it should have, for
+** want of memory: counted as lost. */
+void sdb_events_note_lost(sdb_events *s);
 /* Does the stream mark op calls' first events (op_first)? Saved traces
 ** written before the mark have none. */
 bool sdb_events_marks_op_calls(const sdb_events *s);

@@ -219,7 +219,7 @@ static bool take_defines(sdb_ibuf *b, const sdb_bindings *src) {
 static void buffer_event(lowering *lw, const sdb_ibuf *b) {
   size_t n = b->ndefines;
   const sdb_expr **syms = calloc(n + 1, sizeof *syms);
-  if (!syms) return;
+  if (!syms) { sdb_events_note_lost(lw->ev); return; }
   for (size_t i = 0; i < n; i++) syms[i] = sdb_resolve_renamed(lw->env, b->defines[i].sym);
   sdb_event_in e = {0};
   e.kind = SDB_EV_BUFFER_LOWERED;
@@ -231,6 +231,7 @@ static void buffer_event(lowering *lw, const sdb_ibuf *b) {
   sdb_buf_cat(&d, sdb_ibuf_kind_name(b->kind), " for ", b->origin ? b->origin->name : "?",
               (const char *)NULL);
   e.detail = sdb_buf_cstr(&d);
+  if (d.failed) sdb_events_note_lost(lw->ev);
   sdb_event_more more = {.syms = syms, .nsyms = (uint32_t)n};
   e.more = &more;
   sdb_emit(lw->ev, &e);
@@ -388,6 +389,7 @@ static int check_invariant(lowering *lw, const sdb_node *n, size_t first_buf, sd
     sdb_buf msg = SDB_BUF_INIT;
     sdb_buf_printf(&msg, "{%s} defined by %s", sdb_buf_cstr(&want), sdb_buf_cstr(&have));
     d = sdb_buf_take(&msg);
+    if (!d || want.failed || have.failed) sdb_events_note_lost(lw->ev);   /* its detail */
     binding_check_event(lw, true, n, d);
     free(d);
   }

@@ -104,9 +104,13 @@ static long emit(sdb_shape_env *env, const sdb_event_in *e) {
   return env->ev ? sdb_emit(env->ev, e) : -1;
 }
 
-static char *estr(const sdb_expr *e) {
+/* e's text for a message or an event's detail; out of memory, "?" (or
+** NULL), and the event stream counts what it says as lost. */
+static char *estr(sdb_shape_env *env, const sdb_expr *e) {
   char *s = e ? sdb_expr_str(e) : NULL;
-  return s ? s : strdup("?");
+  if (s) return s;
+  if (e) sdb_events_note_lost(env->ev);
+  return strdup("?");
 }
 
 /* ------------------------------------------------------------------------
@@ -578,7 +582,7 @@ static void refine_ranges(sdb_shape_env *env, const sdb_expr *rel) {
   const sdb_expr **fs;
   long n = sdb_free_symbols(d, &fs);
   if (n <= 0 || n > 5) { free(fs); return; }
-  char *why = estr(rel);
+  char *why = estr(env, rel);
   for (long i = 0; i < n; i++) {
     int64_t c;
     const sdb_expr *rest;
@@ -789,7 +793,7 @@ static int data_dependent_error(sdb_shape_env *env, const sdb_expr *e,
   const sdb_expr *re = sdb_se_replace(env, e);
   if (re && !sdb_is_const(re)) e = re;
   sdb_buf b = SDB_BUF_INIT;
-  char *hinted = estr(with_hints(env, e)), *unhinted = estr(e);
+  char *hinted = estr(env, with_hints(env, e)), *unhinted = estr(env, e);
   bool is_bool = sdb_is_bool(e);
   sdb_buf_printf(&b, "%s %s (unhinted: %s).  (Size-like symbols: ",
                  is_bool ? "Could not guard on data-dependent expression"
@@ -828,7 +832,7 @@ static int data_dependent_error(sdb_shape_env *env, const sdb_expr *e,
   }
   if (is_bool) {
     const sdb_expr *ne = sdb_not(e);
-    char *nes = estr(ne);
+    char *nes = estr(env, ne);
     sdb_buf_printf(&b, "\nTo fix the error, insert one of the following checks before this call:\n"
                        "  1. torch._check(%s)\n  2. torch._check(%s)", unhinted, nes);
     free(nes);
@@ -860,7 +864,7 @@ int sdb_evaluate(sdb_shape_env *env, const sdb_expr *e, const sdb_expr **out,
   int64_t v;
   char msg[256];
   if (sdb_eval(s, hint_lookup, env, &v, msg, sizeof msg)) {
-    char *es = estr(s);
+    char *es = estr(env, s);
     int rc = sdb_err_set(err, SDB_E_INVALID, "RuntimeError", "cannot evaluate %s: %s", es, msg);
     free(es);
     return rc;
@@ -924,7 +928,7 @@ static const char *const check_default_msg =
 
 static int check_failed(sdb_shape_env *env, const sdb_expr *e, const char *msg,
                         sdb_err *err) {
-  char *s = estr(e);
+  char *s = estr(env, e);
   sdb_prov here = prov_now(env);
   sdb_buf b = SDB_BUF_INIT;
   /* torch._check(cond, msg) raises msg verbatim; the default message also
@@ -1041,7 +1045,7 @@ int sdb_rename_unbacked_to(sdb_shape_env *env, const sdb_expr *orig,
   const sdb_replacement *r = sdb_map_get(&env->repl, orig);
   const sdb_expr *dest = r ? r->target : NULL;
   if (dest && sdb_has_unbacked(env, dest)) {
-    char *a = estr(orig), *b = estr(dest);
+    char *a = estr(env, orig), *b = estr(env, dest);
     int rc = sdb_err_set(err, SDB_E_INVALID, "AssertionError", "%s -> %s", a, b);
     free(a);
     free(b);
@@ -1157,7 +1161,7 @@ int sdb_restore_replacement(sdb_shape_env *env, const sdb_expr *sym,
   const sdb_expr *t = sdb_se_replace(env, target);
   if (!t) return sdb_se_oom(err);
   if (sdb_has_symbol(t, sym)) {
-    char *a = estr(target);
+    char *a = estr(env, target);
     int rc = sdb_err_set(err, SDB_E_INVALID, "ValueError", "replacing %s by %s makes a cycle",
                          sym->name, a);
     free(a);

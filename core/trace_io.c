@@ -270,6 +270,12 @@ static json_t *header_json(const sdb_trace_meta *m, const sdb_events *s, size_t 
 int sdb_trace_write(const char *path, const sdb_trace_meta *m, const sdb_events *s,
                     size_t from, size_t to, const char *const *stacks, size_t nstacks,
                     sdb_err *err) {
+  if (sdb_events_lost(s)) {   /* a history with holes is no trace of the run */
+    size_t k = sdb_events_lost(s);
+    return sdb_err_set(err, SDB_E_OOM, "MemoryError",
+                       "cannot write %s: %zu event%s of the run could not be kept (out of memory)",
+                       path, k, k == 1 ? "" : "s"), -1;
+  }
   /* the temporary file goes beside the target, so the rename is atomic */
   size_t n = strlen(path);
   char *tmp = malloc(n + 16);

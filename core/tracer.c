@@ -103,6 +103,7 @@ void sdb_tracer_free(sdb_tracer *tr) {
 static void node_placed(sdb_tracer *tr, sdb_node *n) {
   sdb_node_locate(n, tr->ev);
   const char *line = sdb_node_line(&tr->line, n);
+  if (!line) sdb_events_note_lost(tr->ev);   /* placed, but with no line */
   bool first;
   const sdb_node *after = sdb_node_anchor(tr->graph, n, &first);
   sdb_event_in e = {0};

@@ -719,6 +719,10 @@ static void say_end(dbg *d) {
     printf("[program finished: %zu event%s in this run]\n", n, n == 1 ? "" : "s");
   else if (d->prog == PROG_FAILED)
     printf("[program failed: %zu event%s in this run]\n", n, n == 1 ? "" : "s");
+  size_t lost = sdb_events_lost(d->ev);
+  if (lost)
+    repl_error(d->s, "out of memory: %zu event%s of this session could not be kept; the history "
+               "has holes", lost, lost == 1 ? "" : "s");
 }
 
 /* Run forwards from the cursor; stop where the scan says, at the end of

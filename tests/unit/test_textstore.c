@@ -2,8 +2,9 @@
 ** test_textstore.c — text named by 32-bit references (core/textstore):
 ** each string read back whole through its reference alone, across many
 ** chunks and among long strings with chunks of their own; stores side by
-** side; a freed store's chunk indexes taken by the next store; and an
-** event stream whose placed nodes' lines live there.
+** side; compressed chunks read back; a freed store's chunk indexes taken
+** by the next store; an event stream whose placed nodes' lines live
+** there; and a stream that lost an event, which is not saved.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,9 @@
 
 #include "event.h"
 #include "textstore.h"
+#include "trace_io.h"
+
+#include <unistd.h>
 
 #define NSTR 60000   /* past a dozen chunks */
 
@@ -169,12 +173,49 @@ static void test_stream_lines(void **state) {
   sdb_events_free(b);
 }
 
+/* A stream that lost an event for want of memory (an emitter's line it
+** could not make, an event it could not append) is no trace of its run:
+** saving it fails and leaves the old file as it was. */
+static void test_lost_events_not_saved(void **state) {
+  (void)state;
+  char path[] = "/tmp/sdb_test_lost_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, "old\n", 4), 4);
+  close(fd);
+  sdb_events *s = sdb_events_new();
+  sdb_event_in e = {0};
+  e.kind = SDB_EV_NOTE;
+  e.detail = "a note";
+  assert_true(sdb_emit_raw(s, &e) >= 0);
+  sdb_trace_meta meta;
+  memset(&meta, 0, sizeof meta);
+  sdb_err err = SDB_ERR_INIT;
+  assert_int_equal(sdb_events_lost(s), 0);
+  sdb_events_note_lost(s);
+  assert_int_equal(sdb_events_lost(s), 1);
+  assert_int_equal(sdb_trace_write(path, &meta, s, 0, sdb_events_count(s), NULL, 0, &err), -1);
+  char want[256];
+  snprintf(want, sizeof want, "cannot write %s: 1 event of the run could not be kept (out of memory)",
+           path);
+  assert_string_equal(err.msg, want);
+  sdb_err_clear(&err);
+  FILE *f = fopen(path, "r");
+  char got[16] = "";
+  assert_non_null(fgets(got, sizeof got, f));
+  fclose(f);
+  assert_string_equal(got, "old\n");
+  unlink(path);
+  sdb_events_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_read_back),
     cmocka_unit_test(test_compressed_chunks),
     cmocka_unit_test(test_indexes_reused),
     cmocka_unit_test(test_stream_lines),
+    cmocka_unit_test(test_lost_events_not_saved),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   return cmocka_run_group_tests(tests, NULL, NULL);
