@@ -487,11 +487,11 @@ void sdb_events_remove_sink(sdb_events *s, int id) {
 
 /* --- formatting ----------------------------------------------------------- */
 
+/* An event the stream holds always has the expression (a saved trace
+** without one is refused): "?" is for an emitter's event printed as is. */
 static void put_expr(sdb_buf *b, const sdb_expr *e) {
   if (!e) { sdb_buf_puts(b, "?"); return; }
-  char *s = sdb_expr_str(e);
-  sdb_buf_puts(b, s ? s : "?");
-  free(s);
+  sdb_expr_put(b, e);   /* out of memory, b is failed: the summary is NULL */
 }
 
 static void put_range(sdb_buf *b, sdb_range r) {

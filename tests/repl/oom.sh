@@ -9,7 +9,10 @@
 # hang; a run the failure stops, and a command it fails, must say it ran
 # out of memory; a run that finishes must print what the run with no
 # failure prints. Every OOM_STRIDE-th allocation fails in turn (13 here:
-# a few seconds; `make soak` sets 1).
+# a few seconds; `make soak` sets 1). A third run replays a trace long
+# enough that its placed nodes' lines are kept compressed (core/textstore)
+# and fails each allocation of the commands that read them back (info
+# graph, info events, save, which must not write a damaged trace).
 # Skipped without a C compiler, or for a sanitizer build (its runtime must
 # come first, before any preloaded library).
 NAME=oom
@@ -52,9 +55,23 @@ LUA
 failing() {
   k=$1
   shift
+  rm -f "$work/$saved"
   (cd "$work" && timeout 60 env SDB_FAIL_AT="$k" SDB_FAIL_COUNT="$tmp/count" \
      LD_PRELOAD="$tmp/failmalloc.so" "$SHAPEDB" "$@") > "$tmp/out" 2>&1 < /dev/null
   rc=$?
+  with_saved
+}
+
+# with $saved set, the trace the run saved (if any), but for its first line
+# (the time it was written): part of the output of a run that finishes,
+# and, of one that stops, either not written or whole ($tmp/saved)
+saved=
+with_saved() {
+  rm -f "$tmp/saved"
+  if [ -n "$saved" ] && [ -f "$work/$saved" ]; then
+    tail -n +2 "$work/$saved" > "$tmp/saved"
+    [ "$rc" = 0 ] && cat "$tmp/saved" >> "$tmp/out"
+  fi
 }
 
 # sweep WHAT ARGS...: the run with nothing failing first (it must print
@@ -63,7 +80,12 @@ failing() {
 sweep() {
   what=$1
   shift
+  rm -f "$work/$saved" "$tmp/want_saved"
   (cd "$work" && "$SHAPEDB" "$@") > "$tmp/want" 2>&1 < /dev/null
+  if [ -n "$saved" ] && [ -f "$work/$saved" ]; then
+    tail -n +2 "$work/$saved" > "$tmp/want_saved"
+    cat "$tmp/want_saved" >> "$tmp/want"
+  fi
   failing -1 "$@"
   total=$(cat "$tmp/count" 2>/dev/null || echo 0)
   cp "$tmp/out" "$tmp/got"
@@ -73,7 +95,7 @@ sweep() {
     n=$((n + 1)); echo "not ok $n - $what: the preloaded allocator saw $total allocations (rc $rc)"
   fi
   crashes="" silent="" unexplained="" runs=0 stopped=0
-  k=0
+  k=${from:-0}
   while [ "$k" -lt "$total" ]; do
     failing "$k" "$@"
     runs=$((runs + 1))
@@ -84,8 +106,12 @@ sweep() {
     else
       stopped=$((stopped + 1))
       grep -qi 'memory' "$tmp/out" || unexplained="$unexplained $k"
+      # a trace it saved before it stopped, or while saying it ran out
+      if [ -f "$tmp/saved" ] && ! cmp -s "$tmp/saved" "$tmp/want_saved"; then
+        silent="$silent $k(saved)"
+      fi
     fi
-    k=$((k + stride))
+    k=$((k + ${step:-$stride}))
   done
   n=$((n + 1))
   if [ -z "$crashes" ]; then echo "ok $n - $what: no failing allocation crashes or hangs ($runs of $total failed in turn)"
@@ -94,8 +120,8 @@ sweep() {
   if [ -z "$unexplained" ]; then echo "ok $n - $what: each of the $stopped runs the failure stopped says it ran out of memory"
   else echo "not ok $n - $what: stopped without saying why, allocations:$unexplained"; fi
   n=$((n + 1))
-  if [ -z "$silent" ]; then echo "ok $n - $what: each run that finished printed what the run with no failure prints"
-  else echo "not ok $n - $what: finished with other output, allocations:$silent"; fi
+  if [ -z "$silent" ]; then echo "ok $n - $what: each run that finished printed what the run with no failure prints${saved:+ (its trace too), and none saved a damaged trace}"
+  else echo "not ok $n - $what: finished with other output, or saved a damaged trace, allocations:$silent"; fi
 }
 
 sweep "compile" --no-report model.lua
@@ -103,4 +129,16 @@ sweep "compile" --no-report model.lua
 sweep "replay under the debugger" --batch --replay model.jsonl -x 'goto end' -x 'info graph' \
   -x 'info bindings' -x 'info guards' -x 'goto 40' -x 'where' -x 'explain u0' -x 'step' \
   -x 'reverse-step'
+
+# 1,500 ops: about 170 KiB of lines, so the first chunks are compressed.
+# The load is not swept again (the replay above covers it): each
+# allocation from its end on fails in turn, whatever OOM_STRIDE says.
+(cd "$work" && GEN_OPS=1500 "$SHAPEDB" --no-report --record long.jsonl \
+   "$tests/bench/gen_debug.lua") > /dev/null 2>&1
+failing -1 --batch --replay long.jsonl -x 'goto end'
+from=$(cat "$tmp/count" 2>/dev/null || echo 0)
+step=1
+saved=long2.jsonl
+sweep "lines read back" --batch --replay long.jsonl -x 'goto end' -x 'info graph' \
+  -x 'info events 40' -x 'save long2.jsonl'
 echo "1..$n"
