@@ -3,7 +3,6 @@
 ** records plus the emission context and the sinks that watch it.
 */
 #include "event.h"
-#include "arena.h"
 #include "buf.h"
 #include "intern.h"
 

@@ -21,7 +21,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "arena.h"
 #include "expr.h"
 #include "intern.h"
 #include "textstore.h"
