@@ -380,19 +380,6 @@ bool sdb_event_store(sdb_event *out, const sdb_event_in *ev, sdb_tstore *texts,
 
 /* The op is a reference already (sdb_emit_at's from the stack of ops,
 ** whose names are looked up once per push, not once per event). */
-static long append_(sdb_events *s, const sdb_event_in *in);
-
-/* Out of memory, the event is counted as lost: the program goes on (its
-** state is whole, its history not), and what saves the history says so. */
-static long append(sdb_events *s, const sdb_event_in *in) {
-  long seq = append_(s, in);
-  if (seq < 0) s->lost++;
-  return seq;
-}
-
-size_t sdb_events_lost(const sdb_events *s) { return s ? s->lost : 0; }
-void sdb_events_note_lost(sdb_events *s) { if (s) s->lost++; }
-
 static long append_(sdb_events *s, const sdb_event_in *in) {
   if (s->len == s->nchunks * CHUNK) {
     if (s->nchunks == s->capchunks) {
@@ -415,6 +402,18 @@ static long append_(sdb_events *s, const sdb_event_in *in) {
     if (s->sinks[i].fn) s->sinks[i].fn(s->sinks[i].ud, e);
   return (long)e->seq;
 }
+
+/* Out of memory, the event is counted as lost: the program goes on (its
+** state is whole, its history not), and what saves the history says so. */
+static long append(sdb_events *s, const sdb_event_in *in) {
+  long seq = append_(s, in);
+  if (seq < 0) s->lost++;
+  return seq;
+}
+
+size_t sdb_events_lost(const sdb_events *s) { return s ? s->lost : 0; }
+void sdb_events_note_lost(sdb_events *s) { if (s) s->lost++; }
+
 
 /* The events that stopping a program at the cap makes (an error, the
 ** ends of its phases) fit in this much room past it. */

@@ -23,6 +23,13 @@ static size_t nfree, capfree;
 ** and zero, which on this VM cost more the more the process had touched. */
 static char *spare;
 
+/* A chunk's worth of memory: the spare if there is one. */
+static char *take_chunk(void) {
+  char *c = spare ? spare : malloc(CHUNK);
+  spare = NULL;
+  return c;
+}
+
 static bool grow32(uint32_t **v, size_t *cap, size_t need) {
   if (need <= *cap) return true;
   size_t c = *cap ? 2 * *cap : 64;
@@ -50,9 +57,8 @@ static bool new_chunk(sdb_tstore *t, size_t n, uint32_t *id) {
     packs = q;
     capids = c;
   }
-  char *c = n == CHUNK && spare ? spare : malloc(n);
+  char *c = n == CHUNK ? take_chunk() : malloc(n);
   if (!c) return false;
-  if (c == spare) spare = NULL;
   *id = nfree ? freeids[--nfree] : (uint32_t)nids++;
   sdb_tstore_chunks_[*id] = c;
   packs[*id] = (packed){NULL, 0, 0};
@@ -104,7 +110,7 @@ static unsigned long losses;   /* strings read as "?" (textstore.h) */
 unsigned long sdb_tstore_losses(void) { return losses; }
 
 const char *sdb_tstore_thaw_(uint32_t index) {
-  char *c = malloc(CHUNK);
+  char *c = take_chunk();
   if (!c || !inflate_into(index, c)) {
     free(c);
     losses++;

@@ -15,7 +15,7 @@
 ** shrink five times), and made plain again the first time one of its
 ** strings is read, for good: a batch run never reads its lines back, a
 ** debugging session reads the few it shows. Reading can so run out of
-** memory (sdb_tref_str says how). A pointer to a string stays
+** memory (sdb_tref_via says how). A pointer to a string stays
 ** valid until its store is freed, except one into the chunk being filled,
 ** which lasts until the store's next put.
 */
@@ -53,28 +53,27 @@ static inline void *sdb_tref_ptr(sdb_tref r) {
   return r ? sdb_tstore_chunks_[r >> 16] + (r & 0xffff) : NULL;
 }
 
-/* The string r names. A compressed chunk is made plain first; if there
-** is no memory for it, the string reads "?" and the count of strings so
-** lost goes up (sdb_tstore_losses): what prints or saves such strings
-** compares the count before and after, and says it ran out of memory. */
-const char *sdb_tstore_thaw_(uint32_t index);
-static inline const char *sdb_tref_str(sdb_tref r) {
+/* The string r names, its chunk made plain by slow if it is compressed:
+** for good (sdb_tref_str) or in a buffer of its own (sdb_tref_peek). If
+** there is no memory for it, the string reads "?" and the count of
+** strings so lost goes up (sdb_tstore_losses): what prints or saves such
+** strings compares the count before and after, and says it ran out of
+** memory. */
+static inline const char *sdb_tref_via(sdb_tref r, const char *(*slow)(uint32_t)) {
   if (!r) return NULL;
   const char *c = sdb_tstore_chunks_[r >> 16];
-  if (!c && !(c = sdb_tstore_thaw_(r >> 16))) return "?";
+  if (!c && !(c = slow(r >> 16))) return "?";
   return c + (r & 0xffff);
 }
 unsigned long sdb_tstore_losses(void);
+
+const char *sdb_tstore_thaw_(uint32_t index);
+static inline const char *sdb_tref_str(sdb_tref r) { return sdb_tref_via(r, sdb_tstore_thaw_); }
 
 /* The same for a reader that goes through the strings once (writing a
 ** saved trace): a compressed chunk is made plain in a buffer of its own,
 ** not for good, so the string lasts only until the next peek. */
 const char *sdb_tstore_peek_(uint32_t index);
-static inline const char *sdb_tref_peek(sdb_tref r) {
-  if (!r) return NULL;
-  const char *c = sdb_tstore_chunks_[r >> 16];
-  if (!c && !(c = sdb_tstore_peek_(r >> 16))) return "?";   /* a loss, as above */
-  return c + (r & 0xffff);
-}
+static inline const char *sdb_tref_peek(sdb_tref r) { return sdb_tref_via(r, sdb_tstore_peek_); }
 
 #endif
