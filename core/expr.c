@@ -129,27 +129,45 @@ static bool node_matches(const sdb_expr *e, uint32_t hash, uint8_t kind,
 ** an arena (a malloc per node was a fifth of building a new one). */
 static sdb_arena arena;
 
+/* Doubling in place: realloc moves a large table's pages rather than
+** copying them (mremap), so a growth touches only the new half, where a
+** fresh table and a copy touched twice the final size (the fresh pages
+** were half the cost of bench_core's expr.build_new here). The entries
+** are then placed again in the same arrays (klib's khash does the same):
+** `placed` marks the slots that hold an entry placed in the new table; an
+** old entry still in the way of one is taken out and placed in turn. */
 static bool table_grow(void) {
-  size_t cap = table_cap ? table_cap * 2 : 1024;
-  const sdb_expr **t = malloc(cap * sizeof *t);   /* read only where th[] is set */
-  uint32_t *th = calloc(cap, sizeof *th);
-  if (!t || !th) {
-    free(t);
-    free(th);
-    return false;
-  }
-  for (size_t i = 0; i < table_cap; i++) {
-    uint32_t h = table_hash[i];
-    if (!h) continue;
-    size_t j = h & (cap - 1);
-    while (th[j]) j = (j + 1) & (cap - 1);
-    t[j] = table[i];
-    th[j] = h;
-  }
-  free(table);
-  free(table_hash);
+  size_t old = table_cap, cap = old ? old * 2 : 1024;
+  const sdb_expr **t = realloc(table, cap * sizeof *t);   /* read only where th[] is set */
+  if (!t) return false;
   table = t;
+  uint32_t *th = realloc(table_hash, cap * sizeof *th);
+  if (!th) return false;   /* table is merely larger than it needs to be */
   table_hash = th;
+  memset(th + old, 0, (cap - old) * sizeof *th);
+  uint64_t *placed = calloc(cap / 64, sizeof *placed);
+  if (!placed) return false;   /* the old entries are all still where they were */
+#define PLACED(i) (placed[(i) / 64] >> ((i) % 64) & 1)
+  for (size_t j = 0; j < old; j++) {
+    if (!th[j] || PLACED(j)) continue;
+    const sdb_expr *e = t[j];
+    uint32_t h = th[j];
+    th[j] = 0;
+    for (;;) {
+      size_t i = h & (cap - 1);
+      while (PLACED(i)) i = (i + 1) & (cap - 1);
+      placed[i / 64] |= UINT64_C(1) << (i % 64);
+      uint32_t h2 = th[i];
+      const sdb_expr *e2 = h2 ? t[i] : NULL;
+      t[i] = e;
+      th[i] = h;
+      if (!h2) break;   /* an empty slot: done */
+      e = e2;           /* an old entry not yet placed: place it next */
+      h = h2;
+    }
+  }
+#undef PLACED
+  free(placed);
   table_cap = cap;
   return true;
 }

@@ -184,6 +184,60 @@ static void test_minmax_many(void **state) {
   check_str(sdb_min_n(v, 5), "Min(3, s0, s1)");
 }
 
+/* The table of nodes doubles in place (table_grow): every node made before
+** a growth is found again after many of them, and nothing is made twice.
+** 300k nodes take the table from 1,024 slots through ten doublings. */
+static void test_interning_across_growth(void **state) {
+  (void)state;
+  enum { N = 100000 };
+  const sdb_expr **made = malloc(N * sizeof *made);
+  assert_non_null(made);
+  const sdb_expr *s0 = sdb_sym("s0"), *s1 = sdb_sym("s1");
+  size_t before = sdb_expr_count();
+  for (int i = 0; i < N; i++) {   /* (i + 2000)*s0 + s1: a Mul and an Add each */
+    made[i] = sdb_add(sdb_mul(sdb_int(i + 2000), s0), s1);
+    assert_non_null(made[i]);
+  }
+  size_t after = sdb_expr_count();
+  assert_int_equal(after - before, 3 * N);   /* the Integer, the Mul, the Add */
+  for (int i = N - 1; i >= 0; i--)
+    assert_ptr_equal(sdb_add(sdb_mul(sdb_int(i + 2000), s0), s1), made[i]);
+  assert_int_equal(sdb_expr_count(), after);
+  check_str(made[N - 1], "101999*s0 + s1");
+  free(made);
+}
+
+/* A growth places again the entries of a cluster that wrapped past the
+** table's last slot: Integers whose hash puts them in slot 1023 of the
+** first table (1,024 slots) fill 1023, 0, 1, ...; when the table doubles,
+** the one in slot 0 goes back to 1023 before the entry still there has
+** been placed, which must then be placed in turn, not lost. The Integers
+** are found by their hashes first, in a table that is then reset. */
+static void test_interning_growth_wrapped(void **state) {
+  (void)state;
+  enum { WANT = 6 };
+  int64_t pick[WANT];
+  int npick = 0;
+  sdb_expr_reset();
+  for (int64_t v = 2000; npick < WANT && v < 10000000; v++) {
+    uint32_t h = sdb_int(v)->hash;
+    if ((h & 1023) != 1023) continue;
+    /* the 2nd goes to slot 0, and goes back to 1023 in the new table */
+    if (npick == 1 && (h & 1024)) continue;
+    pick[npick++] = v;
+  }
+  assert_int_equal(npick, WANT);
+  sdb_expr_reset();
+  const sdb_expr *made[WANT];
+  for (int i = 0; i < WANT; i++) made[i] = sdb_int(pick[i]);
+  const sdb_expr *s0 = sdb_sym("s0");
+  for (int i = 0; i < 2000; i++) assert_non_null(sdb_add(s0, sdb_int(100000 + i)));
+  size_t count = sdb_expr_count();
+  for (int i = 0; i < WANT; i++) assert_ptr_equal(sdb_int(pick[i]), made[i]);
+  for (int i = 0; i < 2000; i++) assert_non_null(sdb_add(s0, sdb_int(100000 + i)));
+  assert_int_equal(sdb_expr_count(), count);
+}
+
 static void test_canonical_logic(void **state) {
   (void)state;
   canon("True & (s0 < 5)", "s0 < 5");
@@ -625,6 +679,8 @@ int main(void) {
     cmocka_unit_test(test_canonical_minmax_rel),
     cmocka_unit_test(test_canonical_logic),
     cmocka_unit_test(test_minmax_many),
+    cmocka_unit_test(test_interning_across_growth),
+    cmocka_unit_test(test_interning_growth_wrapped),
     cmocka_unit_test(test_parse_errors),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_eval_subs),
