@@ -213,18 +213,10 @@ static sdb_arg *map_args(interp *it, const sdb_node *n, sdb_err *err) {
 
 /* node_placed, as the tracer's: where the node went is part of it. */
 static void announce(interp *it, sdb_node *node) {
-  const char *line = sdb_node_line(&it->line, node);
-  if (!line) sdb_events_note_lost(it->ev);   /* placed, but with no line */
-  bool first;
-  const sdb_node *after = sdb_node_anchor(it->out, node, &first);
-  sdb_event_in e = {0};
-  e.kind = SDB_EV_NODE_PLACED;
-  e.text = node->name;
-  e.detail = line;
-  e.value = node->id;
-  sdb_event_more more = {.text2 = after ? after->name : NULL};
-  e.more = &more;   /* dropped when NULL: most nodes are appended */
-  e.flags = first ? SDB_EVF_AT_START : 0;
+  sdb_event_in e;
+  sdb_event_more more;
+  if (!sdb_node_placed_event(it->out, node, &it->line, &e, &more))
+    sdb_events_note_lost(it->ev);   /* placed, but with no line */
   sdb_emit(it->ev, &e);
 }
 

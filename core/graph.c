@@ -575,6 +575,22 @@ const sdb_node *sdb_node_anchor(const sdb_graph *g, const sdb_node *n, bool *at_
   return last ? g->last_after : NULL;
 }
 
+bool sdb_node_placed_event(const sdb_graph *g, const sdb_node *n, sdb_buf *b,
+                           sdb_event_in *e, sdb_event_more *more) {
+  const char *line = sdb_node_line(b, n);
+  bool first;
+  const sdb_node *after = sdb_node_anchor(g, n, &first);
+  *e = (sdb_event_in){0};
+  e->kind = SDB_EV_NODE_PLACED;
+  e->text = n->name;
+  e->detail = line;
+  e->value = n->id;
+  *more = (sdb_event_more){.text2 = after ? after->name : NULL};
+  e->more = more;   /* dropped when NULL: most nodes are appended */
+  e->flags = first ? SDB_EVF_AT_START : 0;
+  return line != NULL;
+}
+
 /* --- printing ---------------------------------------------------------------- */
 
 static void put_expr(sdb_buf *b, const sdb_expr *e, sdb_shape_env *env) {

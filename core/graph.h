@@ -268,6 +268,12 @@ void sdb_graph_on_erase(sdb_graph *g, sdb_erase_fn fn, void *ud);
 ** as node_placed says it: the node right before it, or NULL when n is last
 ** (appended) or first (*at_start set when other nodes follow it). */
 const sdb_node *sdb_node_anchor(const sdb_graph *g, const sdb_node *n, bool *at_start);
+/* The node_placed event of n, just put into g (the tracer's and aot's):
+** its line, written into B, and where it went, in *e and *more, which
+** must outlive the emit. False when the line could not be made (out of
+** memory: the event goes without it, and the caller says one was lost). */
+bool sdb_node_placed_event(const sdb_graph *g, const sdb_node *n, sdb_buf *b,
+                           sdb_event_in *e, sdb_event_more *more);
 
 typedef struct sdb_print_opts {
   bool strides;            /* f32[s0, 2][2, 1] */

@@ -102,18 +102,10 @@ void sdb_tracer_free(sdb_tracer *tr) {
 ** event (asserts go right after the node binding their symbol). */
 static void node_placed(sdb_tracer *tr, sdb_node *n) {
   sdb_node_locate(n, tr->ev);
-  const char *line = sdb_node_line(&tr->line, n);
-  if (!line) sdb_events_note_lost(tr->ev);   /* placed, but with no line */
-  bool first;
-  const sdb_node *after = sdb_node_anchor(tr->graph, n, &first);
-  sdb_event_in e = {0};
-  e.kind = SDB_EV_NODE_PLACED;
-  e.text = n->name;
-  e.detail = line;
-  e.value = n->id;
-  sdb_event_more more = {.text2 = after ? after->name : NULL};
-  e.more = &more;   /* dropped when NULL: most nodes are appended */
-  e.flags = first ? SDB_EVF_AT_START : 0;
+  sdb_event_in e;
+  sdb_event_more more;
+  if (!sdb_node_placed_event(tr->graph, n, &tr->line, &e, &more))
+    sdb_events_note_lost(tr->ev);   /* placed, but with no line */
   /* Stamped with the tracer whose graph it went into: lifting a free
   ** variable into a nested body places placeholders in every enclosing
   ** body on the way, while the innermost tracer is the current one. */
