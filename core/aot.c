@@ -783,6 +783,7 @@ int sdb_aot_compile(sdb_shape_env *env, const sdb_graph *dynamo, const sdb_aot_i
       it.in_tensors[i] = t;
       sdb_fake_unref(t);
       char *meta = sdb_fake_meta_str(t, false);
+      if (!meta) sdb_events_note_lost(ev);   /* refakified, but with no meta */
       sdb_event_in e = {0};
       e.kind = SDB_EV_REFAKIFIED;
       e.text = in->source ? in->source->name : in->argname;

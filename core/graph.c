@@ -595,9 +595,10 @@ bool sdb_node_placed_event(const sdb_graph *g, const sdb_node *n, sdb_buf *b,
 
 static void put_expr(sdb_buf *b, const sdb_expr *e, sdb_shape_env *env) {
   const sdb_expr *s = env ? sdb_simplify(env, e) : e;
-  char *t = sdb_expr_str(s ? s : e);
+  char *t = s ? sdb_expr_str(s) : NULL;
   if (t) sdb_buf_puts(b, t);
-  else b->failed = true;   /* out of memory: the text says it is incomplete */
+  else b->failed = true;   /* out of memory: the text says it is incomplete
+                           ** (e unsimplified would pass for the right one) */
   free(t);
 }
 

@@ -411,7 +411,7 @@ const sdb_expr *sdb_se_replace(sdb_shape_env *env, const sdb_expr *e) {
   if (env->replaced[slot].e == e && env->replaced[slot].gen == env->repl_gen) return env->replaced[slot].r;
   const sdb_expr **fs;
   long n = sdb_free_symbols(e, &fs);
-  if (n <= 0) return e;
+  if (n <= 0) return n ? NULL : e;   /* out of memory: not e unreplaced */
   const sdb_expr **vals = malloc((size_t)n * sizeof *vals);
   if (!vals) { free(fs); return NULL; }
   size_t m = 0;
@@ -722,8 +722,11 @@ static void maybe_guard_rel(sdb_shape_env *env, const sdb_expr *g) {
 ** Guards, data-dependent errors, checks
 ** ---------------------------------------------------------------------- */
 
+/* -1 when out of memory, even part way: what the guard teaches may be
+** lost (sdb_se_nomem_begin) */
 static long record_guard(sdb_shape_env *env, const sdb_expr *g) {
   if (!GROW(env->guards, env->nguards, env->capguards)) return -1;
+  int saved = sdb_se_nomem_begin();
   sdb_guard *gd = &env->guards[env->nguards++];
   gd->expr = g;
   gd->prov = prov_now(env);
@@ -733,8 +736,8 @@ static long record_guard(sdb_shape_env *env, const sdb_expr *g) {
   e.more = &more;
   gd->prov.seq = emit(env, &e);
   maybe_guard_rel(env, g);
-  sdb_se_add_fact(env, g);
-  return 0;
+  bool added = sdb_se_add_fact(env, g);
+  return sdb_se_nomem_end(saved) || !added ? -1 : 0;
 }
 
 static const char *basename_of(const char *path) {
@@ -849,11 +852,23 @@ static int data_dependent_error(sdb_shape_env *env, const sdb_expr *e,
   return rc;
 }
 
+/* Static evaluation gives NULL both when e is not known and when it ran
+** out of memory part way; only the first may go on to a guard or a runtime
+** assert (sdb_se_nomem_begin). SDB_OK with *st NULL means not known. */
+static int evaluate_static(sdb_shape_env *env, const sdb_expr *e, const sdb_expr **st,
+                           sdb_err *err) {
+  int saved = sdb_se_nomem_begin();
+  *st = sdb_maybe_evaluate_static(env, e);
+  return sdb_se_nomem_end(saved) ? sdb_se_oom(err) : SDB_OK;
+}
+
 int sdb_evaluate(sdb_shape_env *env, const sdb_expr *e, const sdb_expr **out,
                  sdb_err *err) {
   *out = NULL;
   if (!e) return sdb_err_expr(err);
-  const sdb_expr *st = sdb_maybe_evaluate_static(env, e);
+  const sdb_expr *st;
+  int rc = evaluate_static(env, e, &st, err);
+  if (rc) return rc;
   if (st) { *out = st; return SDB_OK; }
   const sdb_expr *s = sdb_simplify(env, e);
   if (!s) return sdb_err_expr(err);
@@ -865,7 +880,7 @@ int sdb_evaluate(sdb_shape_env *env, const sdb_expr *e, const sdb_expr **out,
   char msg[256];
   if (sdb_eval(s, hint_lookup, env, &v, msg, sizeof msg)) {
     char *es = estr(env, s);
-    int rc = sdb_err_set(err, SDB_E_INVALID, "RuntimeError", "cannot evaluate %s: %s", es, msg);
+    rc = sdb_err_set(err, SDB_E_INVALID, "RuntimeError", "cannot evaluate %s: %s", es, msg);
     free(es);
     return rc;
   }
@@ -913,7 +928,9 @@ bool sdb_guard_or_true(sdb_shape_env *env, const sdb_expr *e) { return guard_or(
 int sdb_size_hint(sdb_shape_env *env, const sdb_expr *e, int64_t *out, sdb_err *err) {
   const sdb_expr *s = sdb_simplify(env, e);
   if (!s) return sdb_err_expr(err);
-  const sdb_expr *st = sdb_maybe_evaluate_static(env, s);
+  const sdb_expr *st;
+  int rc = evaluate_static(env, s, &st, err);
+  if (rc) return rc;
   if (st && st->kind == SDB_INT) { *out = st->ival; return SDB_OK; }
   if (sdb_has_unbacked(env, s)) return data_dependent_error(env, e, err);
   char msg[256];
@@ -945,10 +962,12 @@ static int check_failed(sdb_shape_env *env, const sdb_expr *e, const char *msg,
   return rc;
 }
 
-/* The unbacked int symbol with the highest index (u10 beats u3). */
-static const sdb_expr *assert_key(sdb_shape_env *env, const sdb_expr *e) {
+/* The unbacked int symbol with the highest index (u10 beats u3); false
+** when out of memory (not "no such symbol"). */
+static bool assert_key(sdb_shape_env *env, const sdb_expr *e, const sdb_expr **key) {
   const sdb_expr **fs;
   long n = sdb_free_symbols(e, &fs);
+  if (n < 0) return false;
   const sdb_expr *best = NULL;
   long best_ix = -1;
   for (long i = 0; i < n; i++) {
@@ -958,7 +977,8 @@ static const sdb_expr *assert_key(sdb_shape_env *env, const sdb_expr *e) {
     if (ix > best_ix) { best_ix = ix; best = fs[i]; }
   }
   free(fs);
-  return best;
+  *key = best;
+  return true;
 }
 
 int sdb_check(sdb_shape_env *env, const sdb_expr *e, const char *msg, sdb_err *err) {
@@ -966,20 +986,24 @@ int sdb_check(sdb_shape_env *env, const sdb_expr *e, const char *msg, sdb_err *e
   if (!sdb_is_bool(e))
     return sdb_err_set(err, SDB_E_INVALID, "TypeError",
                        "torch._check expects a boolean condition (build one with :ge(), :eq(), ...)");
-  const sdb_expr *st = sdb_maybe_evaluate_static(env, e);
+  const sdb_expr *st;
+  int rc = evaluate_static(env, e, &st, err);
+  if (rc) return rc;
   if (st) return st->kind == SDB_TRUE ? SDB_OK : check_failed(env, e, msg, err);
   const sdb_expr *s = sdb_simplify(env, e);
   if (!s) return sdb_err_expr(err);
   if (!sdb_has_unbacked(env, s)) {   /* a normal guard */
     bool v;
-    int rc = sdb_guard_bool(env, s, &v, err);
+    rc = sdb_guard_bool(env, s, &v, err);
     if (rc) return rc;
     return v ? SDB_OK : check_failed(env, e, msg, err);
   }
-  if (!GROW(env->asserts, env->nasserts, env->capasserts)) return sdb_se_oom(err);
+  const sdb_expr *key;
+  if (!assert_key(env, s, &key) || !GROW(env->asserts, env->nasserts, env->capasserts))
+    return sdb_se_oom(err);
   sdb_runtime_assert *ra = &env->asserts[env->nasserts++];
   ra->expr = s;
-  ra->key = assert_key(env, s);
+  ra->key = key;
   ra->msg = sdb_intern(msg);
   ra->prov = prov_now(env);
   sdb_event_in ev = {0};
@@ -987,9 +1011,11 @@ int sdb_check(sdb_shape_env *env, const sdb_expr *e, const char *msg, sdb_err *e
   sdb_event_more more = {.sym = ra->key, .expr = s};
   ev.more = &more;
   ev.detail = msg;
+  int saved = sdb_se_nomem_begin();
   ra->prov.seq = emit(env, &ev);
   maybe_guard_rel(env, s);
-  if (!sdb_se_add_fact(env, s)) return sdb_se_oom(err);
+  bool added = sdb_se_add_fact(env, s);
+  if (sdb_se_nomem_end(saved) || !added) return sdb_se_oom(err);
   return SDB_OK;
 }
 

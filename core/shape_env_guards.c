@@ -40,6 +40,9 @@ int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) 
   guard_builder gb = {NULL, 0, 0, SDB_MAP_INIT};
   out->v = NULL;
   out->n = 0;
+  /* a guard kept, or dropped, because simplifying or evaluating it ran
+  ** out of memory would pass for the real list (sdb_se_nomem_begin) */
+  int saved = sdb_se_nomem_begin();
   /* 0. what each tracked input is now (replacements applied), and the
   **    first source of every symbol */
   const sdb_expr **now = calloc(env->ntracked + 1, sizeof *now);
@@ -123,12 +126,14 @@ int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) 
       g.text = sdb_internf("%s <= %lld", src->name, (long long)r.hi);
     if (!g.text || !push_guard(&gb, g)) goto nomem;
   }
+  if (sdb_se_nomem_end(saved)) goto nomem;
   free(now);
   sdb_map_free(&gb.sym_source);
   out->v = gb.v;
   out->n = gb.n;
   return SDB_OK;
 nomem:
+  sdb_se_nomem_end(saved);
   free(now);
   free(gb.v);
   sdb_map_free(&gb.sym_source);

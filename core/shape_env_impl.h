@@ -9,9 +9,30 @@
 #include "shape_env.h"
 #include "map.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+
+/* Out of memory inside the reasoning. Many of its steps answer "not
+** known", or learn nothing, when an allocation fails part way (simplify,
+** the axioms, the ranges a guard refines), and that must not pass for the
+** real answer: a check would add its runtime assert twice, a guard would
+** be issued that the lost range made look needed. The allocators set
+** errno to ENOMEM when they fail (POSIX), and nothing on these paths sets
+** it otherwise, so a step is run between sdb_se_nomem_begin and
+** sdb_se_nomem_end, which says whether anything in it failed. They nest:
+** a failure stays visible to the enclosing step. */
+static inline int sdb_se_nomem_begin(void) {
+  int saved = errno;
+  errno = 0;
+  return saved;
+}
+static inline bool sdb_se_nomem_end(int saved) {
+  bool failed = errno == ENOMEM;
+  if (!failed) errno = saved;
+  return failed;
+}
 
 /* A growable array of T: `arr`, `n`, `cap` fields named by prefix.
 ** GROW_SMALL starts at 2, for the arrays kept per symbol or per key (most

@@ -23,6 +23,17 @@
 
 /* A JSON string; bytes that are not UTF-8 (Lua strings may hold any) are
 ** written as '?', since JSON text must be UTF-8. */
+/* A value, member or element the writer could not make (out of memory)
+** fails the line it is for, and so the save: left out, it would pass for
+** a line that never had it. put_json reads and clears the flag. */
+static bool json_failed;
+static void set(json_t *o, const char *k, json_t *v) {
+  if (!v || json_object_set_new(o, k, v)) json_failed = true;
+}
+static void add(json_t *a, json_t *v) {
+  if (!v || json_array_append_new(a, v)) json_failed = true;
+}
+
 static json_t *jstr(const char *s) {
   if (!s) return json_null();
   json_t *j = json_string(s);
@@ -45,10 +56,9 @@ static json_t *expr_json(const sdb_expr *e) {
     default: break;
   }
   json_t *a = json_array();
-  if (!a) return NULL;
-  json_array_append_new(a, json_string(sdb_kind_name((sdb_kind)e->kind)));
-  json_array_append_new(a, json_integer(e->ival));
-  for (uint32_t i = 0; i < e->nargs; i++) json_array_append_new(a, expr_json(e->args[i]));
+  add(a, json_string(sdb_kind_name((sdb_kind)e->kind)));
+  add(a, json_integer(e->ival));
+  for (uint32_t i = 0; i < e->nargs; i++) add(a, expr_json(e->args[i]));
   return a;
 }
 
@@ -147,16 +157,32 @@ static void put(out_t *o, const char *s, size_t n) {
 }
 
 static void put_json(out_t *o, json_t *j) {
-  if (!j) { if (!o->err) o->err = ENOMEM; return; }
+  bool failed = json_failed || !j;
+  json_failed = false;
+  if (failed) {
+    json_decref(j);
+    if (!o->err) o->err = ENOMEM;
+    return;
+  }
+  /* jansson's dump can run out of memory part way and still give a text,
+  ** one with a quote or a key missing (an object key's dump_string result
+  ** is not checked): the failing allocation's errno is the only sign */
+  int saved = errno;
+  errno = 0;
   char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  bool dumped = s && errno != ENOMEM;
+  errno = saved;
   json_decref(j);
-  if (!s) { if (!o->err) o->err = ENOMEM; return; }
+  if (!dumped) {
+    free(s);
+    if (!o->err) o->err = ENOMEM;
+    return;
+  }
   put(o, s, strlen(s));
   put(o, "\n", 1);
   free(s);
 }
 
-static void set(json_t *o, const char *k, json_t *v) { if (v) json_object_set_new(o, k, v); }
 
 static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
   json_t *o = json_object();
@@ -177,8 +203,8 @@ static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
   if (sdb_event_expr(e)) set(o, "expr", expr_json(sdb_event_expr(e)));
   if (sdb_event_has_range(e)) {
     json_t *r = json_array();
-    json_array_append_new(r, bound_json(sdb_event_range(e).lo, sdb_event_range(e).is_bool));
-    json_array_append_new(r, bound_json(sdb_event_range(e).hi, sdb_event_range(e).is_bool));
+    add(r, bound_json(sdb_event_range(e).lo, sdb_event_range(e).is_bool));
+    add(r, bound_json(sdb_event_range(e).hi, sdb_event_range(e).is_bool));
     set(o, "range", r);
   }
   if (sdb_event_value(e)) set(o, "value", json_integer(sdb_event_value(e)));
@@ -189,11 +215,11 @@ static json_t *event_json(const sdb_event *e, size_t pos, const char *stack) {
   if (sdb_event_nsyms(e)) {
     json_t *a = json_array(), *t = sdb_event_texts(e) ? json_array() : NULL;
     for (uint32_t i = 0; i < sdb_event_nsyms(e); i++) {
-      json_array_append_new(a, sdb_event_syms(e)[i] ? expr_json(sdb_event_syms(e)[i]) : json_null());
-      if (t) json_array_append_new(t, jstr(sdb_event_texts(e)[i]));
+      add(a, sdb_event_syms(e)[i] ? expr_json(sdb_event_syms(e)[i]) : json_null());
+      if (sdb_event_texts(e)) add(t, jstr(sdb_event_texts(e)[i]));
     }
     set(o, "syms", a);
-    if (t) set(o, "texts", t);
+    if (sdb_event_texts(e)) set(o, "texts", t);
   }
   if (stack) set(o, "stack", jstr(stack));
   return o;
@@ -206,7 +232,10 @@ static char *file_text(const char *file) {
   size_t len = 1;
   for (int i = 1; i <= n; i++) len += strlen(sdb_srcfile_line_raw(file, i)) + 1;
   char *t = malloc(len), *p = t;
-  if (!t) return NULL;
+  if (!t) {
+    json_failed = true;   /* not a file left out: a save that failed */
+    return NULL;
+  }
   for (int i = 1; i <= n; i++) {
     const char *l = sdb_srcfile_line_raw(file, i);
     size_t k = strlen(l);
@@ -232,35 +261,32 @@ static json_t *header_json(const sdb_trace_meta *m, const sdb_events *s, size_t 
   set(h, "written", json_string(m->written ? m->written : when));
   set(h, "program", jstr(m->program));
   json_t *args = json_array();
-  for (size_t i = 0; i < m->nargs; i++) json_array_append_new(args, jstr(m->args[i]));
+  for (size_t i = 0; i < m->nargs; i++) add(args, jstr(m->args[i]));
   set(h, "args", args);
   set(h, "end", jstr(m->end ? m->end : "finished"));
   if (m->error) set(h, "error", jstr(m->error));
   set(h, "events", json_integer((json_int_t)(to - from)));
-  if (m->options) {
-    json_t *opt = json_loads(m->options, 0, NULL);
-    if (opt) set(h, "options", opt);
-  }
+  if (m->options) set(h, "options", json_loads(m->options, 0, NULL));   /* ours: valid */
   /* the sources: the caller's, then every file named, in order first named */
   json_t *src = json_array(), *seen = json_object();
   for (size_t i = 0; i < m->nsources; i++) {
     json_t *f = json_object();
     set(f, "file", jstr(m->sources[i].file));
     set(f, "text", jstr(m->sources[i].text));
-    json_array_append_new(src, f);
-    json_object_set_new(seen, m->sources[i].file, json_true());
+    add(src, f);
+    set(seen, m->sources[i].file, json_true());
   }
   for (size_t i = from; i <= to; i++) {
     const char *file = i < to ? sdb_event_site(sdb_events_at(s, i))->file : m->program;
     if (!file || json_object_get(seen, file)) continue;
-    json_object_set_new(seen, file, json_true());
+    set(seen, file, json_true());
     char *text = file_text(file);
     if (!text) continue;
     json_t *f = json_object();
     set(f, "file", jstr(file));
     set(f, "text", jstr(text));
     free(text);
-    json_array_append_new(src, f);
+    add(src, f);
   }
   json_decref(seen);
   set(h, "sources", src);

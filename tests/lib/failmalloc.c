@@ -10,6 +10,7 @@
 */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <execinfo.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -56,14 +57,20 @@ static bool fails(const void *from) {
   return fail;
 }
 
+/* a failure sets errno as glibc's does (shapedb reads it: shape_env.c) */
+static void *failed(void) {
+  errno = ENOMEM;
+  return NULL;
+}
+
 void *malloc(size_t n) {
-  return fails(__builtin_return_address(0)) ? NULL : __libc_malloc(n);
+  return fails(__builtin_return_address(0)) ? failed() : __libc_malloc(n);
 }
 void *calloc(size_t k, size_t n) {
-  return fails(__builtin_return_address(0)) ? NULL : __libc_calloc(k, n);
+  return fails(__builtin_return_address(0)) ? failed() : __libc_calloc(k, n);
 }
 void *realloc(void *p, size_t n) {
-  return n && fails(__builtin_return_address(0)) ? NULL : __libc_realloc(p, n);
+  return n && fails(__builtin_return_address(0)) ? failed() : __libc_realloc(p, n);
 }
 
 __attribute__((destructor)) static void report(void) {
