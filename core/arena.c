@@ -2,6 +2,7 @@
 ** arena.c — memory freed all at once (see arena.h).
 */
 #include "arena.h"
+#include "err.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ void *sdb_arena_alloc(sdb_arena *a, size_t n, size_t align) {
   if (!own && a->spare) {
     c = a->spare;
     a->spare = c->next;
-  } else if (!(c = malloc(sizeof *c + (own ? n : ARENA_CHUNK)))) {
+  } else if (!(c = sdb_noted(malloc(sizeof *c + (own ? n : ARENA_CHUNK))))) {
     return NULL;
   }
   c->cap = own ? n : ARENA_CHUNK;

@@ -2,6 +2,7 @@
 ** buf.c — growable text buffer (see buf.h).
 */
 #include "buf.h"
+#include "err.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@ static bool reserve(sdb_buf *b, size_t extra) {
     if (cap > ((size_t)-1) / 2) { b->failed = true; return false; }
     cap *= 2;
   }
-  char *p = b->borrowed ? malloc(cap) : realloc(b->data, cap);
+  char *p = b->borrowed ? sdb_noted(malloc(cap)) : sdb_noted(realloc(b->data, cap));
   if (!p) { b->failed = true; return false; }
   if (b->borrowed) {   /* out of the caller's storage, text and all */
     memcpy(p, b->data, b->len);
@@ -111,18 +112,18 @@ const char *sdb_buf_cstr(sdb_buf *b) { return b->data ? b->data : ""; }
 char *sdb_buf_take(sdb_buf *b) {
   char *s = b->data;
   if (b->borrowed) {
-    s = b->failed ? NULL : malloc(b->len + 1);
+    s = b->failed ? NULL : sdb_noted(malloc(b->len + 1));
     if (s) {
       memcpy(s, b->data, b->len);
       s[b->len] = '\0';
     }
   } else {
-    if (!s && !b->failed) s = calloc(1, 1);
+    if (!s && !b->failed) s = sdb_noted(calloc(1, 1));
     if (b->failed) { free(s); s = NULL; }
     /* a kept text gives back what doubling left unused (a big graph's or
     ** the wrapper's text could hold twice its size for the whole session) */
     if (s && b->cap > 4096 && b->cap - b->len > b->cap / 4) {
-      char *t = realloc(s, b->len + 1);
+      char *t = sdb_noted(realloc(s, b->len + 1));
       if (t) s = t;
     }
   }

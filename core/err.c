@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+unsigned long sdb_nomem_count;
+
 int sdb_err_setv(sdb_err *e, int code, const char *kind, const char *fmt, va_list ap) {
   if (!e) return code;
   sdb_buf b = SDB_BUF_INIT;

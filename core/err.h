@@ -47,4 +47,16 @@ void sdb_err_clear(sdb_err *e);
 /* The expression builders' last error as an SDB_E_EXPR. */
 int sdb_err_expr(sdb_err *e);
 
+/* Allocations of the core's that failed, over the whole run. A step that
+** must not pass such a failure off as an answer ("not known", nothing
+** learned) compares the count before and after it (shape_env_impl.h).
+** The modules it runs through note each failure where they allocate:
+** sdb_noted(malloc(n)). errno cannot tell: glibc's malloc leaves ENOMEM
+** behind when brk fails and mmap then succeeds (always under valgrind). */
+extern unsigned long sdb_nomem_count;
+static inline void *sdb_noted(void *p) {
+  if (!p) sdb_nomem_count++;
+  return p;
+}
+
 #endif

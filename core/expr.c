@@ -21,6 +21,7 @@
 ** and evaluation walk expressions in expr_walk.c.
 */
 #include "expr.h"
+#include "err.h"
 #include "arena.h"
 #include "expr_internal.h"
 #include "intern.h"
@@ -138,14 +139,14 @@ static sdb_arena arena;
 ** old entry still in the way of one is taken out and placed in turn. */
 static bool table_grow(void) {
   size_t old = table_cap, cap = old ? old * 2 : 1024;
-  const sdb_expr **t = realloc(table, cap * sizeof *t);   /* read only where th[] is set */
+  const sdb_expr **t = sdb_noted(realloc(table, cap * sizeof *t));   /* read only where th[] is set */
   if (!t) return false;
   table = t;
-  uint32_t *th = realloc(table_hash, cap * sizeof *th);
+  uint32_t *th = sdb_noted(realloc(table_hash, cap * sizeof *th));
   if (!th) return false;   /* table is merely larger than it needs to be */
   table_hash = th;
   memset(th + old, 0, (cap - old) * sizeof *th);
-  uint64_t *placed = calloc(cap / 64, sizeof *placed);
+  uint64_t *placed = sdb_noted(calloc(cap / 64, sizeof *placed));
   if (!placed) return false;   /* the old entries are all still where they were */
 #define PLACED(i) (placed[(i) / 64] >> ((i) % 64) & 1)
   for (size_t j = 0; j < old; j++) {
@@ -297,8 +298,8 @@ static void tv_free(termvec *t) { if (t->v != t->small) free(t->v); }
 static bool tv_push(termvec *t, int64_t coef, const sdb_expr *e) {
   if (t->n == t->cap) {
     size_t cap = t->cap * 2;
-    term *v = t->v == t->small ? malloc(cap * sizeof *v)
-                               : realloc(t->v, cap * sizeof *v);
+    term *v = t->v == t->small ? sdb_noted(malloc(cap * sizeof *v))
+                               : sdb_noted(realloc(t->v, cap * sizeof *v));
     if (!v) return false;
     if (t->v == t->small) memcpy(v, t->small, sizeof t->small);
     t->v = v;
@@ -512,10 +513,10 @@ static int add_order(const term *x, const term *y) {
   int64_t ea_s[8], eb_s[8];
   size_t cap_a = x->e->kind == SDB_MUL ? x->e->nargs : 1;
   size_t cap_b = y->e->kind == SDB_MUL ? y->e->nargs : 1;
-  const sdb_expr **ga = cap_a <= 8 ? ga_s : malloc(cap_a * sizeof *ga);
-  const sdb_expr **gb = cap_b <= 8 ? gb_s : malloc(cap_b * sizeof *gb);
-  int64_t *ea = cap_a <= 8 ? ea_s : malloc(cap_a * sizeof *ea);
-  int64_t *eb = cap_b <= 8 ? eb_s : malloc(cap_b * sizeof *eb);
+  const sdb_expr **ga = cap_a <= 8 ? ga_s : sdb_noted(malloc(cap_a * sizeof *ga));
+  const sdb_expr **gb = cap_b <= 8 ? gb_s : sdb_noted(malloc(cap_b * sizeof *gb));
+  int64_t *ea = cap_a <= 8 ? ea_s : sdb_noted(malloc(cap_a * sizeof *ea));
+  int64_t *eb = cap_b <= 8 ? eb_s : sdb_noted(malloc(cap_b * sizeof *eb));
   int r = 0;
   if (!ga || !gb || !ea || !eb) { r = cmp_i64(x->e->id, y->e->id); goto out; }
   size_t na = term_gens(x->e, ga, ea), nb = term_gens(y->e, gb, eb);
@@ -1007,7 +1008,7 @@ static bool has_factor(const sdb_expr *m, const sdb_expr *x) {
 /* m without the factor x (which has_factor found). */
 static const sdb_expr *drop_factor(const sdb_expr *m, const sdb_expr *x) {
   if (m == x) return sdb_int(1);
-  const sdb_expr *small[16] = {NULL}, **v = m->nargs <= 16 ? small : malloc(m->nargs * sizeof *v);
+  const sdb_expr *small[16] = {NULL}, **v = m->nargs <= 16 ? small : sdb_noted(malloc(m->nargs * sizeof *v));
   if (!v) return sdb_ex_fail("out of memory");
   size_t n = 0;
   bool dropped = false;
@@ -1205,7 +1206,7 @@ static const sdb_expr *distribute(const sdb_expr *a, const sdb_expr *b) {
   if (a->kind != SDB_ADD && b->kind != SDB_ADD) return sdb_mul(a, b);
   size_t na = nterms(a), nb = nterms(b);
   if (na * nb > EXPAND_MAX_TERMS) return sdb_mul(a, b);
-  const sdb_expr **v = malloc(na * nb * sizeof *v);
+  const sdb_expr **v = sdb_noted(malloc(na * nb * sizeof *v));
   if (!v) return sdb_ex_fail("out of memory");
   size_t n = 0;
   for (size_t i = 0; i < na; i++)
@@ -1219,7 +1220,7 @@ static const sdb_expr *distribute(const sdb_expr *a, const sdb_expr *b) {
 const sdb_expr *sdb_expand(const sdb_expr *e) {
   if (!e) return NULL;
   if (e->nargs == 0) return e;
-  const sdb_expr *small[8], **args = e->nargs <= 8 ? small : malloc(e->nargs * sizeof *args);
+  const sdb_expr *small[8], **args = e->nargs <= 8 ? small : sdb_noted(malloc(e->nargs * sizeof *args));
   if (!args) return sdb_ex_fail("out of memory");
   bool changed = false;
   const sdb_expr *r = NULL;

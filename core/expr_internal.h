@@ -7,6 +7,7 @@
 #define SDB_EXPR_INTERNAL_H
 
 #include "expr.h"
+#include "err.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,8 +50,8 @@ static inline void ev_free(exprvec *t) { if (t->v != t->small) free(t->v); }
 static inline bool ev_push(exprvec *t, const sdb_expr *e) {
   if (t->n == t->cap) {
     size_t cap = t->cap * 2;
-    const sdb_expr **v = t->v == t->small ? malloc(cap * sizeof *v)
-                                          : realloc(t->v, cap * sizeof *v);
+    const sdb_expr **v = t->v == t->small ? sdb_noted(malloc(cap * sizeof *v))
+                                          : sdb_noted(realloc(t->v, cap * sizeof *v));
     if (!v) return false;
     if (t->v == t->small) memcpy(v, t->small, sizeof t->small);
     t->v = v;

@@ -151,7 +151,7 @@ const sdb_expr *sdb_rel_canon(const sdb_expr *e) {
     case SDB_LT: case SDB_LE:
       return e->ival ? sdb_ex_inequality((sdb_kind)e->kind, e->args[0], e->args[1], false) : e;
     case SDB_AND: case SDB_OR: case SDB_NOT: {
-      const sdb_expr *small[8], **args = e->nargs <= 8 ? small : malloc(e->nargs * sizeof *args);
+      const sdb_expr *small[8], **args = e->nargs <= 8 ? small : sdb_noted(malloc(e->nargs * sizeof *args));
       if (!args) return sdb_ex_fail("out of memory");
       bool same = true;
       for (size_t i = 0; i < e->nargs; i++) {

@@ -262,7 +262,7 @@ static void py_rec(pyctx *c, const sdb_expr *e) {
       /* sympy keeps the number first in Add.args, then terms by sort key */
       bool first = true;
       if (e->ival) { sdb_buf_puti(b, (long long)e->ival); first = false; }
-      const sdb_expr **t = malloc(e->nargs * sizeof *t);
+      const sdb_expr **t = sdb_noted(malloc(e->nargs * sizeof *t));
       if (!t) { b->failed = true; break; }
       memcpy(t, e->args, e->nargs * sizeof *t);
       sdb_sort_n(t, e->nargs, sizeof *t, expr_qsort_cmp2);

@@ -73,7 +73,7 @@ static bool memo_put(memo *m, const sdb_expr *k, const sdb_expr *v) {
   }
   if (m->len * 2 >= m->cap) {
     size_t cap = m->cap * 2;
-    const sdb_expr **nk = calloc(cap, sizeof *nk), **nv = calloc(cap, sizeof *nv);
+    const sdb_expr **nk = sdb_noted(calloc(cap, sizeof *nk)), **nv = sdb_noted(calloc(cap, sizeof *nv));
     if (!nk || !nv) { free(nk); free(nv); return false; }
     for (size_t i = 0; i < m->cap; i++) {
       if (!m->keys[i]) continue;
@@ -121,7 +121,7 @@ static const sdb_expr *subs_rec(subs_ctx *c, const sdb_expr *e) {
   const sdb_expr *r;
   if (memo_get(&c->seen, e, &r)) return r;
   const sdb_expr *small[8];
-  const sdb_expr **args = e->nargs <= 8 ? small : malloc(e->nargs * sizeof *args);
+  const sdb_expr **args = e->nargs <= 8 ? small : sdb_noted(malloc(e->nargs * sizeof *args));
   if (!args) return sdb_ex_fail("out of memory");
   bool changed = false;
   r = NULL;
@@ -173,7 +173,7 @@ long sdb_free_symbols(const sdb_expr *e, const sdb_expr ***out) {
     sdb_sort_n(v.v, v.n, sizeof *v.v, sdb_ex_expr_qsort_cmp);
     n = (long)v.n;
     if (n) {
-      *out = malloc(v.n * sizeof **out);
+      *out = sdb_noted(malloc(v.n * sizeof **out));
       if (*out) memcpy(*out, v.v, v.n * sizeof **out);
       else n = -1;
     }

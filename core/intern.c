@@ -2,6 +2,7 @@
 ** intern.c — a global open-addressing table of strings (see intern.h).
 */
 #include "intern.h"
+#include "err.h"
 #include "buf.h"
 
 #include <stdarg.h>
@@ -31,7 +32,7 @@ static char *at_ref(uint32_t ref) { return (char *)sdb_iref_str(ref); }
 static bool push(char ***v, size_t *n, size_t *cap, char *p) {
   if (*n == *cap) {
     size_t c = *cap ? 2 * *cap : 16;
-    char **w = realloc(*v, c * sizeof *w);
+    char **w = sdb_noted(realloc(*v, c * sizeof *w));
     if (!w) return false;
     *v = w;
     *cap = c;
@@ -45,7 +46,7 @@ static bool push(char ***v, size_t *n, size_t *cap, char *p) {
 static char *str_alloc(size_t n, uint32_t *ref) {
   if (n > CHUNK / 4) {
     if (nlongs == 0xffff * LONGS) return NULL;
-    char *p = malloc(n);
+    char *p = sdb_noted(malloc(n));
     if (!p || !push(&sdb_intern_longs_, &nlongs, &caplongs, p)) { free(p); return NULL; }
     size_t i = nlongs - 1;
     *ref = (uint32_t)((i / LONGS + 1) << 16 | (CHUNK + i % LONGS));
@@ -53,7 +54,7 @@ static char *str_alloc(size_t n, uint32_t *ref) {
   }
   if (!nchunks || CHUNK - used < n) {
     if (nchunks == 0xffff) return NULL;
-    char *c = malloc(CHUNK);
+    char *c = sdb_noted(malloc(CHUNK));
     if (!c || !push(&sdb_intern_chunks_, &nchunks, &capchunks, c)) { free(c); return NULL; }
     used = 0;
   }
@@ -92,7 +93,7 @@ static uint32_t hash_str(const char *s, size_t n) {
 
 static int grow(void) {
   size_t ncap = cap ? cap * 2 : 256;
-  slot *t = calloc(ncap, sizeof *t);
+  slot *t = sdb_noted(calloc(ncap, sizeof *t));
   if (!t) return -1;
   for (size_t i = 0; i < cap; i++) {
     if (!slots[i].ref) continue;

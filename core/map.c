@@ -2,6 +2,7 @@
 ** map.c — insertion-ordered pointer map (see map.h).
 */
 #include "map.h"
+#include "err.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@ long sdb_map_pos(const sdb_map *m, const void *key) {
 }
 
 static bool reindex(sdb_map *m, size_t icap) {
-  sdb_map_slot *ix = calloc(icap, sizeof *ix);
+  sdb_map_slot *ix = sdb_noted(calloc(icap, sizeof *ix));
   if (!ix) return false;
   for (size_t i = 0; i < m->len; i++) {
     uint64_t h = hash_ptr(m->keys[i]);
@@ -53,10 +54,10 @@ bool sdb_map_put(sdb_map *m, const void *key, void *val) {
   if (m->len == UINT32_MAX - 1) return false;
   if (m->len == m->cap) {
     size_t cap = m->cap ? m->cap * 2 : 8;
-    const void **k = realloc(m->keys, cap * sizeof *k);
+    const void **k = sdb_noted(realloc(m->keys, cap * sizeof *k));
     if (!k) return false;
     m->keys = k;
-    void **v = realloc(m->vals, cap * sizeof *v);
+    void **v = sdb_noted(realloc(m->vals, cap * sizeof *v));
     if (!v) return false;
     m->vals = v;
     m->cap = cap;

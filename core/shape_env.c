@@ -38,7 +38,7 @@ sdb_shape_env_opts sdb_shape_env_default_opts(void) {
 }
 
 sdb_shape_env *sdb_shape_env_new(sdb_events *events, const sdb_shape_env_opts *opts) {
-  sdb_shape_env *env = calloc(1, sizeof *env);
+  sdb_shape_env *env = sdb_noted(calloc(1, sizeof *env));
   if (!env) return NULL;
   env->ev = events;
   env->opts = opts ? *opts : sdb_shape_env_default_opts();
@@ -110,7 +110,7 @@ static char *estr(sdb_shape_env *env, const sdb_expr *e) {
   char *s = e ? sdb_expr_str(e) : NULL;
   if (s) return s;
   if (e) sdb_events_note_lost(env->ev);
-  return strdup("?");
+  return sdb_noted(strdup("?"));
 }
 
 /* ------------------------------------------------------------------------
@@ -152,7 +152,7 @@ bool sdb_has_unbacked(const sdb_shape_env *env, const sdb_expr *e) {
 }
 
 static sdb_symbol_info *new_symbol(sdb_shape_env *env, const sdb_expr *sym) {
-  sdb_symbol_info *s = calloc(1, sizeof *s);
+  sdb_symbol_info *s = sdb_noted(calloc(1, sizeof *s));
   if (!s) return NULL;
   s->sym = sym;
   s->index = env->syms.len;
@@ -169,7 +169,7 @@ static sdb_symbol_info *new_symbol(sdb_shape_env *env, const sdb_expr *sym) {
 static bool add_source(sdb_symbol_info *s, const sdb_source *src) {
   for (size_t i = 0; i < s->nsources; i++)
     if (s->sources[i] == src) return true;
-  const sdb_source **v = realloc(s->sources, (s->nsources + 1) * sizeof *v);
+  const sdb_source **v = sdb_noted(realloc(s->sources, (s->nsources + 1) * sizeof *v));
   if (!v) return false;
   v[s->nsources++] = src;
   s->sources = v;
@@ -412,7 +412,7 @@ const sdb_expr *sdb_se_replace(sdb_shape_env *env, const sdb_expr *e) {
   const sdb_expr **fs;
   long n = sdb_free_symbols(e, &fs);
   if (n <= 0) return n ? NULL : e;   /* out of memory: not e unreplaced */
-  const sdb_expr **vals = malloc((size_t)n * sizeof *vals);
+  const sdb_expr **vals = sdb_noted(malloc((size_t)n * sizeof *vals));
   if (!vals) { free(fs); return NULL; }
   size_t m = 0;
   for (long i = 0; i < n; i++) {
@@ -469,7 +469,7 @@ const sdb_expr *sdb_se_facts_rewrite(sdb_shape_env *env, const sdb_expr *e,
                                      bool use_divisible) {
   if (e->nargs == 0) return e;
   const sdb_expr *small[8];
-  const sdb_expr **args = e->nargs <= 8 ? small : malloc(e->nargs * sizeof *args);
+  const sdb_expr **args = e->nargs <= 8 ? small : sdb_noted(malloc(e->nargs * sizeof *args));
   if (!args) return NULL;
   bool changed = false;
   const sdb_expr *r = NULL;
@@ -631,7 +631,7 @@ static int set_replacement(sdb_shape_env *env, const sdb_expr *a,
     if (record_specialization(env, src0, a, tgt->ival, reason)) return -1;
   }
   if (!cur) {
-    cur = calloc(1, sizeof *cur);
+    cur = sdb_noted(calloc(1, sizeof *cur));
     if (!cur || !sdb_map_put(&env->repl, a, cur)) { free(cur); return -1; }
   }
   cur->sym = a;
@@ -726,7 +726,7 @@ static void maybe_guard_rel(sdb_shape_env *env, const sdb_expr *g) {
 ** lost (sdb_se_nomem_begin) */
 static long record_guard(sdb_shape_env *env, const sdb_expr *g) {
   if (!GROW(env->guards, env->nguards, env->capguards)) return -1;
-  int saved = sdb_se_nomem_begin();
+  unsigned long noted = sdb_se_nomem_begin();
   sdb_guard *gd = &env->guards[env->nguards++];
   gd->expr = g;
   gd->prov = prov_now(env);
@@ -737,7 +737,7 @@ static long record_guard(sdb_shape_env *env, const sdb_expr *g) {
   gd->prov.seq = emit(env, &e);
   maybe_guard_rel(env, g);
   bool added = sdb_se_add_fact(env, g);
-  return sdb_se_nomem_end(saved) || !added ? -1 : 0;
+  return sdb_se_nomem_end(noted) || !added ? -1 : 0;
 }
 
 static const char *basename_of(const char *path) {
@@ -777,7 +777,7 @@ static const sdb_expr *with_hints(sdb_shape_env *env, const sdb_expr *e) {
   const sdb_expr **fs;
   long n = sdb_free_symbols(e, &fs);
   if (n <= 0) return e;
-  const sdb_expr **vals = malloc((size_t)n * sizeof *vals);
+  const sdb_expr **vals = sdb_noted(malloc((size_t)n * sizeof *vals));
   size_t m = 0;
   for (long i = 0; vals && i < n; i++) {
     const sdb_symbol_info *s = sdb_se_info_of(env, fs[i]);
@@ -857,9 +857,9 @@ static int data_dependent_error(sdb_shape_env *env, const sdb_expr *e,
 ** assert (sdb_se_nomem_begin). SDB_OK with *st NULL means not known. */
 static int evaluate_static(sdb_shape_env *env, const sdb_expr *e, const sdb_expr **st,
                            sdb_err *err) {
-  int saved = sdb_se_nomem_begin();
+  unsigned long noted = sdb_se_nomem_begin();
   *st = sdb_maybe_evaluate_static(env, e);
-  return sdb_se_nomem_end(saved) ? sdb_se_oom(err) : SDB_OK;
+  return sdb_se_nomem_end(noted) ? sdb_se_oom(err) : SDB_OK;
 }
 
 int sdb_evaluate(sdb_shape_env *env, const sdb_expr *e, const sdb_expr **out,
@@ -1011,11 +1011,11 @@ int sdb_check(sdb_shape_env *env, const sdb_expr *e, const char *msg, sdb_err *e
   sdb_event_more more = {.sym = ra->key, .expr = s};
   ev.more = &more;
   ev.detail = msg;
-  int saved = sdb_se_nomem_begin();
+  unsigned long noted = sdb_se_nomem_begin();
   ra->prov.seq = emit(env, &ev);
   maybe_guard_rel(env, s);
   bool added = sdb_se_add_fact(env, s);
-  if (sdb_se_nomem_end(saved) || !added) return sdb_se_oom(err);
+  if (sdb_se_nomem_end(noted) || !added) return sdb_se_oom(err);
   return SDB_OK;
 }
 
@@ -1195,7 +1195,7 @@ int sdb_restore_replacement(sdb_shape_env *env, const sdb_expr *sym,
   }
   sdb_replacement *cur = sdb_map_get(&env->repl, sym);
   if (!cur) {
-    cur = calloc(1, sizeof *cur);
+    cur = sdb_noted(calloc(1, sizeof *cur));
     if (!cur || !sdb_map_put(&env->repl, sym, cur)) { free(cur); return sdb_se_oom(err); }
   }
   cur->sym = sym;

@@ -32,10 +32,10 @@ static void axiom(impl_sink *m, const sdb_expr *k, bool v) {
   fact *f = m->f;
   if (f->nimpl == f->capimpl) {
     size_t cap = f->capimpl ? f->capimpl * 2 : 8;
-    const sdb_expr **nk = realloc(f->impl, cap * sizeof *nk);
+    const sdb_expr **nk = sdb_noted(realloc(f->impl, cap * sizeof *nk));
     if (!nk) return;
     f->impl = nk;
-    bool *nv = realloc(f->implv, cap * sizeof *nv);
+    bool *nv = sdb_noted(realloc(f->implv, cap * sizeof *nv));
     if (!nv) return;
     f->implv = nv;
     f->capimpl = cap;
@@ -106,7 +106,7 @@ static void ax_assert(sdb_shape_env *env, size_t i) {
     const sdb_expr *k = f->impl[j];
     ax_entry *a = sdb_map_get(&env->ax_puts, k);
     if (!a) {
-      a = calloc(1, sizeof *a);
+      a = sdb_noted(calloc(1, sizeof *a));
       if (!a || !sdb_map_put(&env->ax_puts, k, a)) { free(a); continue; }
     }
     if (!GROW_SMALL(a->p, a->n, a->cap)) continue;
@@ -141,7 +141,7 @@ static void index_fact(sdb_shape_env *env, const sdb_expr *e, size_t i) {
   for (long j = 0; j < n; j++) {
     idx_vec *v = sdb_map_get(&env->sym_facts, fs[j]);
     if (!v) {
-      v = calloc(1, sizeof *v);
+      v = sdb_noted(calloc(1, sizeof *v));
       if (!v || !sdb_map_put(&env->sym_facts, fs[j], v)) { free(v); continue; }
     }
     if (v->n && v->v[v->n - 1] == i) continue;
@@ -244,7 +244,7 @@ static void refresh_axioms(sdb_shape_env *env) {
 ** compression. 0 equal, 1 different, -1 out of memory. */
 static int compare_axioms(sdb_shape_env *env) {
   size_t nrepl = env->repl.len;
-  const sdb_expr **targets = malloc((nrepl + 1) * sizeof *targets);
+  const sdb_expr **targets = sdb_noted(malloc((nrepl + 1) * sizeof *targets));
   if (!targets) return -1;
   for (size_t i = 0; i < nrepl; i++)
     targets[i] = ((const sdb_replacement *)env->repl.vals[i])->target;
@@ -315,10 +315,10 @@ static int shifted_bool(sdb_shape_env *env, const sdb_expr *e) {
   sdb_range ranges_s[8];
   bool heap = n > 8;
   size_t cap = n > 0 ? (size_t)n : 1;
-  const sdb_expr **from = heap ? malloc(cap * sizeof *from) : from_s;
-  const sdb_expr **to = heap ? malloc(cap * sizeof *to) : to_s;
-  const sdb_expr **fresh = heap ? malloc(cap * sizeof *fresh) : fresh_s;
-  sdb_range *ranges = heap ? malloc(cap * sizeof *ranges) : ranges_s;
+  const sdb_expr **from = heap ? sdb_noted(malloc(cap * sizeof *from)) : from_s;
+  const sdb_expr **to = heap ? sdb_noted(malloc(cap * sizeof *to)) : to_s;
+  const sdb_expr **fresh = heap ? sdb_noted(malloc(cap * sizeof *fresh)) : fresh_s;
+  sdb_range *ranges = heap ? sdb_noted(malloc(cap * sizeof *ranges)) : ranges_s;
   int v = -1;
   if (!from || !to || !fresh || !ranges) goto out;
   size_t k = 0;

@@ -42,10 +42,10 @@ int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) 
   out->n = 0;
   /* a guard kept, or dropped, because simplifying or evaluating it ran
   ** out of memory would pass for the real list (sdb_se_nomem_begin) */
-  int saved = sdb_se_nomem_begin();
+  unsigned long noted = sdb_se_nomem_begin();
   /* 0. what each tracked input is now (replacements applied), and the
   **    first source of every symbol */
-  const sdb_expr **now = calloc(env->ntracked + 1, sizeof *now);
+  const sdb_expr **now = sdb_noted(calloc(env->ntracked + 1, sizeof *now));
   if (!now) return sdb_se_oom(err);
   for (size_t i = 0; i < env->ntracked; i++) {
     now[i] = sdb_simplify(env, env->tracked[i].expr);
@@ -126,14 +126,13 @@ int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) 
       g.text = sdb_internf("%s <= %lld", src->name, (long long)r.hi);
     if (!g.text || !push_guard(&gb, g)) goto nomem;
   }
-  if (sdb_se_nomem_end(saved)) goto nomem;
+  if (sdb_se_nomem_end(noted)) goto nomem;
   free(now);
   sdb_map_free(&gb.sym_source);
   out->v = gb.v;
   out->n = gb.n;
   return SDB_OK;
 nomem:
-  sdb_se_nomem_end(saved);
   free(now);
   free(gb.v);
   sdb_map_free(&gb.sym_source);

@@ -9,7 +9,6 @@
 #include "shape_env.h"
 #include "map.h"
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -18,21 +17,11 @@
 ** known", or learn nothing, when an allocation fails part way (simplify,
 ** the axioms, the ranges a guard refines), and that must not pass for the
 ** real answer: a check would add its runtime assert twice, a guard would
-** be issued that the lost range made look needed. The allocators set
-** errno to ENOMEM when they fail (POSIX), and nothing on these paths sets
-** it otherwise, so a step is run between sdb_se_nomem_begin and
-** sdb_se_nomem_end, which says whether anything in it failed. They nest:
-** a failure stays visible to the enclosing step. */
-static inline int sdb_se_nomem_begin(void) {
-  int saved = errno;
-  errno = 0;
-  return saved;
-}
-static inline bool sdb_se_nomem_end(int saved) {
-  bool failed = errno == ENOMEM;
-  if (!failed) errno = saved;
-  return failed;
-}
+** be issued that the lost range made look needed. A step is run between
+** sdb_se_nomem_begin and sdb_se_nomem_end, which says whether any
+** allocation failed in it (sdb_noted, err.h). */
+static inline unsigned long sdb_se_nomem_begin(void) { return sdb_nomem_count; }
+static inline bool sdb_se_nomem_end(unsigned long before) { return sdb_nomem_count != before; }
 
 /* A growable array of T: `arr`, `n`, `cap` fields named by prefix.
 ** GROW_SMALL starts at 2, for the arrays kept per symbol or per key (most
@@ -44,7 +33,7 @@ static inline bool sdb_se_nomem_end(int saved) {
 
 static inline bool grow_array(void **arr, size_t *cap, size_t elem, size_t first) {
   size_t ncap = *cap ? *cap * 2 : first;
-  void *p = realloc(*arr, ncap * elem);
+  void *p = sdb_noted(realloc(*arr, ncap * elem));
   if (!p) return false;
   *arr = p;
   *cap = ncap;

@@ -3,6 +3,7 @@
 */
 #define _GNU_SOURCE   /* mkstemp, fsync, strdup */
 #include "trace_io.h"
+#include "buf.h"
 #include "cancel.h"
 #include "intern.h"
 #include "jsonline.h"
@@ -144,6 +145,7 @@ typedef struct {
   FILE *f;
   long written;
   int err;          /* errno of the first failure, or 0 */
+  sdb_buf line;     /* the line being dumped (put_json) */
 } out_t;
 
 static void put(out_t *o, const char *s, size_t n) {
@@ -156,31 +158,30 @@ static void put(out_t *o, const char *s, size_t n) {
   o->written += (long)n;
 }
 
+/* jansson's dumper, writing into an sdb_buf: json_dumps can run out of
+** memory part way and still give a text, with a quote or a key missing
+** (dump.c does not check what dumping an object's key returns), where a
+** buffer of ours records that an append failed. */
+static int dump_to_buf(const char *s, size_t n, void *b) {
+  sdb_buf_putn(b, s, n);
+  return ((sdb_buf *)b)->failed ? -1 : 0;
+}
+
 static void put_json(out_t *o, json_t *j) {
   bool failed = json_failed || !j;
   json_failed = false;
-  if (failed) {
-    json_decref(j);
-    if (!o->err) o->err = ENOMEM;
-    return;
+  o->line.len = 0;
+  if (!failed && !o->err) {
+    failed = json_dump_callback(j, dump_to_buf, &o->line, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    sdb_buf_putc(&o->line, '\n');
+    failed = failed || o->line.failed;
   }
-  /* jansson's dump can run out of memory part way and still give a text,
-  ** one with a quote or a key missing (an object key's dump_string result
-  ** is not checked): the failing allocation's errno is the only sign */
-  int saved = errno;
-  errno = 0;
-  char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-  bool dumped = s && errno != ENOMEM;
-  errno = saved;
   json_decref(j);
-  if (!dumped) {
-    free(s);
+  if (failed) {
     if (!o->err) o->err = ENOMEM;
-    return;
+  } else {
+    put(o, o->line.data, o->line.len);
   }
-  put(o, s, strlen(s));
-  put(o, "\n", 1);
-  free(s);
 }
 
 
@@ -329,7 +330,7 @@ int sdb_trace_write(const char *path, const sdb_trace_meta *m, const sdb_events 
     mode = 0666 & ~mask;
   }
   fchmod(fd, mode);
-  out_t o = { fdopen(fd, "w"), 0, 0 };
+  out_t o = { fdopen(fd, "w"), 0, 0, SDB_BUF_INIT };
   if (!o.f) { o.err = errno; close(fd); }
   unsigned long lost = sdb_tstore_losses();
   if (o.f) {
@@ -342,6 +343,7 @@ int sdb_trace_write(const char *path, const sdb_trace_meta *m, const sdb_events 
     if (!o.err && fsync(fileno(o.f)) != 0) o.err = errno;
     if (fclose(o.f) != 0 && !o.err) o.err = errno;
   }
+  sdb_buf_free(&o.line);
   /* a line there was no memory to read was written as "?": not a trace */
   if (!o.err && sdb_tstore_losses() != lost) o.err = ENOMEM;
   if (!o.err && rename(tmp, path) != 0) o.err = errno;

@@ -57,7 +57,7 @@ static bool fails(const void *from) {
   return fail;
 }
 
-/* a failure sets errno as glibc's does (shapedb reads it: shape_env.c) */
+/* a failure sets errno, as glibc's does */
 static void *failed(void) {
   errno = ENOMEM;
   return NULL;

@@ -61,7 +61,7 @@ extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 
 /* counts every allocation; true for the one to fail, which sets errno as
-** glibc's failures do (shape_env.c reads it) */
+** glibc's failures do */
 static bool fails_now(void) {
   if (nallocs++ != fail_at) return false;
   errno = ENOMEM;
