@@ -123,7 +123,7 @@ char *sdb_buf_take(sdb_buf *b) {
     /* a kept text gives back what doubling left unused (a big graph's or
     ** the wrapper's text could hold twice its size for the whole session) */
     if (s && b->cap > 4096 && b->cap - b->len > b->cap / 4) {
-      char *t = sdb_noted(realloc(s, b->len + 1));
+      char *t = realloc(s, b->len + 1);   /* shrinking: on failure s stays, whole */
       if (t) s = t;
     }
   }

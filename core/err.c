@@ -51,5 +51,7 @@ void sdb_err_clear(sdb_err *e) {
 }
 
 int sdb_err_expr(sdb_err *e) {
+  if (!strcmp(sdb_expr_error(), "out of memory"))
+    return sdb_err_set(e, SDB_E_OOM, "MemoryError", "out of memory");
   return sdb_err_set(e, SDB_E_EXPR, "ExpressionError", "%s", sdb_expr_error());
 }

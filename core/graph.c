@@ -594,7 +594,9 @@ bool sdb_node_placed_event(const sdb_graph *g, const sdb_node *n, sdb_buf *b,
 /* --- printing ---------------------------------------------------------------- */
 
 static void put_expr(sdb_buf *b, const sdb_expr *e, sdb_shape_env *env) {
+  unsigned long noted = sdb_nomem_count;
   const sdb_expr *s = env ? sdb_simplify(env, e) : e;
+  if (!s && sdb_nomem_count == noted) s = e;   /* not simplified (an overflow): as it is */
   char *t = s ? sdb_expr_str(s) : NULL;
   if (t) sdb_buf_puts(b, t);
   else b->failed = true;   /* out of memory: the text says it is incomplete

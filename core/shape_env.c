@@ -411,9 +411,13 @@ const sdb_expr *sdb_se_replace(sdb_shape_env *env, const sdb_expr *e) {
   if (env->replaced[slot].e == e && env->replaced[slot].gen == env->repl_gen) return env->replaced[slot].r;
   const sdb_expr **fs;
   long n = sdb_free_symbols(e, &fs);
-  if (n <= 0) return n ? NULL : e;   /* out of memory: not e unreplaced */
-  const sdb_expr **vals = sdb_noted(malloc((size_t)n * sizeof *vals));
-  if (!vals) { free(fs); return NULL; }
+  const sdb_expr **vals = n > 0 ? sdb_noted(malloc((size_t)n * sizeof *vals)) : NULL;
+  if (n == 0) return e;
+  if (!vals) {   /* out of memory: not e unreplaced */
+    free(fs);
+    sdb_expr_set_error("out of memory");
+    return NULL;
+  }
   size_t m = 0;
   for (long i = 0; i < n; i++) {
     const sdb_expr *t = find(env, fs[i]);
@@ -726,7 +730,6 @@ static void maybe_guard_rel(sdb_shape_env *env, const sdb_expr *g) {
 ** lost (sdb_se_nomem_begin) */
 static long record_guard(sdb_shape_env *env, const sdb_expr *g) {
   if (!GROW(env->guards, env->nguards, env->capguards)) return -1;
-  unsigned long noted = sdb_se_nomem_begin();
   sdb_guard *gd = &env->guards[env->nguards++];
   gd->expr = g;
   gd->prov = prov_now(env);
@@ -734,7 +737,8 @@ static long record_guard(sdb_shape_env *env, const sdb_expr *g) {
   e.kind = SDB_EV_GUARD_ADDED;
   sdb_event_more more = {.expr = g};
   e.more = &more;
-  gd->prov.seq = emit(env, &e);
+  gd->prov.seq = emit(env, &e);   /* an event it loses, the stream counts */
+  unsigned long noted = sdb_se_nomem_begin();
   maybe_guard_rel(env, g);
   bool added = sdb_se_add_fact(env, g);
   return sdb_se_nomem_end(noted) || !added ? -1 : 0;
@@ -1011,8 +1015,8 @@ int sdb_check(sdb_shape_env *env, const sdb_expr *e, const char *msg, sdb_err *e
   sdb_event_more more = {.sym = ra->key, .expr = s};
   ev.more = &more;
   ev.detail = msg;
+  ra->prov.seq = emit(env, &ev);   /* an event it loses, the stream counts */
   unsigned long noted = sdb_se_nomem_begin();
-  ra->prov.seq = emit(env, &ev);
   maybe_guard_rel(env, s);
   bool added = sdb_se_add_fact(env, s);
   if (sdb_se_nomem_end(noted) || !added) return sdb_se_oom(err);

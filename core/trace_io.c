@@ -275,12 +275,13 @@ static json_t *header_json(const sdb_trace_meta *m, const sdb_events *s, size_t 
     set(f, "file", jstr(m->sources[i].file));
     set(f, "text", jstr(m->sources[i].text));
     add(src, f);
-    set(seen, m->sources[i].file, json_true());
+    /* a file name need not be UTF-8 (its "file" value is made so by jstr) */
+    json_object_set_new_nocheck(seen, m->sources[i].file, json_true());
   }
   for (size_t i = from; i <= to; i++) {
     const char *file = i < to ? sdb_event_site(sdb_events_at(s, i))->file : m->program;
     if (!file || json_object_get(seen, file)) continue;
-    set(seen, file, json_true());
+    json_object_set_new_nocheck(seen, file, json_true());
     char *text = file_text(file);
     if (!text) continue;
     json_t *f = json_object();

@@ -140,4 +140,19 @@ t.is(tostring(shapedb.bound("u0**3", { u0 = {-1, -1} })), "[-1, -1]", "(-1)**3 i
 t.is(tostring(shapedb.bound("u0**64112049", { u0 = {-1, 1} })), "[-1, 1]",
   "an odd power over [-1, 1], with a huge exponent, at once")
 t.is(tostring(shapedb.bound("u0**64112048", { u0 = {-1, 1} })), "[0, 1]", "an even one")
+
+-- A node's annotation that cannot be simplified for a reason other than
+-- memory (here 4*u0 would overflow once u0 == 2**62 is known) is printed
+-- as it is; only a simplification that ran out of memory fails the text.
+do
+  local f = torch.compile(function(x)
+    local v = x:sum():long():item()
+    local w = v * 4
+    torch._check(v:eq(4611686018427387904))
+    return x * w
+  end, { backend = "eager", name = "ovf" })
+  t.is(f(T{4}), "FakeTensor(..., size=(4,))", "a compile whose u0 is 2**62")
+  local g = shapedb._traces[#shapedb._traces].trace:graph()
+  t.like(g, 'mul: "Sym%(4%*u0%)" = item %* 4', "its graph prints 4*u0, left unsimplified")
+end
 t.done()

@@ -93,15 +93,26 @@ static bool call(sdb_tracer *tr, const char *op, sdb_value *args, size_t n, sdb_
   return rc == SDB_OK;
 }
 
-/* The events of ev as a saved trace would hold them, into b: without the
-** header, which has the time, nor the events' values, which hold ids
-** (fake modes, nodes) that count on from one compile of the process to
-** the next. False when the writer refused (it ran out of memory, or the
-** stream says it lost events). */
-static bool saved_events(const sdb_events *ev, sdb_buf *b) {
+/* The events whose value is an id counting on from one compile of the
+** process to the next (a fake mode's, a node's) */
+static bool value_is_id(const char *line) {
+  static const char *const kinds[] = {"fake_mode_created", "node_placed", "node_erased"};
+  char want[64];
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+    snprintf(want, sizeof want, "\"event\":\"%s\"", kinds[i]);
+    if (strstr(line, want)) return true;
+  }
+  return false;
+}
+
+/* The events of ev as a saved trace holds them, without the header (it has
+** the time) and, with strip_ids, without the values that are ids; NULL
+** when the writer refused (it ran out of memory, or the stream says it
+** lost events). */
+static char *saved_events(const sdb_events *ev, bool strip_ids) {
   char path[] = "/tmp/sdb_test_oom_XXXXXX";
   int fd = mkstemp(path);
-  if (fd < 0) return false;
+  if (fd < 0) return NULL;
   close(fd);
   sdb_trace_meta meta;
   memset(&meta, 0, sizeof meta);
@@ -109,28 +120,37 @@ static bool saved_events(const sdb_events *ev, sdb_buf *b) {
   bool ok = sdb_trace_write(path, &meta, ev, 0, sdb_events_count(ev), NULL, 0, &err) == 0;
   sdb_err_clear(&err);
   FILE *f = ok ? fopen(path, "r") : NULL;
-  char line[4096];
-  if (f && fgets(line, sizeof line, f)) {   /* the header, left out */
-    while (fgets(line, sizeof line, f)) {
-      char *v = strstr(line, "\"value\":"), *after = v;
-      if (v) after = v + strcspn(v, ",}") + (v[strcspn(v, ",}")] == ',');
-      sdb_buf_putn(b, line, (size_t)(v ? v - line : (ptrdiff_t)strlen(line)));
-      if (v) sdb_buf_puts(b, after);
+  sdb_buf b = SDB_BUF_INIT;
+  char *line = NULL;
+  size_t cap = 0;
+  for (long no = 0; f && getline(&line, &cap, f) > 0; no++) {
+    if (no == 0) continue;   /* the header */
+    char *v = strstr(line, "\"value\":");
+    if (!strip_ids || !v || !value_is_id(line)) {
+      sdb_buf_puts(&b, line);
+      continue;
     }
+    size_t k = strcspn(v, ",}");
+    sdb_buf_putn(&b, line, (size_t)(v - line));
+    sdb_buf_puts(&b, v + k + (v[k] == ','));
   }
+  bool whole = f && feof(f);   /* not a getline that ran out of memory */
+  free(line);
   if (f) fclose(f);
   unlink(path);
-  return f != NULL;
+  char *r = whole && !b.failed ? sdb_buf_take(&b) : NULL;
+  sdb_buf_free(&b);
+  return r;
 }
 
 /* What a compile that finished made, to compare with the run with no
-** failure: the aot graph, the wrapper code, the guards and the events as
-** saved. A failure that a step carries on from must not change them (a
-** guard issued because the range a guard refined was lost, a symbol
-** printed by its old name because simplifying ran out of memory), unless
-** the stream says it lost events, which a save then refuses. */
-static char *outcome(sdb_shape_env *env, const sdb_events *ev, const sdb_aot_result *aot,
-                     const sdb_lowered *low) {
+** failure: the aot graph, the wrapper code and the guards; NULL when
+** making the text failed. A failure that a step carries on from must not
+** change them (a guard issued because the range a guard refined was lost,
+** a symbol printed by its old name because simplifying ran out of
+** memory), nor its events as saved, unless the stream says it lost some,
+** and a save then refuses. */
+static char *outcome(sdb_shape_env *env, const sdb_aot_result *aot, const sdb_lowered *low) {
   sdb_buf b = SDB_BUF_INIT;
   sdb_print_opts po = {0};
   char *graph = sdb_graph_print(aot->graph, &po);
@@ -140,7 +160,6 @@ static char *outcome(sdb_shape_env *env, const sdb_events *ev, const sdb_aot_res
   if (ok) {
     sdb_buf_printf(&b, "%s\n%s\n", graph, low->wrapper);
     for (size_t i = 0; i < gs.n; i++) sdb_buf_printf(&b, "%s\n", gs.v[i].text);
-    ok = saved_events(ev, &b);
   }
   free(graph);
   sdb_shape_guards_free(&gs);
@@ -150,10 +169,22 @@ static char *outcome(sdb_shape_env *env, const sdb_events *ev, const sdb_aot_res
   return r;
 }
 
+/* The first line where got differs from want, for the message */
+static void say_first_difference(long k, const char *what, const char *got, const char *want) {
+  size_t line = 1, start = 0;
+  for (size_t at = 0; got[at] == want[at]; at++)   /* they differ by the end */
+    if (got[at] == '\n') line++, start = at + 1;
+  print_message("# allocation %ld failing: the compile finished, line %zu of its %s "
+                "differing: %.60s\n", k, line, what, got + start);
+}
+
 /* One compile; false when a step failed (out of memory). Everything it
-** made is freed either way. With `made`, what it made (outcome), when it
-** finished. */
-static bool compile_once_made(char **made) {
+** made is freed either way. With `made`, what it made (outcome) and its
+** events as saved (NULL when the save refused), when it finished. The
+** expressions, sites and interned strings are reset first, so that each
+** compile makes the same allocations, the tables' growths included. */
+static bool compile_once_made(char **made, char **events) {
+  sdb_expr_reset();
   bool ok = false;
   sdb_err err = SDB_ERR_INIT;
   sdb_events *ev = sdb_events_new();
@@ -208,7 +239,8 @@ static bool compile_once_made(char **made) {
   if (folded && v0) free(sdb_view_diff_n(v0, v, 8, NULL));
   sdb_view_free(v0);
   sdb_view_free(v);
-  ok = folded && (!made || (*made = outcome(env, ev, &aot, &low)) != NULL);
+  ok = folded && (!made || (*made = outcome(env, &aot, &low)) != NULL);
+  if (ok && events) *events = saved_events(ev, true);
 done:
   sdb_err_clear(&err);
   if (have_low || low.bufs || low.wrapper) sdb_lowered_free(&low);
@@ -223,7 +255,7 @@ done:
   return ok;   /* interned strings and expressions stay, as in a process */
 }
 
-static bool compile_once(void) { return compile_once_made(NULL); }
+static bool compile_once(void) { return compile_once_made(NULL, NULL); }
 
 /* Every allocation of the compile fails in turn; the first run counts
 ** them. */
@@ -239,12 +271,13 @@ static void test_each_allocation_fails(void **state) {
   }
   fail_at = -1;
   nallocs = 0;
-  char *want = NULL;
-  assert_true(compile_once_made(&want));
+  char *want = NULL, *want_events = NULL;
+  assert_true(compile_once_made(&want, &want_events));
   long total = nallocs;
   assert_true(total > 100);
   assert_non_null(strstr(want, "torch.ops.aten.nonzero.default"));
-  assert_non_null(strstr(want, "\"event\":\"runtime_assert_added\""));
+  assert_non_null(want_events);
+  assert_non_null(strstr(want_events, "\"event\":\"runtime_assert_added\""));
   long failed = 0, differed = 0;
   /* to chase one failure: SHAPEDB_OOM_FROM and SHAPEDB_OOM_TO bound the indexes */
   const char *from = getenv("SHAPEDB_OOM_FROM"), *to = getenv("SHAPEDB_OOM_TO");
@@ -253,19 +286,18 @@ static void test_each_allocation_fails(void **state) {
     if (from) fprintf(stderr, "oom: allocation %ld of %ld\n", k, total);
     fail_at = k;
     nallocs = 0;
-    char *got = NULL;
-    if (!compile_once_made(&got)) failed++;
+    char *got = NULL, *got_events = NULL;
+    if (!compile_once_made(&got, &got_events)) failed++;
     fail_at = -1;
-    if (got && strcmp(got, want) != 0 && !differed++) {   /* finished, with something else */
-      size_t line = 1, start = 0;
-      for (size_t at = 0; got[at] == want[at]; at++)   /* they differ by the end */
-        if (got[at] == '\n') line++, start = at + 1;
-      print_message("# allocation %ld failing: the compile finished, its line %zu "
-                    "differing: %.60s\n", k, line, got + start);
-    }
+    if (got && strcmp(got, want) != 0 && !differed++)   /* finished, with something else */
+      say_first_difference(k, "graph, code and guards", got, want);
+    if (got_events && strcmp(got_events, want_events) != 0 && !differed++)
+      say_first_difference(k, "events", got_events, want_events);
     free(got);
+    free(got_events);
   }
   free(want);
+  free(want_events);
   assert_int_equal(differed, 0);
   /* most failures surface as an error; some land in a cache that may fail
   ** (the interner's recent pointers, a memo) and the compile goes on */
@@ -300,6 +332,47 @@ static bool import_once(const char *path, const char *saved) {
   sdb_events_free(ev);
   sdb_err_clear(&err);
   return ok;
+}
+
+/* The expression table doubling in place (core/expr.c table_grow), each
+** of its allocations failing in turn (the two arrays, the bitmap of
+** placed slots): the build that needed it fails, the same build again
+** succeeds, and every node made before is found again. 3,000 nodes take
+** the table from empty through three doublings: twelve allocations. */
+static void test_expr_table_growth_fails(void **state) {
+  (void)state;
+  if (!INJECT) {
+    print_message("# ASan's allocator cannot be stood in for: not run here\n");
+    return;
+  }
+  enum { N = 3000 };
+  static const sdb_expr *made[N];
+  fail_at = -1;
+  for (int run = 0; run < 2; run++) {   /* the second counts: the arena keeps its chunks */
+    sdb_expr_reset();
+    nallocs = 0;
+    for (int i = 0; i < N; i++) assert_non_null(sdb_int(100000 + i));
+  }
+  long total = nallocs, failed = 0;
+  assert_true(total >= 3 * 3);   /* three doublings, three allocations each */
+  for (long k = 0; k < total; k++) {
+    sdb_expr_reset();
+    fail_at = k;
+    nallocs = 0;
+    for (int i = 0; i < N; i++) {
+      made[i] = sdb_int(100000 + i);
+      if (!made[i]) {
+        failed++;
+        made[i] = sdb_int(100000 + i);
+      }
+      assert_non_null(made[i]);
+    }
+    fail_at = -1;
+    for (int i = 0; i < N; i++) assert_ptr_equal(sdb_int(100000 + i), made[i]);
+    assert_int_equal(sdb_expr_count(), N);
+  }
+  assert_int_equal(failed, total);   /* each failure failed its build */
+  sdb_expr_reset();
 }
 
 /* The importer, the trace writer and reader with each of their
@@ -340,6 +413,7 @@ static void test_import_each_allocation_fails(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_each_allocation_fails),
+    cmocka_unit_test(test_expr_table_growth_fails),
     cmocka_unit_test(test_import_each_allocation_fails),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
