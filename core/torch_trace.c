@@ -7,6 +7,7 @@
 ** the end of the file, begins. Nothing here is fatal except failing to
 ** open the file; everything odd becomes a problem and reading goes on.
 */
+#include "err.h"
 #include "torch_trace.h"
 
 #include "buf.h"
@@ -35,7 +36,8 @@ struct sdb_tt_reader {
   const char *file;            /* the path opened (errors name it as zlib did) */
   gzFile gz;                   /* a gzip file, else NULL */
   int fd;                      /* a plain file (read directly: gzread copied it), else -1 */
-  bool eof, read_error;
+  bool eof;
+  bool nomem;          /* the buffer could not grow: the rest was not read */
   /* input buffer: bytes [pos, len) not yet split into lines */
   char *in;
   size_t pos, len, cap;
@@ -83,7 +85,7 @@ static void problem(sdb_tt_reader *r, long line, const char *fmt, ...) {
   if (r->nprobs >= MAX_PROBLEMS) { r->dropped_probs++; return; }
   if (r->nprobs == r->capprobs) {
     size_t cap = r->capprobs ? r->capprobs * 2 : 16;
-    sdb_tt_problem *p = realloc(r->probs, cap * sizeof *p);
+    sdb_tt_problem *p = sdb_noted(realloc(r->probs, cap * sizeof *p));
     if (!p) { r->dropped_probs++; return; }
     r->probs = p;
     r->capprobs = cap;
@@ -132,8 +134,8 @@ static bool next_line(sdb_tt_reader *r, const char **line, size_t *n, bool *newl
     }
     if (r->cap - r->len < CHUNK) {
       size_t cap = r->cap ? r->cap * 2 : 2 * CHUNK;
-      char *in = realloc(r->in, cap);
-      if (!in) { r->eof = r->read_error = true; continue; }
+      char *in = sdb_noted(realloc(r->in, cap));
+      if (!in) { r->eof = r->nomem = true; continue; }
       r->in = in;
       r->cap = cap;
     }
@@ -150,7 +152,6 @@ static bool next_line(sdb_tt_reader *r, const char **line, size_t *n, bool *newl
         if (got < 0) {
           problem(r, r->lineno + 1, "read error: %s: %s (file truncated?)", r->file,
                   strerror(errno));
-          r->read_error = true;
         }
         r->eof = true;
       }
@@ -165,10 +166,8 @@ static bool next_line(sdb_tt_reader *r, const char **line, size_t *n, bool *newl
         int zerr = 0;
         const char *msg = gzerror(r->gz, &zerr);
         problem(r, r->lineno + 1, "read error: %s (file truncated?)", msg ? msg : "unknown");
-        r->read_error = true;
       } else if (!gzeof(r->gz)) {
         problem(r, r->lineno + 1, "read error (file truncated?)");
-        r->read_error = true;
       }
       r->eof = true;
     }
@@ -351,7 +350,7 @@ static void note_compile(sdb_tt_reader *r, const sdb_tt_record *rec) {
   }
   if (r->ncomps == r->capcomps) {
     size_t cap = r->capcomps ? r->capcomps * 2 : 16;
-    sdb_tt_compile *c = realloc(r->comps, cap * sizeof *c);
+    sdb_tt_compile *c = sdb_noted(realloc(r->comps, cap * sizeof *c));
     if (!c) return;
     r->comps = c;
     r->capcomps = cap;
@@ -389,7 +388,7 @@ static void remember_str(sdb_tt_reader *r, const sdb_tt_record *rec) {
   size_t i = (size_t)idx;
   if (i >= r->nstrs) {
     size_t n = i + 1 > r->nstrs * 2 ? i + 1 : r->nstrs * 2;
-    const char **s = realloc(r->strs, n * sizeof *s);
+    const char **s = sdb_noted(realloc(r->strs, n * sizeof *s));
     if (!s) return;
     memset(s + r->nstrs, 0, (n - r->nstrs) * sizeof *s);
     r->strs = s;
@@ -554,18 +553,25 @@ int sdb_tt_next(sdb_tt_reader *r, const sdb_tt_record **out, sdb_err *err) {
     if (sdb_cancelled())   /* Ctrl-C: the records before this line stay */
       return sdb_err_set(err, SDB_E_INVALID, "KeyboardInterrupt", "%s:%ld: interrupted (%zu "
                          "records read)", r->path, r->lineno + 1, (size_t)r->nrecords), -1;
+    if (r->nomem)   /* not an end of the log: the rest of it was not read */
+      return sdb_err_set(err, SDB_E_OOM, "MemoryError", "%s:%ld: out of memory reading the log",
+                         r->path, r->lineno + 1), -1;
     if (!r->has_pending) {
       /* find the first header; anything before it is a bad line */
       const char *line;
       size_t n;
       bool newline;
       for (;;) {
-        if (!next_line(r, &line, &n, &newline)) return 0;
+        if (!next_line(r, &line, &n, &newline)) {
+          if (r->nomem) break;
+          return 0;
+        }
         if (n && take_header(r, line, n, newline)) break;
         if (n == 0) problem(r, r->lineno, "empty line outside a payload");
         else if (line[0] == '\t') problem(r, r->lineno, "payload line with no record");
         else problem(r, r->lineno, "bad header line: %.*s%s", (int)(n > 60 ? 60 : n), line, n > 60 ? "..." : "");
       }
+      if (r->nomem) continue;
     }
     if (!assemble(r)) continue;
     r->nrecords++;
@@ -606,7 +612,7 @@ int sdb_tt_open(const char *path, sdb_tt_reader **out, sdb_err *err) {
 
 int sdb_tt_open_as(const char *path, const char *name, sdb_tt_reader **out, sdb_err *err) {
   *out = NULL;
-  sdb_tt_reader *r = calloc(1, sizeof *r);
+  sdb_tt_reader *r = sdb_noted(calloc(1, sizeof *r));
   if (!r) return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
   r->path = sdb_intern(name);
   r->fd = -1;
@@ -623,7 +629,7 @@ int sdb_tt_open_as(const char *path, const char *name, sdb_tt_reader **out, sdb_
   }
   unsigned char magic[2];
   ssize_t m = pread(fd, magic, 2, 0);
-  if (m >= 0 && !(m == 2 && magic[0] == 0x1f && magic[1] == 0x8b) && (r->file = strdup(path))) {
+  if (m >= 0 && !(m == 2 && magic[0] == 0x1f && magic[1] == 0x8b) && (r->file = sdb_noted(strdup(path)))) {
     r->fd = fd;
     *out = r;
     return SDB_OK;
@@ -676,7 +682,7 @@ const sdb_tt_kind *sdb_tt_kind_at(const sdb_tt_reader *r, size_t i) {
   sdb_tt_reader *m = (sdb_tt_reader *)r;   /* a cache refreshed on demand */
   if (i >= r->kinds.len) return NULL;
   if (m->nkindv < r->kinds.len) {
-    sdb_tt_kind *v = realloc(m->kindv, r->kinds.len * sizeof *v);
+    sdb_tt_kind *v = sdb_noted(realloc(m->kindv, r->kinds.len * sizeof *v));
     if (!v) return NULL;
     m->kindv = v;
     m->nkindv = r->kinds.len;

@@ -8,6 +8,7 @@
 ** are reused after garbage collection: a guard's expression tree is
 ** rendered as text right when the guard arrives and stored with it.
 */
+#include "err.h"
 #include "torch_trace_import.h"
 
 #include "arena.h"
@@ -97,7 +98,7 @@ static const cJSON *prev_item(const cJSON *a, const cJSON *item) {
 static bool grow(void **v, size_t *cap, size_t n, size_t size) {
   if (n < *cap) return true;
   size_t c = *cap ? *cap * 2 : 8;
-  void *p = realloc(*v, c * size);
+  void *p = sdb_noted(realloc(*v, c * size));
   if (!p) return false;
   *v = p;
   *cap = c;
@@ -163,12 +164,12 @@ static void quote_line(sdb_tti *t, const char *file, long line, const char *text
   if (!file || !text || !*text || line <= 0 || line > 1000000) return;
   srclines *s = sdb_map_get(&t->srcs, file);
   if (!s) {
-    if (!(s = calloc(1, sizeof *s))) return;
+    if (!(s = sdb_noted(calloc(1, sizeof *s)))) return;
     if (!sdb_map_put(&t->srcs, file, s)) { free(s); return; }
   }
   if ((size_t)line >= s->n) {
     size_t n = (size_t)line + 1 > s->n * 2 ? (size_t)line + 1 : s->n * 2;
-    const char **v = realloc(s->line, n * sizeof *v);
+    const char **v = sdb_noted(realloc(s->line, n * sizeof *v));
     if (!v) return;
     memset(v + s->n, 0, (n - s->n) * sizeof *v);
     s->line = v;
@@ -244,7 +245,7 @@ static int cmp_attempts(const void *x, const void *y) {
 ** Only compiles of one id meet, so they are compared within their group
 ** (all pairs was quadratic in the compiles: 70% of a 100 MiB import). */
 static void mark_restarted(sdb_tti *t) {
-  attempt_ix *ix = malloc(t->ncomps * sizeof *ix);
+  attempt_ix *ix = sdb_noted(malloc(t->ncomps * sizeof *ix));
   if (!ix) return;
   for (size_t i = 0; i < t->ncomps; i++) ix[i] = (attempt_ix){&t->comps[i]->pub.cid, i};
   qsort(ix, t->ncomps, sizeof *ix, cmp_attempts);
@@ -327,7 +328,7 @@ static cstate *enter(sdb_tti *t, const sdb_tt_cid *cid, const sdb_tt_record *rec
   ** artifacts) is attributed to it; its events stay in stream order */
   if (idx >= 0) return t->comps[idx];
   if (!grow((void **)&t->comps, &t->capcomps, t->ncomps, sizeof *t->comps)) return NULL;
-  cstate *c = calloc(1, sizeof *c);
+  cstate *c = sdb_noted(calloc(1, sizeof *c));
   if (!c) return NULL;
   c->pub.cid = cid ? *cid : (sdb_tt_cid){-1, -1, -1, 0};
   c->pub.id = id;
@@ -749,7 +750,7 @@ static bool set_installed(cstate *c, const sdb_tt_record *rec) {
                                        every byte of every line: 5% of an import */
         if (h[-2] == ' ' && h[-1] == ' ' && h[1] == ' ') { end = (size_t)(h - 2 - p); break; }
       while (end > i && p[end - 1] == ' ') end--;
-      if (guard && grow((void **)&v, &cap, n, sizeof *v)) v[n++] = strndup(p + i, end - i);
+      if (guard && grow((void **)&v, &cap, n, sizeof *v)) v[n++] = sdb_noted(strndup(p + i, end - i));
       p += len + (e ? 1 : 0);
     }
   } else {
@@ -766,7 +767,7 @@ static bool set_installed(cstate *c, const sdb_tt_record *rec) {
         json_t *cj;
         json_array_foreach(codes, j, cj)
           if (json_is_string(cj) && grow((void **)&v, &cap, n, sizeof *v))
-            v[n++] = strdup(json_string_value(cj));
+            v[n++] = sdb_noted(strdup(json_string_value(cj)));
       } else if (grow((void **)&v, &cap, n, sizeof *v)) {
         char buf[512];
         if (code) snprintf(buf, sizeof buf, "%s", code);
@@ -775,7 +776,7 @@ static bool set_installed(cstate *c, const sdb_tt_record *rec) {
           const char *name = json_string_value(json_object_get(g, "name"));
           snprintf(buf, sizeof buf, "%s: %s", type ? type : "?", name ? name : "");
         }
-        v[n++] = strdup(buf);
+        v[n++] = sdb_noted(strdup(buf));
       }
     }
     json_decref(list);
@@ -1174,7 +1175,13 @@ int sdb_tti_import(const char *path, sdb_events *ev, sdb_tti **out, sdb_err *err
 int sdb_tti_import_ex(const char *path, const char *name, sdb_events *ev,
                       sdb_tti_stack_fn stack_fn, void *ud, sdb_tti **out, sdb_err *err) {
   *out = NULL;
-  sdb_tti *t = calloc(1, sizeof *t);
+  /* the reader and the importer carry on past a failed allocation (a
+  ** record, a guard line, a frame's file left out), which would pass for
+  ** the log itself: any failure, or an event the stream could not keep,
+  ** fails the import */
+  unsigned long noted = sdb_nomem_count;
+  size_t lost = sdb_events_lost(ev);
+  sdb_tti *t = sdb_noted(calloc(1, sizeof *t));
   if (!t) return sdb_err_set(err, SDB_E_OOM, "MemoryError", "out of memory");
   t->ev = ev;
   t->stack_fn = stack_fn;
@@ -1203,6 +1210,9 @@ int sdb_tti_import_ex(const char *path, const char *name, sdb_events *ev,
     emit(t, &e, NULL);
   }
   *out = t;
+  if (rc >= 0 && (sdb_nomem_count != noted || sdb_events_lost(ev) != lost))
+    rc = sdb_err_set(err, SDB_E_OOM, "MemoryError", "%s: out of memory: the log was not read whole",
+                     path);
   return rc < 0 ? rc : SDB_OK;
 }
 
@@ -1388,7 +1398,7 @@ char *sdb_tti_records_text(const sdb_tti *t) {
   else sdb_buf_printf(&b, "%zu problem%s (the rest was imported):\n", np, np == 1 ? "" : "s");
   /* in line order (they are found in reading order: an MD5 mismatch only
   ** at its record's end, after the problems inside the payload) */
-  const sdb_tt_problem **v = np ? malloc(np * sizeof *v) : NULL;
+  const sdb_tt_problem **v = np ? sdb_noted(malloc(np * sizeof *v)) : NULL;
   for (size_t i = 0; v && i < np; i++) v[i] = sdb_tt_problem_at(r, i);
   if (v) qsort(v, np, sizeof *v, cmp_problem);
   for (size_t i = 0; i < np; i++) {

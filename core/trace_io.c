@@ -401,6 +401,24 @@ static char *dup_str(json_t *j) {
   return s ? strdup(s) : NULL;
 }
 
+/* *out: a copy of h's string field k, NULL when it has none; false when
+** out of memory (a header read in part would pass for the whole one) */
+static bool dup_field(json_t *h, const char *k, char **out) {
+  const char *s = json_string_value(json_object_get(h, k));
+  *out = s ? strdup(s) : NULL;
+  return !s || *out;
+}
+
+/* j's text as the writer writes it, through dump_to_buf; NULL when out of
+** memory */
+static char *dump_checked(json_t *j) {
+  sdb_buf b = SDB_BUF_INIT;
+  bool failed = json_dump_callback(j, dump_to_buf, &b, JSON_COMPACT | JSON_PRESERVE_ORDER) != 0;
+  char *r = failed || b.failed ? NULL : sdb_buf_take(&b);
+  sdb_buf_free(&b);
+  return r;
+}
+
 static int read_header(json_t *h, sdb_trace_meta *m, const char **why, char *buf,
                        size_t cap) {
   const char *fmt = json_string_value(json_object_get(h, "format"));
@@ -419,36 +437,42 @@ static int read_header(json_t *h, sdb_trace_meta *m, const char **why, char *buf
     *why = buf;
     return -1;
   }
-  m->written = dup_str(json_object_get(h, "written"));
-  m->program = dup_str(json_object_get(h, "program"));
-  m->end = dup_str(json_object_get(h, "end"));
-  m->error = dup_str(json_object_get(h, "error"));
+  static const char nomem[] = "out of memory";
+  if (!dup_field(h, "written", &m->written) || !dup_field(h, "program", &m->program) ||
+      !dup_field(h, "end", &m->end) || !dup_field(h, "error", &m->error)) {
+    *why = nomem;
+    return -1;
+  }
   json_t *ev = json_object_get(h, "events");
   m->events = json_is_integer(ev) ? (size_t)json_integer_value(ev) : 0;
   json_t *args = json_object_get(h, "args");
   size_t na = json_array_size(args);
-  if (na && (m->args = calloc(na, sizeof *m->args)))
-    for (size_t i = 0; i < na; i++) {
-      char *a = dup_str(json_array_get(args, i));
-      if (a) m->args[m->nargs++] = a;
-    }
+  if (na && !(m->args = calloc(na, sizeof *m->args))) { *why = nomem; return -1; }
+  for (size_t i = 0; i < na; i++) {
+    json_t *a = json_array_get(args, i);
+    if (!json_is_string(a)) continue;
+    if (!(m->args[m->nargs] = dup_str(a))) { *why = nomem; return -1; }
+    m->nargs++;
+  }
   json_t *opt = json_object_get(h, "options");
-  if (opt) m->options = json_dumps(opt, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  if (opt && !(m->options = dump_checked(opt))) { *why = nomem; return -1; }
   json_t *src = json_object_get(h, "sources");
   size_t ns = json_array_size(src);
-  if (ns && (m->sources = calloc(ns, sizeof *m->sources)))
-    for (size_t i = 0; i < ns; i++) {
-      json_t *f = json_array_get(src, i);
-      const char *file = json_string_value(json_object_get(f, "file"));
-      const char *text = json_string_value(json_object_get(f, "text"));
-      if (!file || !text) {
-        *why = !file ? "a source without its field \"file\"" : "a source without its field \"text\"";
-        return -1;
-      }
-      m->sources[m->nsources].file = strdup(file);
-      m->sources[m->nsources].text = strdup(text);
-      m->nsources++;
+  if (ns && !(m->sources = calloc(ns, sizeof *m->sources))) { *why = nomem; return -1; }
+  for (size_t i = 0; i < ns; i++) {
+    json_t *f = json_array_get(src, i);
+    const char *file = json_string_value(json_object_get(f, "file"));
+    const char *text = json_string_value(json_object_get(f, "text"));
+    if (!file || !text) {
+      *why = !file ? "a source without its field \"file\"" : "a source without its field \"text\"";
+      return -1;
     }
+    sdb_trace_source *to = &m->sources[m->nsources];
+    to->file = strdup(file);
+    to->text = strdup(text);
+    m->nsources++;   /* counted either way: sdb_trace_meta_clear frees both */
+    if (!to->file || !to->text) { *why = nomem; return -1; }
+  }
   return 0;
 }
 
@@ -717,7 +741,9 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
     }
     if (lineno == 1) {
       if (read_header(o, meta, &why, buf, sizeof buf) < 0) {
-        sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s:1: %s", path, why);
+        bool oom = !strcmp(why, "out of memory");
+        sdb_err_set(err, oom ? SDB_E_OOM : SDB_E_INVALID, oom ? "MemoryError" : "ValueError",
+                    "%s:1: %s", path, why);
         rc = -1;
       }
       json_decref(o);
