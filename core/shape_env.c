@@ -741,7 +741,7 @@ static long record_guard(sdb_shape_env *env, const sdb_expr *g) {
   unsigned long noted = sdb_se_nomem_begin();
   maybe_guard_rel(env, g);
   bool added = sdb_se_add_fact(env, g);
-  return sdb_se_nomem_end(noted) || !added ? -1 : 0;
+  return sdb_se_nomem_end(env, noted) || !added ? -1 : 0;
 }
 
 static const char *basename_of(const char *path) {
@@ -863,7 +863,7 @@ static int evaluate_static(sdb_shape_env *env, const sdb_expr *e, const sdb_expr
                            sdb_err *err) {
   unsigned long noted = sdb_se_nomem_begin();
   *st = sdb_maybe_evaluate_static(env, e);
-  return sdb_se_nomem_end(noted) ? sdb_se_oom(err) : SDB_OK;
+  return sdb_se_nomem_end(env, noted) ? sdb_se_oom(err) : SDB_OK;
 }
 
 int sdb_evaluate(sdb_shape_env *env, const sdb_expr *e, const sdb_expr **out,
@@ -1019,7 +1019,7 @@ int sdb_check(sdb_shape_env *env, const sdb_expr *e, const char *msg, sdb_err *e
   unsigned long noted = sdb_se_nomem_begin();
   maybe_guard_rel(env, s);
   bool added = sdb_se_add_fact(env, s);
-  if (sdb_se_nomem_end(noted) || !added) return sdb_se_oom(err);
+  if (sdb_se_nomem_end(env, noted) || !added) return sdb_se_oom(err);
   return SDB_OK;
 }
 

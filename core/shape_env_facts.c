@@ -392,6 +392,7 @@ static int static_bool(sdb_shape_env *env, const sdb_expr *e, bool use_axioms) {
 ** those facts came from. */
 const sdb_expr *sdb_se_evaluate_static(sdb_shape_env *env, const sdb_expr *e,
                                        bool use_axioms) {
+  if (env->spoiled) return NULL;   /* not known: its caches may be half done */
   const sdb_expr *s = sdb_se_simplify_with(env, e, use_axioms);
   if (!s) return NULL;
   if (sdb_is_const(s)) return s;

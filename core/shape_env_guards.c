@@ -126,7 +126,7 @@ int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) 
       g.text = sdb_internf("%s <= %lld", src->name, (long long)r.hi);
     if (!g.text || !push_guard(&gb, g)) goto nomem;
   }
-  if (sdb_se_nomem_end(noted)) goto nomem;
+  if (sdb_se_nomem_end(env, noted)) goto nomem;
   free(now);
   sdb_map_free(&gb.sym_source);
   out->v = gb.v;

@@ -13,16 +13,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-/* Out of memory inside the reasoning. Many of its steps answer "not
-** known", or learn nothing, when an allocation fails part way (simplify,
-** the axioms, the ranges a guard refines), and that must not pass for the
-** real answer: a check would add its runtime assert twice, a guard would
-** be issued that the lost range made look needed. A step is run between
-** sdb_se_nomem_begin and sdb_se_nomem_end, which says whether any
-** allocation failed in it (sdb_noted, err.h). */
-static inline unsigned long sdb_se_nomem_begin(void) { return sdb_nomem_count; }
-static inline bool sdb_se_nomem_end(unsigned long before) { return sdb_nomem_count != before; }
-
 /* A growable array of T: `arr`, `n`, `cap` fields named by prefix.
 ** GROW_SMALL starts at 2, for the arrays kept per symbol or per key (most
 ** hold one or two entries, and there is one per unbacked symbol). */
@@ -93,6 +83,7 @@ struct sdb_shape_env {
                                  ** ranges, divisibility, the symbol table */
   unsigned axioms_repl_gen, axioms_rewrite_gen;   /* as of the last refresh */
   size_t axioms_nfacts;          /* facts[0..axioms_nfacts) are in `axioms` */
+  bool spoiled;                  /* a step ran out of memory (sdb_se_nomem_end) */
   size_t first_rewrite;          /* no fact below this index has `rewrites` */
   sdb_map ax_puts;               /* axiom key -> ax_entry* */
   sdb_map sym_facts;             /* symbol -> idx_vec* of facts whose expr or simp
@@ -107,6 +98,22 @@ struct sdb_shape_env {
   ** sizes again) */
   struct { const sdb_expr *e, *r; unsigned gen; } replaced[1024];
 };
+
+/* Out of memory inside the reasoning. Many of its steps answer "not
+** known", or learn nothing, when an allocation fails part way (simplify,
+** the axioms, the ranges a guard refines), and that must not pass for the
+** real answer: a check would add its runtime assert twice, a guard would
+** be issued that the lost range made look needed. A step is run between
+** sdb_se_nomem_begin and sdb_se_nomem_end, which says whether any
+** allocation failed in it (sdb_noted, err.h). A step that failed may have
+** left what it caches incomplete (the axioms are marked fresh even when a
+** fact could not be simplified again), so the ShapeEnv is spoiled: every
+** later step fails too, rather than answer from them. */
+static inline unsigned long sdb_se_nomem_begin(void) { return sdb_nomem_count; }
+static inline bool sdb_se_nomem_end(sdb_shape_env *env, unsigned long before) {
+  if (sdb_nomem_count != before) env->spoiled = true;
+  return env->spoiled;
+}
 
 /* shape_env.c's, for shape_env_guards.c and shape_env_facts.c */
 sdb_symbol_info *sdb_se_info_of(const sdb_shape_env *env, const sdb_expr *sym);
