@@ -3,6 +3,7 @@
 ** records plus the emission context and the sinks that watch it.
 */
 #include "event.h"
+#include "err.h"
 #include "buf.h"
 #include "intern.h"
 
@@ -86,7 +87,7 @@ static size_t site_hash(const char *tracer, int depth, const char *file, int lin
 
 static bool site_grow(void) {
   size_t ncap = site_cap ? site_cap * 2 : 64;
-  const sdb_site **t = calloc(ncap, sizeof *t);
+  const sdb_site **t = sdb_noted(calloc(ncap, sizeof *t));
   if (!t) return false;
   for (size_t i = 0; i < site_cap; i++) {
     const sdb_site *x = site_slots[i];
@@ -115,14 +116,14 @@ const sdb_site *sdb_site_get(const char *tracer, int depth, const char *file, in
       return x;
   if (site_ids + 1 >= site_ids_cap) {   /* a new site: room for its id */
     size_t cap = site_ids_cap ? site_ids_cap * 2 : 64;
-    const sdb_site **v = realloc(site_by_id, cap * sizeof *v);
+    const sdb_site **v = sdb_noted(realloc(site_by_id, cap * sizeof *v));
     if (!v) return &sdb_no_site;
     v[0] = &sdb_no_site;
     sdb_site_table_ = site_by_id = v;
     site_ids_cap = cap;
   }
   if (site_block_used == SITE_BLOCK) {
-    site_block *b = malloc(sizeof *b);
+    site_block *b = sdb_noted(malloc(sizeof *b));
     if (!b) return &sdb_no_site;
     b->next = site_blocks;
     site_blocks = b;

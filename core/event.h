@@ -132,7 +132,8 @@ extern const sdb_site *const *sdb_site_table_;
 extern const sdb_site sdb_no_site;
 
 /* The one site with these fields (strings are interned here); never NULL:
-** out of memory gives the site with no fields. Sites live as long as the
+** out of memory gives the site with no fields (and is noted: sdb_noted,
+** err.h). Sites live as long as the
 ** process, as interned strings do (sdb_sites_reset drops them). */
 const sdb_site *sdb_site_get(const char *tracer, int depth, const char *file, int line,
                              const char *func);

@@ -156,7 +156,10 @@ static inline sdb_loc sdb_node_loc(const sdb_node *n) {
 /* Records where the user was (the stream's locator) as n's line. */
 static inline void sdb_node_locate(sdb_node *n, sdb_events *ev) {
   sdb_loc l;
-  n->at_ = sdb_events_locate(ev, &l) && l.file ? sdb_site_get(NULL, 0, l.file, l.line, l.func)->id : 0;
+  n->at_ = 0;
+  if (!sdb_events_locate(ev, &l) || !l.file) return;
+  n->at_ = sdb_site_get(NULL, 0, l.file, l.line, l.func)->id;
+  if (!n->at_) sdb_events_note_lost(ev);   /* out of memory: its line is lost */
 }
 
 /* Told of each node removed from a graph, before it is freed (the tracer

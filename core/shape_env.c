@@ -137,6 +137,7 @@ bool sdb_is_unbacked(const sdb_shape_env *env, const sdb_expr *sym) {
 }
 
 sdb_range sdb_symbol_range(const sdb_shape_env *env, const sdb_expr *sym) {
+  if (env->spoiled) return sdb_range_unknown();   /* maybe half refined: not known */
   const sdb_symbol_info *s = sdb_se_info_of(env, sym);
   return s ? s->range : sdb_range_unknown();
 }
@@ -222,6 +223,7 @@ int sdb_create_symbol(sdb_shape_env *env, int64_t hint, const sdb_source *source
                       const sdb_expr **out, sdb_err *err) {
   sdb_dim_spec d = spec ? *spec : sdb_symctx_dim(NULL, 0);
   *out = NULL;
+  if (env->spoiled) return sdb_se_oom(err);
   if (!source) return sdb_err_set(err, SDB_E_INVALID, "ValueError", "create_symbol needs a source");
   const sdb_expr *cached = sdb_symctx_cached(ctx, env, source);
   if (cached) {
@@ -314,6 +316,7 @@ static const sdb_expr *create_unbacked(sdb_shape_env *env, const char *prefix,
                                        int *counter, sdb_sym_type type,
                                        sdb_range vr, const char *what,
                                        bool size_like) {
+  if (env->spoiled) return NULL;
   char name[32];
   snprintf(name, sizeof name, "%s%d", prefix, (*counter)++);
   const sdb_expr *sym = sdb_sym(name);
@@ -537,10 +540,12 @@ const sdb_expr *sdb_se_simplify_with(sdb_shape_env *env, const sdb_expr *e,
 }
 
 const sdb_expr *sdb_simplify(sdb_shape_env *env, const sdb_expr *e) {
+  if (env->spoiled) return e;   /* its replacements and facts may be half done */
   return sdb_se_simplify_with(env, e, true);
 }
 
 sdb_range sdb_bound_in(sdb_shape_env *env, const sdb_expr *e) {
+  if (env->spoiled) return sdb_range_unknown();
   const sdb_expr *s = sdb_simplify(env, e);
   return sdb_se_bound_raw(env, s ? s : e);
 }
@@ -1024,6 +1029,7 @@ int sdb_check(sdb_shape_env *env, const sdb_expr *e, const char *msg, sdb_err *e
 }
 
 int sdb_mark_size_like(sdb_shape_env *env, const sdb_expr *sym, sdb_err *err) {
+  if (env->spoiled) return sdb_se_oom(err);
   sdb_symbol_info *s = sdb_se_info_of(env, sym);
   if (!s) return sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s is not a symbol of this ShapeEnv",
                              sym->kind == SDB_SYM ? sym->name : "expression");
@@ -1051,6 +1057,7 @@ int sdb_check_is_size(sdb_shape_env *env, const sdb_expr *e, sdb_err *err) {
 
 int sdb_constrain_range(sdb_shape_env *env, const sdb_expr *sym, int64_t lo,
                         int64_t hi, const char *why, sdb_err *err) {
+  if (env->spoiled) return sdb_se_oom(err);
   sdb_symbol_info *s = sdb_se_info_of(env, sym);
   if (!s) return sdb_err_set(err, SDB_E_INVALID, "ValueError", "constraining non-Symbols NYI");
   if (hi < lo) {
@@ -1067,6 +1074,7 @@ int sdb_constrain_range(sdb_shape_env *env, const sdb_expr *sym, int64_t lo,
 
 int sdb_rename_unbacked_to(sdb_shape_env *env, const sdb_expr *orig,
                            const sdb_expr *new_sym, const char *why, sdb_err *err) {
+  if (env->spoiled) return sdb_se_oom(err);
   if (!orig || !new_sym || orig->kind != SDB_SYM || new_sym->kind != SDB_SYM ||
       !sdb_is_unbacked(env, orig) || !sdb_is_unbacked(env, new_sym))
     return sdb_err_set(err, SDB_E_INVALID, "AssertionError",
@@ -1102,6 +1110,7 @@ int sdb_rename_unbacked_to(sdb_shape_env *env, const sdb_expr *orig,
 
 int sdb_eliminate_unbacked(sdb_shape_env *env, const sdb_expr *orig,
                            const sdb_expr *value, sdb_err *err) {
+  if (env->spoiled) return sdb_se_oom(err);
   if (set_replacement(env, orig, value, "eliminate_unbacked")) return sdb_se_oom(err);
   return SDB_OK;
 }
@@ -1164,6 +1173,7 @@ static void bump_counter(sdb_shape_env *env, const char *name) {
 int sdb_declare_symbol(sdb_shape_env *env, const sdb_expr *sym, bool unbacked,
                        sdb_sym_type type, bool has_hint, int64_t hint,
                        sdb_range range, bool size_like, sdb_err *err) {
+  if (env->spoiled) return sdb_se_oom(err);
   if (!sym || sym->kind != SDB_SYM)
     return sdb_err_set(err, SDB_E_INVALID, "ValueError", "declare_symbol needs a symbol");
   if (sdb_se_info_of(env, sym))
@@ -1185,6 +1195,7 @@ int sdb_declare_symbol(sdb_shape_env *env, const sdb_expr *sym, bool unbacked,
 int sdb_restore_replacement(sdb_shape_env *env, const sdb_expr *sym,
                             const sdb_expr *target, const char *reason,
                             sdb_err *err) {
+  if (env->spoiled) return sdb_se_oom(err);
   if (!sym || sym->kind != SDB_SYM || !target)
     return sdb_err_set(err, SDB_E_INVALID, "ValueError", "a replacement maps a symbol to an expression");
   /* find() follows replacements recursively: refuse anything that loops */

@@ -40,6 +40,7 @@ int sdb_produce_guards(sdb_shape_env *env, sdb_shape_guards *out, sdb_err *err) 
   guard_builder gb = {NULL, 0, 0, SDB_MAP_INIT};
   out->v = NULL;
   out->n = 0;
+  if (env->spoiled) return sdb_se_oom(err);
   /* a guard kept, or dropped, because simplifying or evaluating it ran
   ** out of memory would pass for the real list (sdb_se_nomem_begin) */
   unsigned long noted = sdb_se_nomem_begin();

@@ -82,6 +82,7 @@ struct sdb_tt_reader {
 static void problem(sdb_tt_reader *r, long line, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
 static void problem(sdb_tt_reader *r, long line, const char *fmt, ...) {
+  if (r->nomem) return;   /* what was not read is not the log's problem (a record cut short) */
   if (r->nprobs >= MAX_PROBLEMS) { r->dropped_probs++; return; }
   if (r->nprobs == r->capprobs) {
     size_t cap = r->capprobs ? r->capprobs * 2 : 16;
@@ -135,7 +136,10 @@ static bool next_line(sdb_tt_reader *r, const char **line, size_t *n, bool *newl
     if (r->cap - r->len < CHUNK) {
       size_t cap = r->cap ? r->cap * 2 : 2 * CHUNK;
       char *in = sdb_noted(realloc(r->in, cap));
-      if (!in) { r->eof = r->nomem = true; continue; }
+      if (!in) {   /* not an end: sdb_tt_next says out of memory */
+        r->nomem = true;
+        return false;
+      }
       r->in = in;
       r->cap = cap;
     }

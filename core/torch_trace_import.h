@@ -81,8 +81,11 @@ typedef struct sdb_tti_compile {
   const char *installed_from; /* "dynamo_cpp_guards_str" or "dynamo_guards" */
 } sdb_tti_compile;
 
-/* Import PATH into EV. Fails (negative, err filled) only when the file
-** cannot be opened; bad records become problems (sdb_tti_reader). */
+/* Import PATH into EV. Fails (negative, err filled) with *out NULL when
+** the file cannot be opened; with *out set, what was read imported, when
+** Ctrl-C stopped the reading (KeyboardInterrupt) or an allocation failed
+** (MemoryError: the log was not read whole). Bad records become problems
+** (sdb_tti_reader). */
 int sdb_tti_import(const char *path, sdb_events *ev, sdb_tti **out, sdb_err *err);
 /* The same, calling STACK_FN for each event whose record names the user's
 ** Python stack (user_stack, else the frames of its stack outside

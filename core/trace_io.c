@@ -454,8 +454,11 @@ static int read_header(json_t *h, sdb_trace_meta *m, const char **why, char *buf
     if (!(m->args[m->nargs] = dup_str(a))) { *why = nomem; return -1; }
     m->nargs++;
   }
-  json_t *opt = json_object_get(h, "options");
-  if (opt && !(m->options = dump_checked(opt))) { *why = nomem; return -1; }
+  json_t *opt = json_object_get(h, "options");   /* not an object or array: left out, as jansson does */
+  if ((json_is_object(opt) || json_is_array(opt)) && !(m->options = dump_checked(opt))) {
+    *why = nomem;
+    return -1;
+  }
   json_t *src = json_object_get(h, "sources");
   size_t ns = json_array_size(src);
   if (ns && !(m->sources = calloc(ns, sizeof *m->sources))) { *why = nomem; return -1; }
@@ -750,11 +753,16 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
       if (rc) break;
       continue;
     }
+    /* a name, a site or an expression that could not be made leaves the
+    ** event without it: not the event the file holds */
+    unsigned long noted = sdb_nomem_count;
     k = parse_event(cj, &e, &p, seen, &why, buf, sizeof buf);
-    if (k == 1) {
+    bool nomem = sdb_nomem_count != noted || (k < 0 && !strcmp(why, "out of memory"));
+    if (k == 1 && !nomem) {
       note_unknown(rep, why);
-    } else if (k < 0) {
-      sdb_err_set(err, SDB_E_INVALID, "ValueError", "%s:%ld: %s", path, lineno, why);
+    } else if (k < 0 || nomem) {
+      sdb_err_set(err, nomem ? SDB_E_OOM : SDB_E_INVALID, nomem ? "MemoryError" : "ValueError",
+                  "%s:%ld: %s", path, lineno, nomem ? "out of memory" : why);
       rc = -1;
     } else {
       long seq = sdb_emit_raw(out, &e);
@@ -764,7 +772,13 @@ int sdb_trace_read_as(const char *fpath, const char *path, sdb_events *out,
       } else {
         rep->loaded++;
         const char *st = sdb_jl_str(p.stack);
-        if (st && on_stack) on_stack(ud, (size_t)seq, sdb_intern(st));
+        const char *sti = st ? sdb_intern(st) : NULL;
+        if (st && !sti) {   /* the event is loaded; its stack is not */
+          sdb_err_set(err, SDB_E_OOM, "MemoryError", "%s:%ld: out of memory", path, lineno);
+          rc = -1;
+        } else if (sti && on_stack) {
+          on_stack(ud, (size_t)seq, sti);
+        }
       }
     }
     free(p.syms);

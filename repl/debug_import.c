@@ -103,10 +103,11 @@ static int import_log(dbg *d, const char *fpath, const char *file) {
     sdb_err_clear(&err);
     return -1;
   }
-  /* Ctrl-C stopped the reading: said, and what was read is imported (and
-  ** folded for the debugger: another Ctrl-C stops that) */
-  bool cut = rc < 0 && err.kind && !strcmp(err.kind, "KeyboardInterrupt");
-  if (cut) repl_host_clear_interrupt();
+  /* Ctrl-C stopped the reading, or memory ran out: said, and what was
+  ** read is imported (and folded for the debugger: another Ctrl-C stops
+  ** that), as a saved trace's events before a bad line are */
+  bool cut = rc < 0;
+  if (cut && err.kind && !strcmp(err.kind, "KeyboardInterrupt")) repl_host_clear_interrupt();
   char *cut_msg = cut && err.msg ? strdup(err.msg) : NULL;
   sdb_err_clear(&err);
   sdb_tti_free(d->import);
@@ -132,9 +133,9 @@ static int import_log(dbg *d, const char *fpath, const char *file) {
   if (np) printf("; %zu problem%s (`info records`)", np, np == 1 ? "" : "s");
   printf(".\n`info compiles` lists them; `step`, `continue` and `break` move through the "
          "log.\n");
-  if (cut_msg) {
+  if (cut) {
     fflush(stdout);
-    repl_error(d->s, "replay: %s", cut_msg);
+    repl_error(d->s, "replay: %s", cut_msg ? cut_msg : "out of memory");
     free(cut_msg);
     return -1;
   }

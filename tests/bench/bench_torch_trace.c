@@ -110,7 +110,12 @@ static int pass_import(const char *path, long *records) {
   sdb_events *ev = sdb_events_new();
   sdb_tti *t;
   sdb_err err = SDB_ERR_INIT;
-  if (sdb_tti_import(path, ev, &t, &err)) { sdb_events_free(ev); return -1; }
+  if (sdb_tti_import(path, ev, &t, &err)) {
+    sdb_tti_free(t);   /* what was read, when the reading was stopped */
+    sdb_err_clear(&err);
+    sdb_events_free(ev);
+    return -1;
+  }
   *records = (long)sdb_events_count(ev);
   sdb_tti_free(t);
   sdb_events_free(ev);

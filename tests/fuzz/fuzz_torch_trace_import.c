@@ -37,8 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!ev) return 0;
   sdb_tti *t = NULL;
   sdb_err err = SDB_ERR_INIT;
-  if (sdb_tti_import(path, ev, &t, &err) != 0) {
+  if (sdb_tti_import(path, ev, &t, &err) != 0) {   /* t, when what was read is kept */
     sdb_err_clear(&err);
+    sdb_tti_free(t);
     sdb_events_free(ev);
     return 0;
   }

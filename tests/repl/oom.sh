@@ -55,7 +55,7 @@ LUA
 failing() {
   k=$1
   shift
-  rm -f "$work/$saved"
+  [ -z "$saved" ] || rm -f "$work/$saved"
   (cd "$work" && timeout 60 env SDB_FAIL_AT="$k" SDB_FAIL_COUNT="$tmp/count" \
      LD_PRELOAD="$tmp/failmalloc.so" "$SHAPEDB" "$@") > "$tmp/out" 2>&1 < /dev/null
   rc=$?
@@ -80,7 +80,7 @@ with_saved() {
 sweep() {
   what=$1
   shift
-  rm -f "$work/$saved" "$tmp/want_saved"
+  rm -f "$tmp/want_saved"; [ -z "$saved" ] || rm -f "$work/$saved"
   (cd "$work" && "$SHAPEDB" "$@") > "$tmp/want" 2>&1 < /dev/null
   if [ -n "$saved" ] && [ -f "$work/$saved" ]; then
     tail -n +2 "$work/$saved" > "$tmp/want_saved"
@@ -141,4 +141,18 @@ step=1
 saved=long2.jsonl
 sweep "lines read back" --batch --replay long.jsonl -x 'goto end' -x 'info graph' \
   -x 'info events 40' -x 'save long2.jsonl'
+
+# A TORCH_TRACE log imported (../shared's sample, read there): an import
+# that ran out of memory part way says so, and one that finishes lists
+# what the import with no failure lists.
+logs=${SHAPEDB_SHARED:-$tests/../../shared}/examples/torch_trace
+if [ -f "$logs/tlparse_export_guard_added.log" ]; then
+  from=0 step= saved=
+  sweep "TORCH_TRACE import" --batch --replay "$logs/tlparse_export_guard_added.log" \
+    -x 'info records' -x 'info compiles' -x 'goto end' -x 'info guards'
+else
+  for w in "with nothing failing" "no crash" "says it ran out of memory" "the same output"; do
+    n=$((n + 1)); echo "ok $n # skip TORCH_TRACE import, $w: no ../shared/examples/torch_trace"
+  done
+fi
 echo "1..$n"
