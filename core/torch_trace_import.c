@@ -1387,6 +1387,10 @@ char *sdb_tti_records_text(const sdb_tti *t) {
                  sdb_tt_path(r));
   for (size_t i = 0; i < sdb_tt_nkinds(r); i++) {
     const sdb_tt_kind *k = sdb_tt_kind_at(r, i);
+    if (!k) {   /* out of memory: the text says it is incomplete */
+      b.failed = true;
+      break;
+    }
     sdb_buf_printf(&b, "  %-40s %6ld%s\n", k->kind, k->count,
                    sdb_tti_kind_known(k->kind) ? "" : "  (not modelled: kept, counted)");
   }
@@ -1399,12 +1403,11 @@ char *sdb_tti_records_text(const sdb_tti *t) {
   /* in line order (they are found in reading order: an MD5 mismatch only
   ** at its record's end, after the problems inside the payload) */
   const sdb_tt_problem **v = np ? sdb_noted(malloc(np * sizeof *v)) : NULL;
+  if (np && !v) b.failed = true;   /* not in reading order instead: out of memory */
   for (size_t i = 0; v && i < np; i++) v[i] = sdb_tt_problem_at(r, i);
   if (v) qsort(v, np, sizeof *v, cmp_problem);
-  for (size_t i = 0; i < np; i++) {
-    const sdb_tt_problem *p = v ? v[i] : sdb_tt_problem_at(r, i);
-    sdb_buf_printf(&b, "  %s:%ld: %s\n", p->file, p->line, p->what);
-  }
+  for (size_t i = 0; v && i < np; i++)
+    sdb_buf_printf(&b, "  %s:%ld: %s\n", v[i]->file, v[i]->line, v[i]->what);
   free(v);
   return sdb_buf_take(&b);
 }

@@ -23,13 +23,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void put_text(char *text) {
+/* A listing: printed, or the command fails (out of memory: the text is
+** not whole), and the session goes on. */
+static int put_text(dbg *d, const char *what, char *text) {
   if (!text) {
-    fputs("shapedb: out of memory\n", stderr);
-    exit(1);
+    repl_error(d->s, "%s: out of memory", what);
+    return -1;
   }
   fputs(text, stdout);
   free(text);
+  return 0;
 }
 
 static bool ends_with(const char *s, const char *suffix) {
@@ -225,8 +228,7 @@ static int info_compiles(repl_session *s, const repl_cmd *c, const repl_args *a)
   dbg *d = dbg_of(s);
   if (need_import(d, "info compiles")) return -1;
   (void)c;
-  put_text(sdb_tti_compiles_text(d->import));
-  return 0;
+  return put_text(d, "info compiles", sdb_tti_compiles_text(d->import));
 }
 
 static int info_records(repl_session *s, const repl_cmd *c, const repl_args *a) {
@@ -234,8 +236,7 @@ static int info_records(repl_session *s, const repl_cmd *c, const repl_args *a) 
   (void)c;
   dbg *d = dbg_of(s);
   if (need_import(d, "info records")) return -1;
-  put_text(sdb_tti_records_text(d->import));
-  return 0;
+  return put_text(d, "info records", sdb_tti_records_text(d->import));
 }
 
 static int info_recompiles(repl_session *s, const repl_cmd *c, const repl_args *a) {
@@ -243,8 +244,7 @@ static int info_recompiles(repl_session *s, const repl_cmd *c, const repl_args *
   (void)c;
   dbg *d = dbg_of(s);
   if (need_import(d, "info recompiles")) return -1;
-  put_text(sdb_tti_recompiles_text(d->import));
-  return 0;
+  return put_text(d, "info recompiles", sdb_tti_recompiles_text(d->import));
 }
 
 int dbg_import_graph(dbg *d, const repl_args *a) {
@@ -299,8 +299,7 @@ int dbg_import_explain(dbg *d, const char *what, bool quiet) {
     return quiet ? 1 : -1;
   }
   printf("expression tree from the log:\n");
-  put_text(tree);
-  return 0;
+  return put_text(d, "explain", tree);
 }
 
 static const repl_cmd import_cmds[] = {
