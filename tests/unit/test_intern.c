@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "long_text.h"
+
 #include "intern.h"
 
 #define NSTR 150000   /* past a dozen chunks, and through several table doublings */
@@ -24,14 +26,7 @@ static void name_of(char *buf, size_t cap, size_t i) {
 /* A long string (a quarter chunk and more) every few thousand names: it
 ** takes a chunk of its own, and the short names after it go on filling
 ** the chunk they were filling. */
-static char *long_text(size_t i) {
-  size_t n = 20000 + i % 50000;
-  char *s = malloc(n + 1);
-  assert_non_null(s);
-  for (size_t k = 0; k < n; k++) s[k] = (char)('a' + (k * 7 + i) % 26);
-  s[n] = '\0';
-  return s;
-}
+static char *long_text(size_t i) { return long_text_of(i, 20000, 50000); }
 
 static void test_one_pointer_each(void **state) {
   (void)state;

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "long_text.h"
+
 #include "event.h"
 #include "textstore.h"
 #include "trace_io.h"
@@ -29,12 +31,7 @@ static void line_of(char *buf, size_t cap, size_t i, int store) {
 }
 
 static char *long_text(size_t i) {   /* a quarter chunk and more: a chunk of its own */
-  size_t n = 17000 + i % 40000;
-  char *s = malloc(n + 1);
-  assert_non_null(s);
-  for (size_t k = 0; k < n; k++) s[k] = (char)('a' + (k * 7 + i) % 26);
-  s[n] = '\0';
-  return s;
+  return long_text_of(i, 17000, 40000);
 }
 
 /* Two stores filled in turn: every reference reads back its own string,
